@@ -1,0 +1,31 @@
+//===- InitAllDialects.h - register kiln's dialects and passes --*- C++ -*-===//
+//
+// This file gathers the registration of every dialect and pass that kiln's
+// tools need, so that each tool's main stays short.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_INITALLDIALECTS_H
+#define KILN_INITALLDIALECTS_H
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace kiln {
+
+/// Registers the kiln dialect and the upstream dialects kiln uses.
+inline void registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<kiln::KilnDialect, mlir::func::FuncDialect>();
+  mlir::func::registerInlinerExtension(registry);
+}
+
+/// Registers kiln's passes and the upstream passes its pipelines use.
+inline void registerAllPasses() { mlir::registerTransformsPasses(); }
+
+} // namespace kiln
+
+#endif // KILN_INITALLDIALECTS_H

@@ -1,0 +1,34 @@
+# -*- Python -*-
+# lit configuration for kiln's regression suites.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "kiln"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".hlo", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# The real framework dumps that kiln must read, shared beside the project.
+corpus = os.path.normpath(os.path.join(config.kiln_src_root, "..", "shared", "corpus", "hlo"))
+config.substitutions.append(("%corpus", corpus))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("%python", config.python_executable))
+if os.path.isdir(corpus):
+    config.available_features.add("corpus")
+
+tools = [
+    ToolSubst("kiln-opt", unresolved="fatal"),
+    ToolSubst("kiln-translate", unresolved="ignore"),
+    ToolSubst("kiln", unresolved="ignore"),
+]
+llvm_config.add_tool_substitutions(tools, [config.kiln_tools_dir, config.llvm_tools_dir])
