@@ -1,0 +1,1046 @@
+//===- HloImporter.cpp - XLA HLO text to the kiln dialect -------*- C++ -*-===//
+//
+// This file implements the importer's second phase: it walks computations
+// from the entry, imports each instruction after its operands, turns
+// sub-computations into regions (or private functions for `call`), flattens
+// tuples, and converts metadata into locations. Every op is verified as it is
+// built, with the diagnostic at the instruction's line in the HLO file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Import/Hlo/HloImporter.h"
+
+#include "HloModuleText.h"
+#include "HloValueParser.h"
+
+#include "kiln/Dialect/Kiln/IR/HloOpcodes.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::hlo;
+
+namespace {
+
+/// How the value of each HLO attribute that kiln understands is written.
+enum class AttrKind {
+  IntList,
+  Int,
+  Bool,
+  Float,
+  Text,
+  TextList,
+  IntMatrix,
+  Slice,
+  Padding,
+  Window,
+  Computation,
+  ComputationList,
+  Metadata,
+  Sharding,
+  FrontendAttributes,
+  BackendConfig,
+};
+
+const llvm::StringMap<AttrKind> &getAttrKinds() {
+  static const llvm::StringMap<AttrKind> kinds = [] {
+    llvm::StringMap<AttrKind> map;
+    for (const char *name :
+         {"dimensions", "lhs_batch_dims", "lhs_contracting_dims",
+          "rhs_batch_dims", "rhs_contracting_dims", "offset_dims",
+          "collapsed_slice_dims", "start_index_map", "operand_batching_dims",
+          "start_indices_batching_dims", "slice_sizes", "update_window_dims",
+          "inserted_window_dims", "scatter_dims_to_operand_dims",
+          "input_batching_dims", "scatter_indices_batching_dims",
+          "dynamic_slice_sizes"})
+      map[name] = AttrKind::IntList;
+    for (const char *name :
+         {"iota_dimension", "index_vector_dim", "k", "feature_index",
+          "exponent_bits", "mantissa_bits", "channel_id", "index"})
+      map[name] = AttrKind::Int;
+    for (const char *name :
+         {"is_stable", "largest", "indices_are_sorted", "unique_indices",
+          "use_global_device_ids", "custom_call_has_side_effect"})
+      map[name] = AttrKind::Bool;
+    map["epsilon"] = AttrKind::Float;
+    for (const char *name : {"direction", "type", "distribution", "algorithm",
+                             "custom_call_target", "api_version"})
+      map[name] = AttrKind::Text;
+    map["operand_precision"] = AttrKind::TextList;
+    map["replica_groups"] = AttrKind::IntMatrix;
+    map["source_target_pairs"] = AttrKind::IntMatrix;
+    map["slice"] = AttrKind::Slice;
+    map["padding"] = AttrKind::Padding;
+    map["window"] = AttrKind::Window;
+    for (const char *name : {"to_apply", "condition", "body",
+                             "true_computation", "false_computation"})
+      map[name] = AttrKind::Computation;
+    map["branch_computations"] = AttrKind::ComputationList;
+    map["metadata"] = AttrKind::Metadata;
+    map["sharding"] = AttrKind::Sharding;
+    map["frontend_attributes"] = AttrKind::FrontendAttributes;
+    map["backend_config"] = AttrKind::BackendConfig;
+    return map;
+  }();
+  return kinds;
+}
+
+/// XLA opcodes that exist but that kiln does not import yet, so that users
+/// get "not supported" rather than "unknown".
+bool isKnownUnsupportedOpcode(llvm::StringRef opcode) {
+  static const llvm::StringSet<> opcodes = {
+      "convolution", "fusion", "map", "select-and-scatter", "fft",
+      "triangular-solve", "cholesky", "send", "send-done", "recv", "recv-done",
+      "infeed", "outfeed", "domain", "get-dimension-size",
+      "set-dimension-size", "dynamic-reshape", "async-start", "async-update",
+      "async-done", "all-reduce-start", "all-reduce-done", "all-gather-start",
+      "all-gather-done", "collective-permute-start",
+      "collective-permute-done", "copy-start", "copy-done", "add-dependency",
+      "stochastic-convert", "real", "imag", "complex", "ragged-all-to-all",
+      "collective-broadcast", "rng-get-and-update-state", "batch-norm",
+      "scaled-dot", "ragged-dot"};
+  return opcodes.contains(opcode);
+}
+
+/// Per-instruction import state: its shape and flattened values.
+struct InstructionState {
+  Shape shape;
+  llvm::SmallVector<Value, 1> values;
+};
+
+class Importer {
+public:
+  Importer(ModuleText &text, const SourcePositions &positions,
+           llvm::StringRef buffer)
+      : text(text), positions(positions), context(positions.getContext()),
+        builder(context), cursor(buffer, positions),
+        values(cursor, context) {}
+
+  OwningOpRef<ModuleOp> import();
+
+private:
+  enum class Use { None, InProgress, Done };
+
+  LogicalResult importModuleAttributes(ModuleOp module);
+  FailureOr<func::FuncOp> getOrImportFunction(unsigned index,
+                                              const char *useLoc);
+  LogicalResult importRegion(unsigned index, Region &region,
+                             const char *useLoc);
+  /// Imports computation `index` into `block`, adding its parameters as block
+  /// arguments and ending it with `func.return` or `kiln.return`.
+  /// For a function, `functionArgAttrs` receives each argument's
+  /// attributes (sharding, layout, ...); region arguments cannot hold any.
+  LogicalResult
+  importBody(unsigned index, Block *block, bool isFunction,
+             llvm::SmallVectorImpl<Type> &resultTypes,
+             llvm::SmallVectorImpl<DictionaryAttr> *functionArgAttrs);
+  LogicalResult checkSignature(const Computation &computation,
+                               llvm::ArrayRef<Type> parameterTypes,
+                               llvm::ArrayRef<Type> resultTypes);
+  LogicalResult topologicalOrder(const Computation &computation,
+                                 llvm::SmallVectorImpl<unsigned> &order);
+  LogicalResult importInstruction(const Computation &computation,
+                                  const Instruction &inst,
+                                  std::vector<InstructionState> &states);
+  LogicalResult importGeneric(const Instruction &inst, Location loc,
+                              llvm::ArrayRef<Value> operands,
+                              llvm::ArrayRef<unsigned> operandLeafCounts,
+                              InstructionState &state);
+  LogicalResult convertAttr(const Instruction &inst, const AttrRef &attr,
+                            AttrKind kind, OperationName opName,
+                            NamedAttrList &attrs);
+  LogicalResult addCommonAttr(const AttrRef &attr, AttrKind kind,
+                              NamedAttrList &attrs);
+  FailureOr<unsigned> lookupComputation(const AttrRef &attr);
+  Location getInstructionLocation(const Instruction &inst);
+  Location getMetadataLocation(const AttrRef &metadata);
+  Location getFrameLocation(int64_t frameId);
+  /// Places the cursor at an attribute's value.
+  void seek(const AttrRef &attr) { cursor.resetTo(attr.valueBegin); }
+  /// Checks that the cursor consumed exactly the attribute's value.
+  LogicalResult finish(const AttrRef &attr);
+
+  ModuleText &text;
+  const SourcePositions &positions;
+  MLIRContext *context;
+  OpBuilder builder;
+  TokenCursor cursor;
+  ValueParser values;
+  ModuleOp module;
+
+  std::vector<func::FuncOp> functions;
+  std::vector<Use> functionUse;
+  std::vector<bool> regionInProgress;
+  std::vector<bool> usedAsRegion;
+  llvm::StringMap<Location> metadataLocations;
+  llvm::DenseMap<int64_t, Location> frameLocations;
+  llvm::DenseSet<int64_t> framesInProgress;
+};
+
+} // namespace
+
+LogicalResult Importer::finish(const AttrRef &attr) {
+  if (cursor.current().loc() != attr.valueEnd &&
+      !(cursor.current().loc() > attr.valueEnd &&
+        llvm::StringRef(attr.valueEnd, cursor.current().loc() - attr.valueEnd)
+            .trim()
+            .empty()))
+    return cursor.emitExpected("the end of attribute '" + attr.name + "'");
+  return success();
+}
+
+OwningOpRef<ModuleOp> Importer::import() {
+  OwningOpRef<ModuleOp> owned =
+      ModuleOp::create(positions.getLocation(text.loc ? text.loc
+                                                      : text.computations[0].loc));
+  module = *owned;
+  if (!text.name.empty())
+    module.setSymName(text.name);
+  if (failed(importModuleAttributes(module)))
+    return nullptr;
+
+  size_t count = text.computations.size();
+  functions.assign(count, nullptr);
+  functionUse.assign(count, Use::None);
+  regionInProgress.assign(count, false);
+  usedAsRegion.assign(count, false);
+
+  if (failed(getOrImportFunction(text.entryIndex, nullptr)))
+    return nullptr;
+  functions[text.entryIndex].setPublic();
+  // Computations that nothing references are kept as private functions so
+  // that nothing in the dump is lost.
+  for (unsigned i = 0; i < count; ++i)
+    if (functionUse[i] == Use::None && !usedAsRegion[i] &&
+        failed(getOrImportFunction(i, nullptr)))
+      return nullptr;
+  return owned;
+}
+
+LogicalResult Importer::importModuleAttributes(ModuleOp module) {
+  for (const AttrRef &attr : text.attrs) {
+    seek(attr);
+    std::string name = ("kiln." + attr.name).str();
+    if (attr.name == "num_partitions" || attr.name == "replica_count") {
+      int64_t value;
+      if (failed(values.parseInt(value)) || failed(finish(attr)))
+        return failure();
+      module->setAttr(name, builder.getI64IntegerAttr(value));
+    } else if (attr.name == "frontend_attributes") {
+      DictionaryAttr dict;
+      if (failed(values.parseFrontendAttributes(dict)) || failed(finish(attr)))
+        return failure();
+      module->setAttr(name, dict);
+    } else {
+      // entry_computation_layout, input_output_alias, is_scheduled, ...:
+      // kept verbatim for the exporter and for external compilers.
+      module->setAttr(name, builder.getStringAttr(attr.valueText()));
+    }
+  }
+  return success();
+}
+
+FailureOr<func::FuncOp> Importer::getOrImportFunction(unsigned index,
+                                                      const char *useLoc) {
+  const Computation &computation = text.computations[index];
+  if (functionUse[index] == Use::Done)
+    return functions[index];
+  if (functionUse[index] == Use::InProgress || regionInProgress[index])
+    return positions.emitError(useLoc ? useLoc : computation.loc)
+           << "computation '" << computation.name
+           << "' calls itself (directly or through other computations)";
+  functionUse[index] = Use::InProgress;
+
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(module.getBody());
+  auto function = func::FuncOp::create(
+      builder, positions.getLocation(computation.loc), computation.name,
+      builder.getFunctionType({}, {}));
+  function.setPrivate();
+  functions[index] = function;
+  Block *block = function.addEntryBlock();
+  llvm::SmallVector<Type> resultTypes;
+  llvm::SmallVector<DictionaryAttr> functionArgAttrs;
+  if (failed(importBody(index, block, /*isFunction=*/true, resultTypes,
+                        &functionArgAttrs)))
+    return failure();
+  function.setFunctionType(
+      builder.getFunctionType(block->getArgumentTypes(), resultTypes));
+  if (llvm::any_of(functionArgAttrs,
+                   [](DictionaryAttr attrs) { return !attrs.empty(); }))
+    function.setAllArgAttrs(functionArgAttrs);
+  functionUse[index] = Use::Done;
+  return function;
+}
+
+LogicalResult Importer::importRegion(unsigned index, Region &region,
+                                     const char *useLoc) {
+  const Computation &computation = text.computations[index];
+  if (regionInProgress[index] || functionUse[index] == Use::InProgress)
+    return positions.emitError(useLoc)
+           << "computation '" << computation.name
+           << "' calls itself (directly or through other computations)";
+  regionInProgress[index] = true;
+  usedAsRegion[index] = true;
+  Block *block = new Block();
+  region.push_back(block);
+  llvm::SmallVector<Type> resultTypes;
+  LogicalResult result =
+      importBody(index, block, /*isFunction=*/false, resultTypes, nullptr);
+  regionInProgress[index] = false;
+  return result;
+}
+
+LogicalResult Importer::topologicalOrder(const Computation &computation,
+                                         llvm::SmallVectorImpl<unsigned> &order) {
+  enum : uint8_t { Unvisited, Visiting, Visited };
+  size_t count = computation.instructions.size();
+  std::vector<uint8_t> mark(count, Unvisited);
+  struct Frame {
+    unsigned index;
+    unsigned nextOperand;
+  };
+  llvm::SmallVector<Frame, 32> stack;
+  order.reserve(count);
+  for (unsigned start = 0; start < count; ++start) {
+    if (mark[start] != Unvisited)
+      continue;
+    stack.push_back({start, 0});
+    mark[start] = Visiting;
+    while (!stack.empty()) {
+      Frame &frame = stack.back();
+      const Instruction &inst = computation.instructions[frame.index];
+      if (frame.nextOperand == inst.operands.size()) {
+        mark[frame.index] = Visited;
+        order.push_back(frame.index);
+        stack.pop_back();
+        continue;
+      }
+      const OperandRef &operand = inst.operands[frame.nextOperand++];
+      auto it = computation.instructionByName.find(operand.name);
+      if (it == computation.instructionByName.end())
+        return positions.emitError(operand.loc)
+               << "use of undefined instruction '" << operand.name
+               << "' in computation '" << computation.name << "'";
+      unsigned next = it->second;
+      if (mark[next] == Visiting)
+        return positions.emitError(operand.loc)
+               << "instruction '" << inst.name << "' uses '" << operand.name
+               << "', which depends on '" << inst.name
+               << "': the computation has a cycle";
+      if (mark[next] == Unvisited) {
+        mark[next] = Visiting;
+        stack.push_back({next, 0});
+      }
+    }
+  }
+  return success();
+}
+
+LogicalResult Importer::checkSignature(const Computation &computation,
+                                       llvm::ArrayRef<Type> parameterTypes,
+                                       llvm::ArrayRef<Type> resultTypes) {
+  cursor.resetTo(computation.signatureBegin);
+  cursor.consume(); // '('
+  llvm::SmallVector<Type> declared;
+  while (!cursor.current().is(Token::RParen)) {
+    llvm::StringRef name;
+    Shape shape;
+    if (failed(cursor.parseName(name, "a parameter name")) ||
+        failed(cursor.expect(Token::Colon, "':' after a parameter name")) ||
+        failed(values.parseShape(shape)))
+      return failure();
+    declared.append(shape.leaves);
+    if (!cursor.consumeIf(Token::Comma))
+      break;
+  }
+  Shape result;
+  if (failed(cursor.expect(Token::RParen, "')'")) ||
+      failed(cursor.expect(Token::Arrow, "'->'")) ||
+      failed(values.parseShape(result)))
+    return failure();
+  auto describe = [](llvm::ArrayRef<Type> types) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << "(";
+    llvm::interleaveComma(types, os);
+    os << ")";
+    return s;
+  };
+  if (llvm::ArrayRef<Type>(declared) != parameterTypes)
+    return positions.emitError(computation.signatureBegin)
+           << "signature of computation '" << computation.name
+           << "' declares parameters " << describe(declared)
+           << " but its parameter instructions are "
+           << describe(parameterTypes);
+  if (llvm::ArrayRef<Type>(result.leaves) != resultTypes)
+    return positions.emitError(computation.signatureBegin)
+           << "signature of computation '" << computation.name
+           << "' declares result " << describe(result.leaves)
+           << " but its ROOT is " << describe(resultTypes);
+  return success();
+}
+
+LogicalResult Importer::importBody(
+    unsigned index, Block *block, bool isFunction,
+    llvm::SmallVectorImpl<Type> &resultTypes,
+    llvm::SmallVectorImpl<DictionaryAttr> *functionArgAttrs) {
+  const Computation &computation = text.computations[index];
+  std::vector<InstructionState> states(computation.instructions.size());
+
+  // Parameters become block arguments, in parameter-number order.
+  llvm::SmallVector<int, 8> parameterByNumber;
+  for (unsigned i = 0; i < computation.instructions.size(); ++i) {
+    const Instruction &inst = computation.instructions[i];
+    if (inst.opcode != "parameter")
+      continue;
+    int64_t number = inst.parameterNumber;
+    if (number < 0 || number >= (int64_t)computation.instructions.size())
+      return positions.emitError(inst.loc)
+             << "parameter number " << number << " of '" << inst.name
+             << "' is out of range";
+    if ((int64_t)parameterByNumber.size() <= number)
+      parameterByNumber.resize(number + 1, -1);
+    if (parameterByNumber[number] >= 0)
+      return positions.emitError(inst.loc)
+             << "parameter number " << number << " is used by both '"
+             << computation.instructions[parameterByNumber[number]].name
+             << "' and '" << inst.name << "'";
+    parameterByNumber[number] = i;
+  }
+  for (unsigned number = 0; number < parameterByNumber.size(); ++number) {
+    if (parameterByNumber[number] < 0)
+      return positions.emitError(computation.loc)
+             << "computation '" << computation.name << "' has no parameter "
+             << number << " but has parameter " << parameterByNumber.size() - 1;
+    unsigned i = parameterByNumber[number];
+    const Instruction &inst = computation.instructions[i];
+    InstructionState &state = states[i];
+    cursor.resetTo(inst.shapeBegin);
+    if (failed(values.parseShape(state.shape)))
+      return failure();
+    Location loc = getInstructionLocation(inst);
+    // Attributes of a function's parameters (sharding, frontend attributes,
+    // layouts) are kept on its arguments.
+    NamedAttrList argAttrs;
+    if (functionArgAttrs) {
+      for (const AttrRef &attr : inst.attrs) {
+        auto kind = getAttrKinds().find(attr.name);
+        if (kind != getAttrKinds().end() &&
+            kind->second == AttrKind::Metadata)
+          continue;
+        if (failed(addCommonAttr(
+                attr,
+                kind == getAttrKinds().end() ? AttrKind::Sharding
+                                             : kind->second,
+                argAttrs)))
+          return failure();
+      }
+    }
+    for (unsigned leaf = 0; leaf < state.shape.leaves.size(); ++leaf) {
+      state.values.push_back(block->addArgument(state.shape.leaves[leaf], loc));
+      if (!functionArgAttrs)
+        continue;
+      NamedAttrList leafAttrs = argAttrs;
+      if (StringAttr layout = state.shape.layouts[leaf])
+        leafAttrs.set("kiln.layout", layout);
+      functionArgAttrs->push_back(leafAttrs.getDictionary(context));
+    }
+  }
+
+  llvm::SmallVector<unsigned> order;
+  if (failed(topologicalOrder(computation, order)))
+    return failure();
+
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(block);
+  for (unsigned i : order) {
+    const Instruction &inst = computation.instructions[i];
+    if (inst.opcode == "parameter")
+      continue;
+    if (failed(importInstruction(computation, inst, states)))
+      return failure();
+  }
+
+  const Instruction &root = computation.instructions[computation.rootIndex];
+  llvm::ArrayRef<Value> rootValues = states[computation.rootIndex].values;
+  for (Value value : rootValues)
+    resultTypes.push_back(value.getType());
+  Location rootLoc = positions.getLocation(root.loc);
+  if (isFunction)
+    func::ReturnOp::create(builder, rootLoc, rootValues);
+  else
+    ReturnOp::create(builder, rootLoc, rootValues);
+
+  if (computation.signatureBegin &&
+      failed(checkSignature(computation,
+                            llvm::to_vector(block->getArgumentTypes()),
+                            resultTypes)))
+    return failure();
+  return success();
+}
+
+Location Importer::getInstructionLocation(const Instruction &inst) {
+  Location position = positions.getLocation(inst.loc);
+  const AttrRef *metadata = inst.findAttr("metadata");
+  if (!metadata)
+    return position;
+  Location meta = getMetadataLocation(*metadata);
+  if (isa<UnknownLoc>(meta))
+    return position;
+  // The HLO position comes first so that diagnostics point into the dump;
+  // the metadata part points at the user's Python line.
+  return FusedLoc::get(context, {position, meta});
+}
+
+Location Importer::getMetadataLocation(const AttrRef &attr) {
+  auto it = metadataLocations.find(attr.valueText());
+  if (it != metadataLocations.end())
+    return it->second;
+  seek(attr);
+  Metadata metadata;
+  Location loc = UnknownLoc::get(context);
+  if (succeeded(values.parseMetadata(metadata))) {
+    Location source = UnknownLoc::get(context);
+    if (metadata.stackFrameId > 0)
+      source = getFrameLocation(metadata.stackFrameId);
+    if (isa<UnknownLoc>(source) && !metadata.sourceFile.empty())
+      source = FileLineColLoc::get(context, metadata.sourceFile,
+                                   metadata.sourceLine, metadata.sourceColumn);
+    loc = metadata.opName.empty()
+              ? source
+              : NameLoc::get(StringAttr::get(context, metadata.opName), source);
+  }
+  metadataLocations.try_emplace(attr.valueText(), loc);
+  return loc;
+}
+
+Location Importer::getFrameLocation(int64_t frameId) {
+  auto cached = frameLocations.find(frameId);
+  if (cached != frameLocations.end())
+    return cached->second;
+  auto frame = text.stackFrames.find(frameId);
+  if (frame == text.stackFrames.end() || !framesInProgress.insert(frameId).second)
+    return UnknownLoc::get(context);
+  Location loc = UnknownLoc::get(context);
+  auto fileLocation = text.fileLocations.find(frame->second.fileLocationId);
+  if (fileLocation != text.fileLocations.end()) {
+    const FileLocation &row = fileLocation->second;
+    Location callee = FileLineColLoc::get(
+        context, text.fileNames.lookup(row.fileNameId), row.line, row.column);
+    std::string function = text.functionNames.lookup(row.functionNameId);
+    if (!function.empty())
+      callee = NameLoc::get(StringAttr::get(context, function), callee);
+    loc = callee;
+    // Dumps mark the outermost frame with a parent id equal to its own.
+    int64_t parent = frame->second.parentFrameId;
+    if (parent > 0 && parent != frameId) {
+      Location caller = getFrameLocation(parent);
+      if (!isa<UnknownLoc>(caller))
+        loc = CallSiteLoc::get(callee, caller);
+    }
+  }
+  framesInProgress.erase(frameId);
+  frameLocations.try_emplace(frameId, loc);
+  return loc;
+}
+
+FailureOr<unsigned> Importer::lookupComputation(const AttrRef &attr) {
+  seek(attr);
+  llvm::StringRef name;
+  if (failed(cursor.parseName(name, "a computation name")) ||
+      failed(finish(attr)))
+    return failure();
+  auto it = text.computationByName.find(name);
+  if (it == text.computationByName.end())
+    return positions.emitError(attr.valueBegin)
+           << "'" << attr.name << "' names undefined computation '" << name
+           << "'";
+  return it->second;
+}
+
+LogicalResult Importer::addCommonAttr(const AttrRef &attr, AttrKind kind,
+                                      NamedAttrList &attrs) {
+  std::string name = ("kiln." + attr.name).str();
+  seek(attr);
+  switch (kind) {
+  case AttrKind::FrontendAttributes: {
+    DictionaryAttr dict;
+    if (failed(values.parseFrontendAttributes(dict)) || failed(finish(attr)))
+      return failure();
+    attrs.set(name, dict);
+    return success();
+  }
+  case AttrKind::BackendConfig: {
+    // `"..."` and `{...}` spell the same configuration; keep its text.
+    std::string config;
+    if (cursor.current().is(Token::String)) {
+      config = unescapeString(cursor.current().spelling);
+    } else {
+      config = attr.valueText().str();
+    }
+    attrs.set(name, StringAttr::get(context, config));
+    return success();
+  }
+  default:
+    // Sharding and attributes kiln does not interpret: kept verbatim.
+    attrs.set(name, StringAttr::get(context, attr.valueText()));
+    return success();
+  }
+}
+
+LogicalResult Importer::convertAttr(const Instruction &inst,
+                                    const AttrRef &attr, AttrKind kind,
+                                    OperationName opName,
+                                    NamedAttrList &attrs) {
+  auto isInherent = [&](llvm::StringRef name) {
+    for (StringAttr inherent : opName.getAttributeNames())
+      if (inherent.getValue() == name)
+        return true;
+    return false;
+  };
+  // An attribute the op does not declare is kept, prefixed, so that a dump
+  // from a newer XLA still imports and round-trips.
+  auto nameFor = [&](llvm::StringRef name) -> std::string {
+    return isInherent(name) ? name.str() : ("kiln." + name).str();
+  };
+  seek(attr);
+  switch (kind) {
+  case AttrKind::IntList: {
+    llvm::SmallVector<int64_t> list;
+    if (failed(values.parseIntList(list)) || failed(finish(attr)))
+      return failure();
+    attrs.set(nameFor(attr.name), builder.getDenseI64ArrayAttr(list));
+    return success();
+  }
+  case AttrKind::Int: {
+    int64_t value;
+    if (failed(values.parseInt(value)) || failed(finish(attr)))
+      return failure();
+    attrs.set(nameFor(attr.name), builder.getI64IntegerAttr(value));
+    return success();
+  }
+  case AttrKind::Bool: {
+    bool value;
+    if (failed(values.parseBool(value)) || failed(finish(attr)))
+      return failure();
+    attrs.set(nameFor(attr.name), builder.getBoolAttr(value));
+    return success();
+  }
+  case AttrKind::Float: {
+    double value;
+    if (failed(values.parseFloat(value)) || failed(finish(attr)))
+      return failure();
+    attrs.set(nameFor(attr.name), builder.getF32FloatAttr(value));
+    return success();
+  }
+  case AttrKind::Text: {
+    std::string value;
+    if (failed(values.parseText(value)) || failed(finish(attr)))
+      return failure();
+    attrs.set(nameFor(attr.name), builder.getStringAttr(value));
+    return success();
+  }
+  case AttrKind::TextList: {
+    llvm::SmallVector<std::string> words;
+    if (failed(values.parseWordList(words)) || failed(finish(attr)))
+      return failure();
+    llvm::SmallVector<Attribute> list;
+    for (const std::string &word : words)
+      list.push_back(builder.getStringAttr(word));
+    attrs.set(nameFor(attr.name), builder.getArrayAttr(list));
+    return success();
+  }
+  case AttrKind::IntMatrix: {
+    DenseIntElementsAttr matrix;
+    if (failed(values.parseIntMatrix(matrix, attr.name)) ||
+        failed(finish(attr)))
+      return failure();
+    attrs.set(nameFor(attr.name), matrix);
+    return success();
+  }
+  case AttrKind::Slice: {
+    llvm::SmallVector<int64_t> starts, limits, strides;
+    if (failed(values.parseSliceSpec(starts, limits, strides)) ||
+        failed(finish(attr)))
+      return failure();
+    attrs.set("start_indices", builder.getDenseI64ArrayAttr(starts));
+    attrs.set("limit_indices", builder.getDenseI64ArrayAttr(limits));
+    attrs.set("strides", builder.getDenseI64ArrayAttr(strides));
+    return success();
+  }
+  case AttrKind::Padding: {
+    llvm::SmallVector<int64_t> low, high, interior;
+    if (failed(values.parsePaddingSpec(low, high, interior)) ||
+        failed(finish(attr)))
+      return failure();
+    attrs.set("edge_padding_low", builder.getDenseI64ArrayAttr(low));
+    attrs.set("edge_padding_high", builder.getDenseI64ArrayAttr(high));
+    attrs.set("interior_padding", builder.getDenseI64ArrayAttr(interior));
+    return success();
+  }
+  case AttrKind::Window: {
+    ValueParser::Window window;
+    if (failed(values.parseWindow(window)) || failed(finish(attr)))
+      return failure();
+    attrs.set("window_dimensions", builder.getDenseI64ArrayAttr(window.size));
+    attrs.set("window_strides", builder.getDenseI64ArrayAttr(window.stride));
+    attrs.set("base_dilations",
+              builder.getDenseI64ArrayAttr(window.baseDilation));
+    attrs.set("window_dilations",
+              builder.getDenseI64ArrayAttr(window.windowDilation));
+    attrs.set("padding_low", builder.getDenseI64ArrayAttr(window.padLow));
+    attrs.set("padding_high", builder.getDenseI64ArrayAttr(window.padHigh));
+    return success();
+  }
+  case AttrKind::BackendConfig:
+    if (isInherent("backend_config")) {
+      NamedAttrList config;
+      if (failed(addCommonAttr(attr, kind, config)))
+        return failure();
+      attrs.set("backend_config", config.get("kiln.backend_config"));
+      return success();
+    }
+    return addCommonAttr(attr, kind, attrs);
+  case AttrKind::Metadata:
+    return success(); // already the op's location
+  case AttrKind::Computation:
+  case AttrKind::ComputationList:
+    return positions.emitError(attr.nameLoc)
+           << "attribute '" << attr.name << "' is not valid on HLO '"
+           << inst.opcode << "'";
+  case AttrKind::Sharding:
+  case AttrKind::FrontendAttributes:
+    return addCommonAttr(attr, kind, attrs);
+  }
+  return success();
+}
+
+LogicalResult Importer::importInstruction(const Computation &computation,
+                                          const Instruction &inst,
+                                          std::vector<InstructionState> &states) {
+  InstructionState &state = states[computation.instructionByName.lookup(inst.name)];
+  cursor.resetTo(inst.shapeBegin);
+  if (failed(values.parseShape(state.shape)))
+    return failure();
+  Location loc = getInstructionLocation(inst);
+
+  // Operands, flattened; a `%t#N` reference picks element N of a tuple.
+  llvm::SmallVector<Value, 4> operands;
+  llvm::SmallVector<unsigned, 4> operandLeafCounts;
+  for (const OperandRef &ref : inst.operands) {
+    const InstructionState &producer =
+        states[computation.instructionByName.lookup(ref.name)];
+    llvm::ArrayRef<Value> produced = producer.values;
+    if (ref.tupleIndex >= 0) {
+      if (!producer.shape.isTuple ||
+          ref.tupleIndex >= (int64_t)producer.shape.numElements())
+        return positions.emitError(ref.loc)
+               << "'" << ref.name << "#" << ref.tupleIndex
+               << "' names no element of " << ref.name << "'s shape";
+      unsigned begin = producer.shape.elementBegin[ref.tupleIndex];
+      unsigned end = producer.shape.elementBegin[ref.tupleIndex + 1];
+      produced = produced.slice(begin, end - begin);
+    }
+    operands.append(produced.begin(), produced.end());
+    operandLeafCounts.push_back(produced.size());
+  }
+
+  auto checkTypes = [&](llvm::ArrayRef<Value> got) -> LogicalResult {
+    if (got.size() == state.shape.leaves.size() &&
+        llvm::all_of(llvm::zip(got, state.shape.leaves), [](auto pair) {
+          return std::get<0>(pair).getType() == std::get<1>(pair);
+        }))
+      return success();
+    std::string gotTypes, wantTypes;
+    llvm::raw_string_ostream gotOs(gotTypes), wantOs(wantTypes);
+    llvm::interleaveComma(got, gotOs,
+                          [&](Value v) { gotOs << v.getType(); });
+    llvm::interleaveComma(state.shape.leaves, wantOs);
+    return positions.emitError(inst.loc)
+           << "'" << inst.name << "' is declared as (" << wantTypes
+           << ") but its " << inst.opcode << " gives (" << gotTypes << ")";
+  };
+
+  llvm::StringRef opcode = inst.opcode;
+  if (opcode == "tuple") {
+    state.values.assign(operands.begin(), operands.end());
+    return checkTypes(state.values);
+  }
+  if (opcode == "get-tuple-element") {
+    const AttrRef *indexAttr = inst.findAttr("index");
+    if (!indexAttr)
+      return positions.emitError(inst.opcodeLoc)
+             << "get-tuple-element '" << inst.name << "' needs 'index='";
+    if (inst.operands.size() != 1)
+      return positions.emitError(inst.opcodeLoc)
+             << "get-tuple-element takes 1 operand, found "
+             << inst.operands.size();
+    seek(*indexAttr);
+    int64_t index;
+    if (failed(values.parseInt(index)) || failed(finish(*indexAttr)))
+      return failure();
+    const Shape &tuple =
+        states[computation.instructionByName.lookup(inst.operands[0].name)]
+            .shape;
+    if (!tuple.isTuple || index < 0 || index >= (int64_t)tuple.numElements())
+      return positions.emitError(indexAttr->valueBegin)
+             << "index " << index << " is out of range for operand '"
+             << inst.operands[0].name << "' with "
+             << (tuple.isTuple ? tuple.numElements() : 0) << " tuple elements";
+    unsigned begin = tuple.elementBegin[index];
+    unsigned end = tuple.elementBegin[index + 1];
+    state.values.assign(operands.begin() + begin, operands.begin() + end);
+    return checkTypes(state.values);
+  }
+  if (opcode == "constant") {
+    if (state.shape.isTuple || state.shape.leaves.size() != 1 ||
+        !isa<RankedTensorType>(state.shape.leaves[0]))
+      return positions.emitError(inst.loc)
+             << "tuple and token constants are not supported";
+    auto type = cast<RankedTensorType>(state.shape.leaves[0]);
+    DenseElementsAttr value;
+    bool elided;
+    if (failed(values.parseLiteral(type, inst.literalBegin, inst.literalEnd,
+                                   value, elided)))
+      return failure();
+    Operation *op = elided ? ElidedConstantOp::create(builder, loc, type)
+                                 .getOperation()
+                           : ConstantOp::create(builder, loc, value)
+                                 .getOperation();
+    for (const AttrRef &attr : inst.attrs) {
+      auto kind = getAttrKinds().find(attr.name);
+      NamedAttrList extra(op->getDiscardableAttrDictionary());
+      if (kind != getAttrKinds().end() && kind->second == AttrKind::Metadata)
+        continue;
+      if (failed(addCommonAttr(attr,
+                               kind == getAttrKinds().end() ? AttrKind::Sharding
+                                                            : kind->second,
+                               extra)))
+        return failure();
+      op->setDiscardableAttrs(extra.getDictionary(context));
+    }
+    if (state.shape.hasNonDefaultLayout())
+      op->setAttr("kiln.layout", builder.getArrayAttr({state.shape.layouts[0]}));
+    state.values.push_back(op->getResult(0));
+    return success();
+  }
+  if (opcode == "call") {
+    const AttrRef *toApply = inst.findAttr("to_apply");
+    if (!toApply)
+      return positions.emitError(inst.opcodeLoc)
+             << "call '" << inst.name << "' needs 'to_apply='";
+    FailureOr<unsigned> callee = lookupComputation(*toApply);
+    if (failed(callee))
+      return failure();
+    FailureOr<func::FuncOp> function =
+        getOrImportFunction(*callee, toApply->valueBegin);
+    if (failed(function))
+      return failure();
+    FunctionType type = function->getFunctionType();
+    if (TypeRange(ValueRange(operands)) != type.getInputs())
+      return positions.emitError(inst.opcodeLoc)
+             << "call '" << inst.name << "' passes " << operands.size()
+             << " values that do not match the parameters of '"
+             << function->getSymName() << "' " << type;
+    auto call = func::CallOp::create(builder, loc, *function, operands);
+    NamedAttrList extra;
+    for (const AttrRef &attr : inst.attrs) {
+      if (attr.name == "to_apply" || attr.name == "metadata")
+        continue;
+      auto kind = getAttrKinds().find(attr.name);
+      if (failed(addCommonAttr(attr,
+                               kind == getAttrKinds().end() ? AttrKind::Sharding
+                                                            : kind->second,
+                               extra)))
+        return failure();
+    }
+    for (NamedAttribute attr : extra)
+      call->setAttr(attr.getName(), attr.getValue());
+    state.values.assign(call.getResults().begin(), call.getResults().end());
+    return checkTypes(state.values);
+  }
+  if (opcode == "copy" && state.shape.isTuple) {
+    // A tuple copy copies each leaf.
+    for (Value value : operands) {
+      if (isa<TokenType>(value.getType())) {
+        state.values.push_back(value);
+        continue;
+      }
+      state.values.push_back(CopyOp::create(builder, loc, value.getType(), value));
+    }
+    return checkTypes(state.values);
+  }
+  return importGeneric(inst, loc, operands, operandLeafCounts, state);
+}
+
+LogicalResult Importer::importGeneric(const Instruction &inst, Location loc,
+                                      llvm::ArrayRef<Value> operands,
+                                      llvm::ArrayRef<unsigned> operandLeafCounts,
+                                      InstructionState &state) {
+  llvm::StringRef kilnName = kilnOpNameForHloOpcode(inst.opcode);
+  if (kilnName.empty()) {
+    if (isKnownUnsupportedOpcode(inst.opcode))
+      return positions.emitError(inst.opcodeLoc)
+             << "HLO opcode '" << inst.opcode << "' is not supported yet";
+    return positions.emitError(inst.opcodeLoc)
+           << "unknown HLO opcode '" << inst.opcode << "'";
+  }
+  OperationName opName(kilnName, context);
+  OperationState opState(loc, opName);
+  opState.addOperands(operands);
+  opState.addTypes(state.shape.leaves);
+
+  NamedAttrList attrs;
+  llvm::SmallVector<std::pair<const AttrRef *, unsigned>, 2> regionRefs;
+  llvm::StringRef opcode = inst.opcode;
+  for (const AttrRef &attr : inst.attrs) {
+    auto found = getAttrKinds().find(attr.name);
+    if (found == getAttrKinds().end()) {
+      attrs.set(("kiln." + attr.name).str(),
+                builder.getStringAttr(attr.valueText()));
+      continue;
+    }
+    AttrKind kind = found->second;
+    if (kind == AttrKind::Computation || kind == AttrKind::ComputationList) {
+      // Which region each computation becomes.
+      int regionIndex = -1;
+      if (attr.name == "to_apply" &&
+          (opcode == "reduce" || opcode == "reduce-window" ||
+           opcode == "sort" || opcode == "scatter" || opcode == "all-reduce" ||
+           opcode == "reduce-scatter"))
+        regionIndex = 0;
+      else if (opcode == "while" && attr.name == "condition")
+        regionIndex = 0;
+      else if (opcode == "while" && attr.name == "body")
+        regionIndex = 1;
+      else if (opcode == "conditional" && attr.name == "true_computation")
+        regionIndex = 0;
+      else if (opcode == "conditional" && attr.name == "false_computation")
+        regionIndex = 1;
+      else if (opcode == "conditional" && attr.name == "branch_computations")
+        regionIndex = 0;
+      if (regionIndex < 0)
+        return positions.emitError(attr.nameLoc)
+               << "attribute '" << attr.name << "' is not valid on HLO '"
+               << opcode << "'";
+      regionRefs.push_back({&attr, (unsigned)regionIndex});
+      continue;
+    }
+    if (failed(convertAttr(inst, attr, kind, opName, attrs)))
+      return failure();
+  }
+
+  // Regions, in order.
+  llvm::SmallVector<std::pair<unsigned, const char *>, 2> regionComputations;
+  for (auto &[attr, regionIndex] : regionRefs) {
+    if (attr->name == "branch_computations") {
+      seek(*attr);
+      if (failed(cursor.expect(Token::LBrace, "'{' to start a computation list")))
+        return failure();
+      while (!cursor.current().is(Token::RBrace)) {
+        const char *nameLoc = cursor.current().loc();
+        llvm::StringRef name;
+        if (failed(cursor.parseName(name, "a computation name")))
+          return failure();
+        auto it = text.computationByName.find(name);
+        if (it == text.computationByName.end())
+          return positions.emitError(nameLoc)
+                 << "'branch_computations' names undefined computation '"
+                 << name << "'";
+        regionComputations.push_back({it->second, nameLoc});
+        if (!cursor.consumeIf(Token::Comma))
+          break;
+      }
+      if (failed(cursor.expect(Token::RBrace, "',' or '}'")) ||
+          failed(finish(*attr)))
+        return failure();
+      continue;
+    }
+    FailureOr<unsigned> index = lookupComputation(*attr);
+    if (failed(index))
+      return failure();
+    if (regionComputations.size() <= regionIndex)
+      regionComputations.resize(regionIndex + 1, {~0u, nullptr});
+    regionComputations[regionIndex] = {*index, attr->valueBegin};
+  }
+  for (auto &[index, useLoc] : regionComputations) {
+    Region *region = opState.addRegion();
+    if (index == ~0u)
+      continue; // reported by the verifier as a missing region body
+    if (failed(importRegion(index, *region, useLoc)))
+      return failure();
+  }
+
+  if ((opcode == "all-reduce" || opcode == "all-gather" ||
+       opcode == "reduce-scatter" || opcode == "all-to-all") &&
+      !attrs.get("replica_groups")) {
+    // No replica_groups means one group of all participants.
+    attrs.set("replica_groups",
+              DenseIntElementsAttr::get(
+                  RankedTensorType::get({0, 0}, builder.getI64Type()),
+                  llvm::ArrayRef<int64_t>()));
+  }
+  if (opcode == "conditional") {
+    // The first operand selects the branch; each branch takes the next
+    // operand (flattened).
+    if (operandLeafCounts.empty())
+      return positions.emitError(inst.opcodeLoc)
+             << "conditional needs a branch index operand";
+    attrs.set("branch_operand_counts",
+              builder.getDenseI64ArrayAttr(llvm::to_vector_of<int64_t>(
+                  operandLeafCounts.drop_front())));
+  }
+  if (state.shape.hasNonDefaultLayout()) {
+    llvm::SmallVector<Attribute> layouts;
+    for (StringAttr layout : state.shape.layouts)
+      layouts.push_back(layout ? layout : builder.getStringAttr(""));
+    attrs.set("kiln.layout", builder.getArrayAttr(layouts));
+  }
+  opState.addAttributes(attrs);
+
+  Operation *op = builder.create(opState);
+  if (failed(mlir::verify(op, /*verifyRecursively=*/false)))
+    return failure();
+  state.values.assign(op->getResults().begin(), op->getResults().end());
+  return success();
+}
+
+OwningOpRef<ModuleOp> kiln::importHloText(llvm::SourceMgr &sourceMgr,
+                                          MLIRContext *context) {
+  context->loadDialect<KilnDialect, func::FuncDialect>();
+  unsigned bufferId = sourceMgr.getMainFileID();
+  llvm::StringRef buffer = sourceMgr.getMemoryBuffer(bufferId)->getBuffer();
+  SourcePositions positions(sourceMgr, bufferId, context);
+  ModuleText text;
+  if (failed(parseModuleText(buffer, positions, text)))
+    return nullptr;
+  Importer importer(text, positions, buffer);
+  OwningOpRef<ModuleOp> module = importer.import();
+  if (!module)
+    return nullptr;
+  if (failed(mlir::verify(*module)))
+    return nullptr;
+  return module;
+}
+
+void kiln::registerImportHloTranslation() {
+  TranslateToMLIRRegistration registration(
+      "import-hlo", "import XLA HLO text into the kiln dialect",
+      [](llvm::SourceMgr &sourceMgr, MLIRContext *context)
+          -> OwningOpRef<Operation *> {
+        return importHloText(sourceMgr, context);
+      },
+      [](DialectRegistry &registry) {
+        registry.insert<KilnDialect, func::FuncDialect>();
+      });
+}

@@ -1,0 +1,196 @@
+//===- HloLexer.cpp - tokens of XLA HLO text --------------------*- C++ -*-===//
+//
+// This file implements the HLO text lexer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HloLexer.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace kiln;
+using namespace kiln::hlo;
+
+std::string Token::describe() const {
+  switch (kind) {
+  case Eof:
+    return "end of file";
+  case Error:
+    return "invalid character '" + llvm::StringRef(spelling).take_front(1).str() +
+           "'";
+  case String:
+    return "string " + spelling.take_front(40).str();
+  case PercentName:
+    return "'%" + spelling.str() + "'";
+  default:
+    return "'" + spelling.take_front(40).str() + "'";
+  }
+}
+
+Token Lexer::lex() {
+  while (true) {
+    if (cur == end)
+      return Token{Token::Eof, llvm::StringRef(end, 0)};
+    char c = *cur;
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      ++cur;
+      continue;
+    }
+    if (c == '/' && cur + 1 < end && cur[1] == '*') {
+      const char *start = cur;
+      cur += 2;
+      while (cur + 1 < end && !(cur[0] == '*' && cur[1] == '/'))
+        ++cur;
+      if (cur + 1 >= end) {
+        cur = end;
+        return Token{Token::Error, llvm::StringRef(start, 2)};
+      }
+      cur += 2;
+      continue;
+    }
+    if (c == '/' && cur + 1 < end && cur[1] == '/') {
+      while (cur < end && *cur != '\n')
+        ++cur;
+      continue;
+    }
+    break;
+  }
+
+  const char *start = cur;
+  char c = *cur++;
+  switch (c) {
+  case '{':
+    return make(Token::LBrace, start);
+  case '}':
+    return make(Token::RBrace, start);
+  case '[':
+    return make(Token::LSquare, start);
+  case ']':
+    return make(Token::RSquare, start);
+  case '(':
+    return make(Token::LParen, start);
+  case ')':
+    return make(Token::RParen, start);
+  case ',':
+    return make(Token::Comma, start);
+  case '=':
+    return make(Token::Equal, start);
+  case ':':
+    return make(Token::Colon, start);
+  case '#':
+    return make(Token::Hash, start);
+  case '*':
+    return make(Token::Star, start);
+  case '?':
+    return make(Token::Question, start);
+  case ';':
+    return make(Token::Semicolon, start);
+  case '>':
+    return make(Token::Greater, start);
+  case '<':
+    if (cur < end && *cur == '=') {
+      ++cur;
+      return make(Token::LessEqual, start);
+    }
+    return make(Token::Less, start);
+  case '"':
+    return lexString(start);
+  case '%': {
+    const char *nameStart = cur;
+    while (cur < end && isWordChar(*cur))
+      ++cur;
+    if (cur == nameStart)
+      return make(Token::Error, start);
+    return Token{Token::PercentName, llvm::StringRef(nameStart, cur - nameStart)};
+  }
+  case '-':
+    if (cur < end && *cur == '>') {
+      ++cur;
+      return make(Token::Arrow, start);
+    }
+    [[fallthrough]];
+  default:
+    if (!isWordChar(c))
+      return make(Token::Error, start);
+    while (cur < end && isWordChar(*cur))
+      ++cur;
+    return make(Token::Word, start);
+  }
+}
+
+Token Lexer::lexString(const char *start) {
+  while (cur < end) {
+    char c = *cur++;
+    if (c == '\\') {
+      if (cur < end)
+        ++cur;
+      continue;
+    }
+    if (c == '"')
+      return make(Token::String, start);
+  }
+  return Token{Token::Error, llvm::StringRef(start, 1)};
+}
+
+bool hlo::parseInteger(llvm::StringRef word, int64_t &value) {
+  if (word.empty())
+    return false;
+  return !word.getAsInteger(10, value);
+}
+
+std::string hlo::unescapeString(llvm::StringRef quoted) {
+  llvm::StringRef body = quoted.drop_front().drop_back();
+  std::string out;
+  out.reserve(body.size());
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (c != '\\' || i + 1 == body.size()) {
+      out.push_back(c);
+      continue;
+    }
+    char e = body[++i];
+    switch (e) {
+    case 'n':
+      out.push_back('\n');
+      break;
+    case 't':
+      out.push_back('\t');
+      break;
+    case 'r':
+      out.push_back('\r');
+      break;
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7': {
+      // Octal escape, as C and protobuf text format write bytes.
+      unsigned v = 0, n = 0;
+      while (n < 3 && i < body.size() && body[i] >= '0' && body[i] <= '7') {
+        v = v * 8 + (body[i] - '0');
+        ++i;
+        ++n;
+      }
+      --i;
+      out.push_back(static_cast<char>(v));
+      break;
+    }
+    case 'x': {
+      unsigned v = 0, n = 0;
+      while (n < 2 && i + 1 < body.size() && llvm::isHexDigit(body[i + 1])) {
+        v = v * 16 + llvm::hexDigitValue(body[++i]);
+        ++n;
+      }
+      out.push_back(static_cast<char>(v));
+      break;
+    }
+    default:
+      out.push_back(e);
+      break;
+    }
+  }
+  return out;
+}

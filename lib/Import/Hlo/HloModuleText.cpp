@@ -1,0 +1,469 @@
+//===- HloModuleText.cpp - the structure of an HLO text module --*- C++ -*-===//
+//
+// This file implements the importer's first phase: module header, metadata
+// tables, computations and instructions, with attribute values and shapes
+// skipped and their positions recorded.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HloModuleText.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/MLIRContext.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::hlo;
+
+SourcePositions::SourcePositions(llvm::SourceMgr &sourceMgr, unsigned bufferId,
+                                 MLIRContext *context)
+    : sourceMgr(sourceMgr), bufferId(bufferId), context(context) {
+  fileName = StringAttr::get(
+      context, sourceMgr.getMemoryBuffer(bufferId)->getBufferIdentifier());
+}
+
+Location SourcePositions::getLocation(const char *pos) const {
+  auto lineAndColumn =
+      sourceMgr.getLineAndColumn(llvm::SMLoc::getFromPointer(pos), bufferId);
+  return FileLineColLoc::get(fileName, lineAndColumn.first,
+                             lineAndColumn.second);
+}
+
+InFlightDiagnostic TokenCursor::emitExpected(llvm::Twine what) const {
+  return positions.emitError(tok.loc())
+         << "expected " << what << ", found " << tok.describe();
+}
+
+InFlightDiagnostic TokenCursor::emitError(llvm::Twine message) const {
+  return positions.emitError(tok.loc()) << message;
+}
+
+LogicalResult TokenCursor::expect(Token::Kind kind, llvm::StringRef what) {
+  if (!tok.is(kind))
+    return emitExpected(what);
+  consume();
+  return success();
+}
+
+LogicalResult TokenCursor::skipBalanced() {
+  // Brackets of the three kinds must nest properly; a mismatch or the end of
+  // the file inside a group is an error at the opening bracket.
+  llvm::SmallVector<Token, 8> open;
+  if (!tok.is(Token::LBrace) && !tok.is(Token::LSquare) &&
+      !tok.is(Token::LParen))
+    return emitExpected("'{', '[' or '('");
+  do {
+    switch (tok.kind) {
+    case Token::LBrace:
+    case Token::LSquare:
+    case Token::LParen:
+      open.push_back(tok);
+      break;
+    case Token::RBrace:
+    case Token::RSquare:
+    case Token::RParen: {
+      Token::Kind want = open.back().is(Token::LBrace)    ? Token::RBrace
+                         : open.back().is(Token::LSquare) ? Token::RSquare
+                                                          : Token::RParen;
+      if (!tok.is(want)) {
+        auto opened = llvm::cast<FileLineColLoc>(
+            positions.getLocation(open.back().loc()));
+        return emitExpected(llvm::Twine("closing bracket for '") +
+                            open.back().spelling + "' opened at " +
+                            llvm::Twine(opened.getLine()) + ":" +
+                            llvm::Twine(opened.getColumn()));
+      }
+      open.pop_back();
+      break;
+    }
+    case Token::Eof:
+      return positions.emitError(open.back().loc())
+             << "'" << open.back().spelling
+             << "' is never closed before the end of the file";
+    case Token::Error:
+      return emitExpected("a value");
+    default:
+      break;
+    }
+    consume();
+  } while (!open.empty());
+  return success();
+}
+
+LogicalResult TokenCursor::skipValue() {
+  auto skipPrimary = [&]() -> LogicalResult {
+    if (tok.is(Token::LBrace) || tok.is(Token::LSquare) ||
+        tok.is(Token::LParen))
+      return skipBalanced();
+    if (tok.is(Token::Word) || tok.is(Token::PercentName) ||
+        tok.is(Token::String)) {
+      consume();
+      return success();
+    }
+    return emitExpected("an attribute value");
+  };
+  if (failed(skipPrimary()))
+    return failure();
+  while (true) {
+    if (tok.is(Token::LessEqual)) {
+      consume();
+      if (failed(skipPrimary()))
+        return failure();
+      continue;
+    }
+    // `T(1,0)` directly after an iota list transposes it.
+    if (tok.isWord("T") && tok.spelling.end() < getBufferEnd() &&
+        *tok.spelling.end() == '(') {
+      consume();
+      if (failed(skipBalanced()))
+        return failure();
+      continue;
+    }
+    return success();
+  }
+}
+
+LogicalResult TokenCursor::parseName(llvm::StringRef &name,
+                                     llvm::StringRef what) {
+  if (!tok.is(Token::PercentName) && !tok.is(Token::Word))
+    return emitExpected(what);
+  name = tok.spelling;
+  consume();
+  return success();
+}
+
+LogicalResult TokenCursor::parseInt(int64_t &value, llvm::StringRef what) {
+  if (!tok.is(Token::Word) || !parseInteger(tok.spelling, value))
+    return emitExpected(what);
+  consume();
+  return success();
+}
+
+namespace {
+
+/// The first-phase parser.
+class ModuleTextParser {
+public:
+  ModuleTextParser(llvm::StringRef buffer, const SourcePositions &positions,
+                   ModuleText &module)
+      : cursor(buffer, positions), positions(positions), module(module) {}
+
+  LogicalResult parse();
+
+private:
+  LogicalResult parseHeader();
+  LogicalResult parseAttrList(llvm::SmallVectorImpl<AttrRef> &attrs);
+  LogicalResult parseAttr(AttrRef &attr);
+  bool atTableName() const;
+  LogicalResult parseTable();
+  LogicalResult parseComputation();
+  LogicalResult parseInstruction(Computation &computation);
+  LogicalResult parseOperands(Instruction &inst);
+  LogicalResult skipShape();
+  /// Reads `{key=value key=value ...}` with integer values.
+  LogicalResult parseIntRecord(llvm::StringMap<int64_t> &fields);
+
+  TokenCursor cursor;
+  const SourcePositions &positions;
+  ModuleText &module;
+};
+
+} // namespace
+
+LogicalResult ModuleTextParser::parse() {
+  if (cursor.current().isWord("HloModule") && failed(parseHeader()))
+    return failure();
+  while (!cursor.current().is(Token::Eof)) {
+    if (atTableName()) {
+      if (failed(parseTable()))
+        return failure();
+      continue;
+    }
+    if (failed(parseComputation()))
+      return failure();
+  }
+  if (module.computations.empty())
+    return cursor.emitExpected("a computation");
+  if (module.entryIndex < 0)
+    module.entryIndex = module.computations.size() - 1;
+  return success();
+}
+
+LogicalResult ModuleTextParser::parseHeader() {
+  module.loc = cursor.current().loc();
+  cursor.consume();
+  if (failed(cursor.parseName(module.name, "a module name after 'HloModule'")))
+    return failure();
+  while (cursor.consumeIf(Token::Comma)) {
+    AttrRef attr;
+    if (failed(parseAttr(attr)))
+      return failure();
+    module.attrs.push_back(attr);
+  }
+  return success();
+}
+
+LogicalResult ModuleTextParser::parseAttr(AttrRef &attr) {
+  attr.nameLoc = cursor.current().loc();
+  if (!cursor.current().is(Token::Word))
+    return cursor.emitExpected("an attribute name");
+  attr.name = cursor.current().spelling;
+  cursor.consume();
+  if (failed(cursor.expect(Token::Equal,
+                           ("'=' after attribute '" + attr.name + "'").str())))
+    return failure();
+  attr.valueBegin = cursor.current().loc();
+  if (failed(cursor.skipValue()))
+    return failure();
+  // The value ends where the last consumed token ended; the current token
+  // starts after any whitespace.
+  attr.valueEnd = cursor.current().loc();
+  while (attr.valueEnd > attr.valueBegin &&
+         (attr.valueEnd[-1] == ' ' || attr.valueEnd[-1] == '\n' ||
+          attr.valueEnd[-1] == '\t' || attr.valueEnd[-1] == '\r'))
+    --attr.valueEnd;
+  return success();
+}
+
+bool ModuleTextParser::atTableName() const {
+  const Token &tok = cursor.current();
+  return tok.isWord("FileNames") || tok.isWord("FunctionNames") ||
+         tok.isWord("FileLocations") || tok.isWord("StackFrames");
+}
+
+LogicalResult
+ModuleTextParser::parseIntRecord(llvm::StringMap<int64_t> &fields) {
+  if (failed(cursor.expect(Token::LBrace, "'{'")))
+    return failure();
+  while (!cursor.consumeIf(Token::RBrace)) {
+    llvm::StringRef key;
+    int64_t value;
+    if (failed(cursor.parseName(key, "a field name")) ||
+        failed(cursor.expect(Token::Equal, "'='")) ||
+        failed(cursor.parseInt(value, "an integer field value")))
+      return failure();
+    fields[key] = value;
+  }
+  return success();
+}
+
+LogicalResult ModuleTextParser::parseTable() {
+  llvm::StringRef table = cursor.current().spelling;
+  cursor.consume();
+  // Rows are `<id> <value>` until the next word that is not an integer.
+  int64_t id;
+  while (cursor.current().is(Token::Word) &&
+         parseInteger(cursor.current().spelling, id)) {
+    cursor.consume();
+    if (table == "FileNames" || table == "FunctionNames") {
+      if (!cursor.current().is(Token::String))
+        return cursor.emitExpected("a quoted name in " + table + " table");
+      std::string value = unescapeString(cursor.current().spelling);
+      (table == "FileNames" ? module.fileNames : module.functionNames)[id] =
+          std::move(value);
+      cursor.consume();
+      continue;
+    }
+    llvm::StringMap<int64_t> fields;
+    if (failed(parseIntRecord(fields)))
+      return failure();
+    if (table == "FileLocations") {
+      FileLocation row;
+      row.fileNameId = fields.lookup("file_name_id");
+      row.functionNameId = fields.lookup("function_name_id");
+      row.line = fields.lookup("line");
+      row.column = fields.lookup("column");
+      module.fileLocations[id] = row;
+    } else {
+      StackFrame row;
+      row.fileLocationId = fields.lookup("file_location_id");
+      row.parentFrameId = fields.lookup("parent_frame_id");
+      module.stackFrames[id] = row;
+    }
+  }
+  return success();
+}
+
+LogicalResult ModuleTextParser::parseComputation() {
+  Computation computation;
+  if (cursor.current().isWord("ENTRY")) {
+    computation.isEntry = true;
+    cursor.consume();
+  }
+  computation.loc = cursor.current().loc();
+  if (failed(cursor.parseName(computation.name, "a computation name")))
+    return failure();
+  if (cursor.current().is(Token::LParen)) {
+    // `(p: shape, ...) -> shape`: kept for the second phase to check.
+    computation.signatureBegin = cursor.current().loc();
+    if (failed(cursor.skipBalanced()) ||
+        failed(cursor.expect(Token::Arrow,
+                             "'->' after the computation's parameters")) ||
+        failed(skipShape()))
+      return failure();
+  }
+  if (failed(cursor.expect(Token::LBrace,
+                           "'{' to start computation '" +
+                               computation.name.str() + "'")))
+    return failure();
+  while (!cursor.consumeIf(Token::RBrace)) {
+    if (cursor.current().is(Token::Eof))
+      return positions.emitError(computation.loc)
+             << "computation '" << computation.name
+             << "' is not closed by '}' before the end of the file";
+    if (failed(parseInstruction(computation)))
+      return failure();
+  }
+  if (computation.instructions.empty())
+    return positions.emitError(computation.loc)
+           << "computation '" << computation.name << "' has no instructions";
+  if (computation.rootIndex < 0)
+    computation.rootIndex = computation.instructions.size() - 1;
+
+  unsigned index = module.computations.size();
+  auto inserted = module.computationByName.try_emplace(computation.name, index);
+  if (!inserted.second)
+    return positions.emitError(computation.loc)
+           << "computation '" << computation.name << "' is defined twice";
+  if (computation.isEntry) {
+    if (module.entryIndex >= 0)
+      return positions.emitError(computation.loc)
+             << "second ENTRY computation '" << computation.name << "'";
+    module.entryIndex = index;
+  }
+  module.computations.push_back(std::move(computation));
+  return success();
+}
+
+LogicalResult ModuleTextParser::skipShape() {
+  if (cursor.current().is(Token::LParen))
+    return cursor.skipBalanced();
+  if (!cursor.current().is(Token::Word))
+    return cursor.emitExpected("a shape");
+  cursor.consume();
+  if (!cursor.current().is(Token::LSquare))
+    return cursor.emitExpected("'[' after the element type");
+  if (failed(cursor.skipBalanced()))
+    return failure();
+  // A layout follows directly; in a computation signature a `{` may instead
+  // open the body, which starts with a name rather than a dimension number.
+  if (cursor.current().is(Token::LBrace)) {
+    TokenCursor peek = cursor;
+    peek.consume();
+    const Token &next = peek.current();
+    int64_t dim;
+    if (next.is(Token::RBrace) || next.is(Token::Colon) ||
+        (next.is(Token::Word) && parseInteger(next.spelling, dim)))
+      return cursor.skipBalanced();
+  }
+  return success();
+}
+
+LogicalResult ModuleTextParser::parseInstruction(Computation &computation) {
+  Instruction inst;
+  if (cursor.current().isWord("ROOT")) {
+    inst.isRoot = true;
+    cursor.consume();
+  }
+  inst.loc = cursor.current().loc();
+  if (failed(cursor.parseName(inst.name, "an instruction name")))
+    return failure();
+  if (failed(cursor.expect(Token::Equal, "'=' after instruction name '" +
+                                             inst.name.str() + "'")))
+    return failure();
+  inst.shapeBegin = cursor.current().loc();
+  if (failed(skipShape()))
+    return failure();
+  if (!cursor.current().is(Token::Word))
+    return cursor.emitExpected("an opcode after the shape of '" +
+                               inst.name.str() + "'");
+  inst.opcode = cursor.current().spelling;
+  inst.opcodeLoc = cursor.current().loc();
+  cursor.consume();
+  if (failed(parseOperands(inst)))
+    return failure();
+  while (cursor.consumeIf(Token::Comma)) {
+    AttrRef attr;
+    if (failed(parseAttr(attr)))
+      return failure();
+    inst.attrs.push_back(attr);
+  }
+
+  unsigned index = computation.instructions.size();
+  auto inserted = computation.instructionByName.try_emplace(inst.name, index);
+  if (!inserted.second)
+    return positions.emitError(inst.loc)
+           << "instruction '" << inst.name << "' is defined twice in '"
+           << computation.name << "'";
+  if (inst.isRoot) {
+    if (computation.rootIndex >= 0)
+      return positions.emitError(inst.loc)
+             << "second ROOT instruction '" << inst.name << "' in '"
+             << computation.name << "'";
+    computation.rootIndex = index;
+  }
+  computation.instructions.push_back(std::move(inst));
+  return success();
+}
+
+LogicalResult ModuleTextParser::parseOperands(Instruction &inst) {
+  if (failed(cursor.expect(Token::LParen,
+                           "'(' after opcode '" + inst.opcode.str() + "'")))
+    return failure();
+  if (inst.opcode == "parameter") {
+    if (failed(cursor.parseInt(inst.parameterNumber, "a parameter number")))
+      return failure();
+    return cursor.expect(Token::RParen, "')' after the parameter number");
+  }
+  if (inst.opcode == "constant") {
+    inst.literalBegin = cursor.current().loc();
+    // A literal is a scalar word, a `{...}` array, or a `(...)` tuple.
+    int depth = 0;
+    while (depth > 0 || !cursor.current().is(Token::RParen)) {
+      const Token &tok = cursor.current();
+      if (tok.is(Token::Eof) || tok.is(Token::Error))
+        return cursor.emitExpected("a literal value");
+      if (tok.is(Token::LBrace) || tok.is(Token::LParen) ||
+          tok.is(Token::LSquare))
+        ++depth;
+      if (tok.is(Token::RBrace) || tok.is(Token::RParen) ||
+          tok.is(Token::RSquare))
+        --depth;
+      if (depth < 0)
+        return cursor.emitExpected("a literal value");
+      cursor.consume();
+    }
+    inst.literalEnd = cursor.current().loc();
+    cursor.consume();
+    return success();
+  }
+  if (cursor.consumeIf(Token::RParen))
+    return success();
+  do {
+    // Long-form dumps write each operand's shape before its name.
+    const Token &tok = cursor.current();
+    if (tok.is(Token::LParen) ||
+        (tok.is(Token::Word) && tok.spelling.end() < cursor.getBufferEnd() &&
+         *tok.spelling.end() == '[')) {
+      if (failed(skipShape()))
+        return failure();
+    }
+    OperandRef operand;
+    operand.loc = cursor.current().loc();
+    if (failed(cursor.parseName(operand.name, "an operand name")))
+      return failure();
+    if (cursor.consumeIf(Token::Hash) &&
+        failed(cursor.parseInt(operand.tupleIndex,
+                               "a tuple element number after '#'")))
+      return failure();
+    inst.operands.push_back(operand);
+  } while (cursor.consumeIf(Token::Comma));
+  return cursor.expect(Token::RParen, "',' or ')' in the operand list of '" +
+                                          inst.name.str() + "'");
+}
+
+LogicalResult hlo::parseModuleText(llvm::StringRef buffer,
+                                   const SourcePositions &positions,
+                                   ModuleText &module) {
+  return ModuleTextParser(buffer, positions, module).parse();
+}

@@ -1,0 +1,185 @@
+//===- HloModuleText.h - the structure of an HLO text module ----*- C++ -*-===//
+//
+// This file declares the first of the importer's two phases: a fast pass that
+// finds the module's computations, instructions, operands and attributes and
+// records where each attribute value and shape starts, without interpreting
+// them. The second phase (HloImporter.cpp) walks computations in dependency
+// order and parses each value once it knows what it must be. Splitting the
+// work this way lets computations and instructions appear in any order in the
+// file, and lets cycles be reported instead of followed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_IMPORT_HLO_HLOMODULETEXT_H
+#define KILN_LIB_IMPORT_HLO_HLOMODULETEXT_H
+
+#include "HloLexer.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <vector>
+
+namespace kiln {
+namespace hlo {
+
+/// Turns buffer positions into MLIR locations and emits errors there, so that
+/// every message reads `file:line:col: error: ...`.
+class SourcePositions {
+public:
+  SourcePositions(llvm::SourceMgr &sourceMgr, unsigned bufferId,
+                  mlir::MLIRContext *context);
+
+  mlir::Location getLocation(const char *pos) const;
+  mlir::InFlightDiagnostic emitError(const char *pos) const {
+    return mlir::emitError(getLocation(pos));
+  }
+  mlir::MLIRContext *getContext() const { return context; }
+
+private:
+  llvm::SourceMgr &sourceMgr;
+  unsigned bufferId;
+  mlir::MLIRContext *context;
+  mlir::StringAttr fileName;
+};
+
+/// An operand reference: `%name`, `name`, or `%name#N` (element N of a tuple).
+struct OperandRef {
+  llvm::StringRef name;
+  const char *loc = nullptr;
+  int64_t tupleIndex = -1;
+};
+
+/// `name=value`; the value is kept as its source span for the second phase.
+struct AttrRef {
+  llvm::StringRef name;
+  const char *nameLoc = nullptr;
+  const char *valueBegin = nullptr;
+  const char *valueEnd = nullptr;
+  llvm::StringRef valueText() const {
+    return llvm::StringRef(valueBegin, valueEnd - valueBegin);
+  }
+};
+
+struct Instruction {
+  llvm::StringRef name;
+  const char *loc = nullptr;
+  bool isRoot = false;
+  const char *shapeBegin = nullptr;
+  llvm::StringRef opcode;
+  const char *opcodeLoc = nullptr;
+  llvm::SmallVector<OperandRef, 3> operands;
+  /// `parameter(N)`: N.
+  int64_t parameterNumber = -1;
+  /// `constant(...)`: the literal's source span.
+  const char *literalBegin = nullptr;
+  const char *literalEnd = nullptr;
+  llvm::SmallVector<AttrRef, 2> attrs;
+
+  const AttrRef *findAttr(llvm::StringRef attrName) const {
+    for (const AttrRef &attr : attrs)
+      if (attr.name == attrName)
+        return &attr;
+    return nullptr;
+  }
+};
+
+struct Computation {
+  llvm::StringRef name;
+  const char *loc = nullptr;
+  bool isEntry = false;
+  /// The `(` of `name (p: shape, ...) -> shape`, when the dump has it.
+  const char *signatureBegin = nullptr;
+  std::vector<Instruction> instructions;
+  llvm::StringMap<unsigned> instructionByName;
+  /// Index of the ROOT instruction (the last one when none is marked).
+  int rootIndex = -1;
+};
+
+/// One row of `FileLocations`.
+struct FileLocation {
+  int64_t fileNameId = 0;
+  int64_t functionNameId = 0;
+  int64_t line = 0;
+  int64_t column = 0;
+};
+
+/// One row of `StackFrames`.
+struct StackFrame {
+  int64_t fileLocationId = 0;
+  int64_t parentFrameId = 0;
+};
+
+struct ModuleText {
+  llvm::StringRef name;
+  const char *loc = nullptr;
+  llvm::SmallVector<AttrRef, 4> attrs;
+  std::vector<Computation> computations;
+  llvm::StringMap<unsigned> computationByName;
+  int entryIndex = -1;
+
+  llvm::DenseMap<int64_t, std::string> fileNames;
+  llvm::DenseMap<int64_t, std::string> functionNames;
+  llvm::DenseMap<int64_t, FileLocation> fileLocations;
+  llvm::DenseMap<int64_t, StackFrame> stackFrames;
+};
+
+/// A token cursor with the error helpers both phases share.
+class TokenCursor {
+public:
+  TokenCursor(llvm::StringRef buffer, const SourcePositions &positions)
+      : lexer(buffer), positions(positions) {
+    tok = lexer.lex();
+  }
+
+  const Token &current() const { return tok; }
+  void consume() { tok = lexer.lex(); }
+  /// Restarts lexing at `pos` (a position recorded by the first phase).
+  void resetTo(const char *pos) {
+    lexer.setPosition(pos);
+    tok = lexer.lex();
+  }
+  const char *getBufferEnd() const { return lexer.getBufferEnd(); }
+
+  /// Emits `expected <what>, found <token>` at the current token.
+  mlir::InFlightDiagnostic emitExpected(llvm::Twine what) const;
+  mlir::InFlightDiagnostic emitError(llvm::Twine message) const;
+  const SourcePositions &getPositions() const { return positions; }
+
+  /// Consumes a token of `kind` or reports what was expected.
+  mlir::LogicalResult expect(Token::Kind kind, llvm::StringRef what);
+  bool consumeIf(Token::Kind kind) {
+    if (!tok.is(kind))
+      return false;
+    consume();
+    return true;
+  }
+  /// Skips one attribute value: a token, a bracketed group, or an iota
+  /// replica-group form such as `[2,64]<=[4,32]T(1,0)`.
+  mlir::LogicalResult skipValue();
+  /// Skips a bracketed group starting at the current `{`, `[` or `(`.
+  mlir::LogicalResult skipBalanced();
+  /// Parses a name (`%name` or a bare word).
+  mlir::LogicalResult parseName(llvm::StringRef &name, llvm::StringRef what);
+  mlir::LogicalResult parseInt(int64_t &value, llvm::StringRef what);
+
+private:
+  Lexer lexer;
+  Token tok;
+  const SourcePositions &positions;
+};
+
+/// First phase: finds the structure of the module in `buffer`.
+mlir::LogicalResult parseModuleText(llvm::StringRef buffer,
+                                    const SourcePositions &positions,
+                                    ModuleText &module);
+
+} // namespace hlo
+} // namespace kiln
+
+#endif // KILN_LIB_IMPORT_HLO_HLOMODULETEXT_H

@@ -1,0 +1,693 @@
+//===- HloValueParser.cpp - shapes, literals and attribute values -*- C++ -*-===//
+//
+// This file implements the typed parsers of HLO text values.
+//
+//===----------------------------------------------------------------------===//
+
+#include "HloValueParser.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <numeric>
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::hlo;
+
+ValueParser::ValueParser(TokenCursor &cursor, MLIRContext *context)
+    : cursor(cursor), context(context) {
+  auto add = [&](llvm::StringRef name, Type type) { elementTypes[name] = type; };
+  add("pred", IntegerType::get(context, 1));
+  for (unsigned width : {2, 4, 8, 16, 32, 64}) {
+    add("s" + std::to_string(width), IntegerType::get(context, width));
+    add("u" + std::to_string(width),
+        IntegerType::get(context, width, IntegerType::Unsigned));
+  }
+  add("f16", Float16Type::get(context));
+  add("bf16", BFloat16Type::get(context));
+  add("f32", Float32Type::get(context));
+  add("f64", Float64Type::get(context));
+  add("f8e5m2", Float8E5M2Type::get(context));
+  add("f8e4m3", Float8E4M3Type::get(context));
+  add("f8e4m3fn", Float8E4M3FNType::get(context));
+  add("f8e5m2fnuz", Float8E5M2FNUZType::get(context));
+  add("f8e4m3fnuz", Float8E4M3FNUZType::get(context));
+  add("f8e4m3b11fnuz", Float8E4M3B11FNUZType::get(context));
+  add("f8e3m4", Float8E3M4Type::get(context));
+  add("f8e8m0fnu", Float8E8M0FNUType::get(context));
+  add("f4e2m1fn", Float4E2M1FNType::get(context));
+  add("f6e2m3fn", Float6E2M3FNType::get(context));
+  add("f6e3m2fn", Float6E3M2FNType::get(context));
+  add("c64", ComplexType::get(Float32Type::get(context)));
+  add("c128", ComplexType::get(Float64Type::get(context)));
+}
+
+Type ValueParser::getElementType(llvm::StringRef name) {
+  return elementTypes.lookup(name);
+}
+
+LogicalResult ValueParser::parseShape(Shape &shape) {
+  shape = Shape();
+  return parseShapeInto(shape, /*topLevel=*/true);
+}
+
+/// Returns true if `layout` (the text inside the braces) is the default
+/// descending minor-to-major order for `rank`, which kiln does not record.
+static bool isDefaultLayout(llvm::StringRef layout, int64_t rank) {
+  int64_t expected = rank - 1;
+  llvm::SmallVector<llvm::StringRef, 8> parts;
+  layout.split(parts, ',', -1, /*KeepEmpty=*/false);
+  if ((int64_t)parts.size() != rank)
+    return false;
+  for (llvm::StringRef part : parts) {
+    int64_t dim;
+    if (part.trim().getAsInteger(10, dim) || dim != expected--)
+      return false;
+  }
+  return true;
+}
+
+LogicalResult ValueParser::parseShapeInto(Shape &shape, bool topLevel) {
+  const Token &tok = cursor.current();
+  if (tok.is(Token::LParen)) {
+    // Nested tuples flatten into their parent's leaves; only the top level
+    // records where its elements begin.
+    cursor.consume();
+    if (topLevel)
+      shape.isTuple = true;
+    while (!cursor.current().is(Token::RParen)) {
+      if (topLevel)
+        shape.elementBegin.push_back(shape.leaves.size());
+      if (failed(parseShapeInto(shape, /*topLevel=*/false)))
+        return failure();
+      if (!cursor.consumeIf(Token::Comma))
+        break;
+    }
+    if (topLevel)
+      shape.elementBegin.push_back(shape.leaves.size());
+    return cursor.expect(Token::RParen, "',' or ')' in a tuple shape");
+  }
+  if (!tok.is(Token::Word))
+    return cursor.emitExpected("a shape");
+  llvm::StringRef elementName = tok.spelling;
+  const char *elementLoc = tok.loc();
+  cursor.consume();
+  if (failed(cursor.expect(Token::LSquare, "'[' after element type '" +
+                                               elementName.str() + "'")))
+    return failure();
+  llvm::SmallVector<int64_t, 6> dims;
+  while (!cursor.current().is(Token::RSquare)) {
+    const Token &dimTok = cursor.current();
+    if (dimTok.is(Token::LessEqual) || dimTok.is(Token::Question))
+      return cursor.emitError(
+          "dynamic dimensions ('<=' and '?') are not supported");
+    int64_t dim;
+    if (failed(cursor.parseInt(dim, "a dimension size")))
+      return failure();
+    if (dim < 0)
+      return cursor.getPositions().emitError(dimTok.loc())
+             << "dimension size must not be negative, found " << dim;
+    dims.push_back(dim);
+    if (!cursor.consumeIf(Token::Comma))
+      break;
+  }
+  if (failed(cursor.expect(Token::RSquare, "',' or ']' in a shape")))
+    return failure();
+
+  StringAttr layout;
+  if (cursor.current().is(Token::LBrace)) {
+    const char *begin = cursor.current().loc();
+    if (failed(cursor.skipBalanced()))
+      return failure();
+    // skipBalanced leaves us after the closing brace.
+    const char *end = cursor.current().loc();
+    llvm::StringRef text(begin, end - begin);
+    text = text.rtrim();
+    if (!isDefaultLayout(text.drop_front().drop_back(), dims.size()))
+      layout = StringAttr::get(context, text);
+  }
+
+  Type type;
+  if (elementName == "token") {
+    if (!dims.empty())
+      return cursor.getPositions().emitError(elementLoc)
+             << "token shape must be 'token[]'";
+    type = TokenType::get(context);
+  } else {
+    Type elementType = getElementType(elementName);
+    if (!elementType)
+      return cursor.getPositions().emitError(elementLoc)
+             << "unknown element type '" << elementName << "'";
+    type = RankedTensorType::get(dims, elementType);
+  }
+  shape.leaves.push_back(type);
+  shape.layouts.push_back(layout);
+  return success();
+}
+
+LogicalResult ValueParser::parseInt(int64_t &value) {
+  return cursor.parseInt(value, "an integer");
+}
+
+LogicalResult ValueParser::parseBool(bool &value) {
+  const Token &tok = cursor.current();
+  if (tok.isWord("true") || tok.isWord("false")) {
+    value = tok.isWord("true");
+    cursor.consume();
+    return success();
+  }
+  return cursor.emitExpected("'true' or 'false'");
+}
+
+/// Parses a floating-point word as HLO prints them (`1e-05`, `-inf`, `nan`).
+static bool parseDouble(llvm::StringRef word, double &value) {
+  if (word.empty() || word.size() > 64)
+    return false;
+  char buffer[72];
+  memcpy(buffer, word.data(), word.size());
+  buffer[word.size()] = 0;
+  // `nan(0x7fc0)` style payloads are not kept; a NaN is a NaN.
+  char *end = nullptr;
+  errno = 0;
+  value = strtod(buffer, &end);
+  return end == buffer + word.size();
+}
+
+LogicalResult ValueParser::parseFloat(double &value) {
+  const Token &tok = cursor.current();
+  if (!tok.is(Token::Word) || !parseDouble(tok.spelling, value))
+    return cursor.emitExpected("a number");
+  cursor.consume();
+  return success();
+}
+
+LogicalResult ValueParser::parseText(std::string &value) {
+  const Token &tok = cursor.current();
+  if (tok.is(Token::String)) {
+    value = unescapeString(tok.spelling);
+  } else if (tok.is(Token::Word) || tok.is(Token::PercentName)) {
+    value = tok.spelling.str();
+  } else {
+    return cursor.emitExpected("a string or a word");
+  }
+  cursor.consume();
+  return success();
+}
+
+LogicalResult ValueParser::parseIntList(llvm::SmallVectorImpl<int64_t> &values) {
+  values.clear();
+  if (failed(cursor.expect(Token::LBrace, "'{' to start a list of integers")))
+    return failure();
+  while (!cursor.current().is(Token::RBrace)) {
+    int64_t value;
+    if (failed(cursor.parseInt(value, "an integer")))
+      return failure();
+    values.push_back(value);
+    if (!cursor.consumeIf(Token::Comma))
+      break;
+  }
+  return cursor.expect(Token::RBrace, "',' or '}' in a list of integers");
+}
+
+LogicalResult
+ValueParser::parseWordList(llvm::SmallVectorImpl<std::string> &words) {
+  words.clear();
+  if (failed(cursor.expect(Token::LBrace, "'{' to start a list")))
+    return failure();
+  while (!cursor.current().is(Token::RBrace)) {
+    std::string word;
+    if (failed(parseText(word)))
+      return failure();
+    words.push_back(std::move(word));
+    if (!cursor.consumeIf(Token::Comma))
+      break;
+  }
+  return cursor.expect(Token::RBrace, "',' or '}' in a list");
+}
+
+LogicalResult ValueParser::parseIotaList(IotaList &iota) {
+  auto parseBracketList = [&](llvm::SmallVectorImpl<int64_t> &values,
+                              Token::Kind open, Token::Kind close,
+                              llvm::StringRef what) -> LogicalResult {
+    if (failed(cursor.expect(open, what)))
+      return failure();
+    while (!cursor.current().is(close)) {
+      int64_t value;
+      if (failed(cursor.parseInt(value, "an integer")))
+        return failure();
+      values.push_back(value);
+      if (!cursor.consumeIf(Token::Comma))
+        break;
+    }
+    return cursor.expect(close, "',' or a closing bracket");
+  };
+  if (failed(parseBracketList(iota.dims, Token::LSquare, Token::RSquare,
+                              "'[' to start an iota list")) ||
+      failed(cursor.expect(Token::LessEqual, "'<=' in an iota list")) ||
+      failed(parseBracketList(iota.reshape, Token::LSquare, Token::RSquare,
+                              "'[' after '<='")))
+    return failure();
+  if (cursor.current().isWord("T")) {
+    cursor.consume();
+    if (failed(parseBracketList(iota.transpose, Token::LParen, Token::RParen,
+                                "'(' after 'T'")))
+      return failure();
+  }
+  int64_t total = 1, reshaped = 1;
+  for (int64_t d : iota.dims)
+    total *= d;
+  for (int64_t d : iota.reshape)
+    reshaped *= d;
+  if (total != reshaped)
+    return cursor.emitError("iota list " + llvm::Twine(total) +
+                            " elements do not match the " +
+                            llvm::Twine(reshaped) + " it is reshaped from");
+  if (!iota.transpose.empty()) {
+    llvm::SmallVector<int64_t> sorted(iota.transpose.begin(), iota.transpose.end());
+    llvm::sort(sorted);
+    bool isPermutation = sorted.size() == iota.reshape.size();
+    for (size_t i = 0; isPermutation && i < sorted.size(); ++i)
+      isPermutation = sorted[i] == (int64_t)i;
+    if (!isPermutation)
+      return cursor.emitError("iota list transpose T(...) is not a "
+                              "permutation of its reshape dimensions");
+  }
+  return success();
+}
+
+llvm::SmallVector<int64_t> hlo::expandIotaList(const IotaList &iota) {
+  // iota(N) reshaped to `reshape`, transposed by `transpose`, row-major.
+  int64_t total = 1;
+  for (int64_t d : iota.reshape)
+    total *= d;
+  llvm::SmallVector<int64_t> result(total);
+  if (iota.transpose.empty()) {
+    std::iota(result.begin(), result.end(), 0);
+    return result;
+  }
+  size_t rank = iota.reshape.size();
+  llvm::SmallVector<int64_t> strides(rank, 1);
+  for (int i = rank - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * iota.reshape[i + 1];
+  llvm::SmallVector<int64_t> outDims(rank), index(rank, 0);
+  for (size_t i = 0; i < rank; ++i)
+    outDims[i] = iota.reshape[iota.transpose[i]];
+  for (int64_t linear = 0; linear < total; ++linear) {
+    int64_t source = 0;
+    for (size_t i = 0; i < rank; ++i)
+      source += index[i] * strides[iota.transpose[i]];
+    result[linear] = source;
+    for (int i = rank - 1; i >= 0; --i) {
+      if (++index[i] < outDims[i])
+        break;
+      index[i] = 0;
+    }
+  }
+  return result;
+}
+
+LogicalResult ValueParser::parseIntMatrix(DenseIntElementsAttr &matrix,
+                                          llvm::StringRef what) {
+  llvm::SmallVector<int64_t> values;
+  int64_t rows = 0, columns = 0;
+  if (cursor.current().is(Token::LSquare)) {
+    IotaList iota;
+    if (failed(parseIotaList(iota)))
+      return failure();
+    if (iota.dims.size() != 2)
+      return cursor.emitError("iota " + llvm::Twine(what) + " must have 2 dimensions");
+    rows = iota.dims[0];
+    columns = iota.dims[1];
+    values = expandIotaList(iota);
+  } else {
+    if (failed(cursor.expect(Token::LBrace,
+                             ("'{' or '[' to start " + what).str())))
+      return failure();
+    bool first = true;
+    while (cursor.current().is(Token::LBrace)) {
+      const char *rowLoc = cursor.current().loc();
+      llvm::SmallVector<int64_t> row;
+      if (failed(parseIntList(row)))
+        return failure();
+      if (first)
+        columns = row.size();
+      else if ((int64_t)row.size() != columns)
+        return cursor.getPositions().emitError(rowLoc)
+               << what << " must all have the same size: found " << row.size()
+               << " after " << columns;
+      first = false;
+      values.append(row);
+      ++rows;
+      if (!cursor.consumeIf(Token::Comma))
+        break;
+    }
+    if (failed(cursor.expect(Token::RBrace, ("'}' to end " + what).str())))
+      return failure();
+  }
+  auto type = RankedTensorType::get({rows, columns},
+                                    IntegerType::get(context, 64));
+  matrix = DenseIntElementsAttr::get(type, llvm::ArrayRef<int64_t>(values));
+  return success();
+}
+
+LogicalResult
+ValueParser::parseSliceSpec(llvm::SmallVectorImpl<int64_t> &starts,
+                            llvm::SmallVectorImpl<int64_t> &limits,
+                            llvm::SmallVectorImpl<int64_t> &strides) {
+  if (failed(cursor.expect(Token::LBrace, "'{' to start a slice")))
+    return failure();
+  while (cursor.current().is(Token::LSquare)) {
+    cursor.consume();
+    int64_t start, limit, stride = 1;
+    if (failed(cursor.parseInt(start, "a slice start")) ||
+        failed(cursor.expect(Token::Colon, "':' in a slice")) ||
+        failed(cursor.parseInt(limit, "a slice limit")))
+      return failure();
+    if (cursor.consumeIf(Token::Colon) &&
+        failed(cursor.parseInt(stride, "a slice stride")))
+      return failure();
+    if (failed(cursor.expect(Token::RSquare, "']' to end a slice dimension")))
+      return failure();
+    starts.push_back(start);
+    limits.push_back(limit);
+    strides.push_back(stride);
+    if (!cursor.consumeIf(Token::Comma))
+      break;
+  }
+  return cursor.expect(Token::RBrace, "',' or '}' in a slice");
+}
+
+LogicalResult
+ValueParser::parseXSeparated(llvm::StringRef word,
+                             llvm::SmallVectorImpl<int64_t> &values) {
+  llvm::SmallVector<llvm::StringRef, 6> parts;
+  word.split(parts, 'x');
+  for (llvm::StringRef part : parts) {
+    int64_t value;
+    if (part.getAsInteger(10, value))
+      return cursor.emitExpected("dimensions separated by 'x'");
+    values.push_back(value);
+  }
+  return success();
+}
+
+LogicalResult
+ValueParser::parsePaddingSpec(llvm::SmallVectorImpl<int64_t> &low,
+                              llvm::SmallVectorImpl<int64_t> &high,
+                              llvm::SmallVectorImpl<int64_t> &interior) {
+  const Token &tok = cursor.current();
+  if (!tok.is(Token::Word))
+    return cursor.emitExpected("a padding like 0_0x1_1");
+  llvm::SmallVector<llvm::StringRef, 6> dims;
+  tok.spelling.split(dims, 'x');
+  for (llvm::StringRef dim : dims) {
+    llvm::SmallVector<llvm::StringRef, 3> parts;
+    dim.split(parts, '_');
+    int64_t values[3] = {0, 0, 0};
+    bool ok = parts.size() == 2 || parts.size() == 3;
+    for (size_t i = 0; ok && i < parts.size(); ++i)
+      ok = !parts[i].getAsInteger(10, values[i]);
+    if (!ok)
+      return cursor.emitExpected(
+          "a padding like 0_0x1_1 (low_high[_interior] per dimension)");
+    low.push_back(values[0]);
+    high.push_back(values[1]);
+    interior.push_back(values[2]);
+  }
+  cursor.consume();
+  return success();
+}
+
+LogicalResult ValueParser::parseWindow(Window &window) {
+  if (failed(cursor.expect(Token::LBrace, "'{' to start a window")))
+    return failure();
+  while (!cursor.consumeIf(Token::RBrace)) {
+    llvm::StringRef field;
+    if (failed(cursor.parseName(field, "a window field")) ||
+        failed(cursor.expect(Token::Equal, "'=' after window field")))
+      return failure();
+    if (field == "pad") {
+      llvm::SmallVector<int64_t> interior;
+      if (failed(parsePaddingSpec(window.padLow, window.padHigh, interior)))
+        return failure();
+      continue;
+    }
+    llvm::SmallVectorImpl<int64_t> *target =
+        llvm::StringSwitch<llvm::SmallVectorImpl<int64_t> *>(field)
+            .Case("size", &window.size)
+            .Case("stride", &window.stride)
+            .Case("lhs_dilate", &window.baseDilation)
+            .Case("rhs_dilate", &window.windowDilation)
+            .Default(nullptr);
+    if (!target)
+      return cursor.emitError("unknown window field '" + field + "'");
+    if (!cursor.current().is(Token::Word) ||
+        failed(parseXSeparated(cursor.current().spelling, *target)))
+      return cursor.emitExpected("dimensions separated by 'x'");
+    cursor.consume();
+  }
+  size_t rank = window.size.size();
+  auto fill = [&](llvm::SmallVectorImpl<int64_t> &values, int64_t value) {
+    if (values.empty())
+      values.assign(rank, value);
+  };
+  fill(window.stride, 1);
+  fill(window.padLow, 0);
+  fill(window.padHigh, 0);
+  fill(window.baseDilation, 1);
+  fill(window.windowDilation, 1);
+  for (auto *values : {&window.stride, &window.padLow, &window.padHigh,
+                       &window.baseDilation, &window.windowDilation})
+    if (values->size() != rank)
+      return cursor.emitError("window fields must all have " +
+                              llvm::Twine(rank) + " dimensions like 'size'");
+  return success();
+}
+
+LogicalResult ValueParser::parseFrontendAttributes(DictionaryAttr &dict) {
+  if (failed(cursor.expect(Token::LBrace, "'{' to start frontend attributes")))
+    return failure();
+  llvm::SmallVector<NamedAttribute> entries;
+  while (!cursor.current().is(Token::RBrace)) {
+    std::string key, value;
+    if (failed(parseText(key)) ||
+        failed(cursor.expect(Token::Equal, "'=' after attribute key")))
+      return failure();
+    if (cursor.current().is(Token::LBrace)) {
+      // A structured value (e.g. a Shardy mesh): kept as its text.
+      const char *begin = cursor.current().loc();
+      if (failed(cursor.skipBalanced()))
+        return failure();
+      value = llvm::StringRef(begin, cursor.current().loc() - begin)
+                  .rtrim()
+                  .str();
+    } else if (failed(parseText(value))) {
+      return failure();
+    }
+    entries.emplace_back(StringAttr::get(context, key),
+                         StringAttr::get(context, value));
+    if (!cursor.consumeIf(Token::Comma))
+      break;
+  }
+  if (failed(cursor.expect(Token::RBrace, "',' or '}' in frontend attributes")))
+    return failure();
+  dict = DictionaryAttr::get(context, entries);
+  return success();
+}
+
+LogicalResult ValueParser::parseMetadata(Metadata &metadata) {
+  if (failed(cursor.expect(Token::LBrace, "'{' to start metadata")))
+    return failure();
+  while (!cursor.consumeIf(Token::RBrace)) {
+    llvm::StringRef key;
+    if (failed(cursor.parseName(key, "a metadata field")) ||
+        failed(cursor.expect(Token::Equal, "'=' after metadata field")))
+      return failure();
+    if (key == "op_name" || key == "source_file") {
+      std::string value;
+      if (failed(parseText(value)))
+        return failure();
+      (key == "op_name" ? metadata.opName : metadata.sourceFile) = value;
+    } else if (key == "source_line" || key == "source_column" ||
+               key == "stack_frame_id") {
+      int64_t value;
+      if (failed(cursor.parseInt(value, "an integer")))
+        return failure();
+      if (key == "source_line")
+        metadata.sourceLine = value;
+      else if (key == "source_column")
+        metadata.sourceColumn = value;
+      else
+        metadata.stackFrameId = value;
+    } else if (failed(cursor.skipValue())) {
+      // op_type, source_end_line, deduplicated_name, ...: not kept; they
+      // never change what is computed.
+      return failure();
+    }
+  }
+  return success();
+}
+
+LogicalResult
+ValueParser::parseLiteralElements(llvm::SmallVectorImpl<Token> &words,
+                                  bool &elided) {
+  const Token &tok = cursor.current();
+  if (tok.is(Token::LBrace)) {
+    cursor.consume();
+    // `{...}`: the dump left the value out.
+    if (cursor.current().is(Token::Word) &&
+        cursor.current().spelling == "...") {
+      cursor.consume();
+      elided = true;
+      return cursor.expect(Token::RBrace, "'}' after '...'");
+    }
+    while (!cursor.current().is(Token::RBrace)) {
+      if (failed(parseLiteralElements(words, elided)))
+        return failure();
+      if (!cursor.consumeIf(Token::Comma))
+        break;
+    }
+    return cursor.expect(Token::RBrace, "',' or '}' in a literal");
+  }
+  if (tok.is(Token::LParen)) {
+    // A complex element: (real, imaginary).
+    cursor.consume();
+    Token real = cursor.current();
+    if (!real.is(Token::Word))
+      return cursor.emitExpected("the real part of a complex number");
+    cursor.consume();
+    if (failed(cursor.expect(Token::Comma, "',' in a complex number")))
+      return failure();
+    Token imag = cursor.current();
+    if (!imag.is(Token::Word))
+      return cursor.emitExpected("the imaginary part of a complex number");
+    cursor.consume();
+    words.push_back(real);
+    words.push_back(imag);
+    return cursor.expect(Token::RParen, "')' after a complex number");
+  }
+  if (!tok.is(Token::Word))
+    return cursor.emitExpected("a literal value");
+  words.push_back(tok);
+  cursor.consume();
+  return success();
+}
+
+LogicalResult ValueParser::parseLiteral(RankedTensorType type,
+                                        const char *begin, const char *end,
+                                        DenseElementsAttr &value,
+                                        bool &elided) {
+  elided = false;
+  cursor.resetTo(begin);
+  llvm::SmallVector<Token, 16> words;
+  if (failed(parseLiteralElements(words, elided)))
+    return failure();
+  if (cursor.current().loc() != end)
+    return cursor.emitExpected("')' after the literal");
+  if (elided)
+    return success();
+
+  Type elementType = type.getElementType();
+  int64_t count = type.getNumElements();
+  bool isComplex = isa<ComplexType>(elementType);
+  int64_t found = isComplex ? words.size() / 2 : words.size();
+  if (found != count)
+    return cursor.getPositions().emitError(begin)
+           << "literal has " << found << " elements, its shape needs "
+           << count;
+
+  auto emitBad = [&](const Token &tok, llvm::StringRef what) {
+    return cursor.getPositions().emitError(tok.loc())
+           << "expected " << what << " for element type " << elementType
+           << ", found '" << tok.spelling << "'";
+  };
+
+  if (auto intType = dyn_cast<IntegerType>(elementType)) {
+    unsigned width = intType.getWidth();
+    if (width == 1) {
+      llvm::SmallVector<bool> bits;
+      bits.reserve(count);
+      for (const Token &tok : words) {
+        if (tok.spelling == "true" || tok.spelling == "1")
+          bits.push_back(true);
+        else if (tok.spelling == "false" || tok.spelling == "0")
+          bits.push_back(false);
+        else
+          return emitBad(tok, "'true' or 'false'");
+      }
+      value = DenseElementsAttr::get(type, bits);
+      return success();
+    }
+    llvm::SmallVector<llvm::APInt> ints;
+    ints.reserve(count);
+    bool isUnsigned = intType.isUnsigned();
+    // Signed types also accept their unsigned bit patterns (XLA prints some
+    // s32 constants that way); values must fit in `width` bits either way.
+    int64_t minValue = isUnsigned ? 0 : -(int64_t)(1ull << (width - 1));
+    uint64_t maxBits = width == 64 ? ~0ull : (1ull << width) - 1;
+    for (const Token &tok : words) {
+      uint64_t bits;
+      if (tok.spelling.starts_with("-")) {
+        int64_t parsed;
+        if (tok.spelling.getAsInteger(10, parsed) ||
+            (width < 64 && parsed < minValue) || isUnsigned)
+          return emitBad(tok, "an integer that fits in " +
+                                  std::to_string(width) + " bits");
+        bits = static_cast<uint64_t>(parsed);
+      } else if (tok.spelling.getAsInteger(10, bits) || bits > maxBits) {
+        return emitBad(tok, "an integer that fits in " + std::to_string(width) +
+                                " bits");
+      }
+      ints.push_back(llvm::APInt(64, bits).trunc(width));
+    }
+    value = DenseElementsAttr::get(type, ints);
+    return success();
+  }
+
+  auto toAPFloat = [&](const Token &tok, FloatType floatType,
+                       llvm::APFloat &result) -> LogicalResult {
+    double d;
+    if (!parseDouble(tok.spelling, d))
+      return emitBad(tok, "a floating-point number");
+    result = llvm::APFloat(d);
+    bool losesInfo;
+    result.convert(floatType.getFloatSemantics(),
+                   llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    return success();
+  };
+
+  if (auto floatType = dyn_cast<FloatType>(elementType)) {
+    llvm::SmallVector<llvm::APFloat> floats;
+    floats.reserve(count);
+    for (const Token &tok : words) {
+      llvm::APFloat f(0.0);
+      if (failed(toAPFloat(tok, floatType, f)))
+        return failure();
+      floats.push_back(f);
+    }
+    value = DenseElementsAttr::get(type, floats);
+    return success();
+  }
+
+  if (auto complexType = dyn_cast<ComplexType>(elementType)) {
+    auto partType = cast<FloatType>(complexType.getElementType());
+    llvm::SmallVector<std::complex<llvm::APFloat>> complexes;
+    for (size_t i = 0; i < words.size(); i += 2) {
+      llvm::APFloat re(0.0), im(0.0);
+      if (failed(toAPFloat(words[i], partType, re)) ||
+          failed(toAPFloat(words[i + 1], partType, im)))
+        return failure();
+      complexes.emplace_back(re, im);
+    }
+    value = DenseElementsAttr::get(type, complexes);
+    return success();
+  }
+  return cursor.getPositions().emitError(begin)
+         << "literals of element type " << elementType << " are not supported";
+}

@@ -1,0 +1,135 @@
+//===- HloValueParser.h - shapes, literals and attribute values -*- C++ -*-===//
+//
+// This file declares the parsers for the typed pieces of HLO text: shapes
+// (with layouts and tuples), literals, and each kind of attribute value.
+// They run in the importer's second phase, at positions that the first phase
+// recorded.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_IMPORT_HLO_HLOVALUEPARSER_H
+#define KILN_LIB_IMPORT_HLO_HLOVALUEPARSER_H
+
+#include "HloModuleText.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <optional>
+
+namespace kiln {
+namespace hlo {
+
+/// An HLO shape, flattened: tuples become their leaves in order. Top-level
+/// element boundaries are kept so that get-tuple-element can pick a range.
+struct Shape {
+  llvm::SmallVector<mlir::Type, 1> leaves;
+  /// Per leaf: the layout text (e.g. `{2,3,1,0}`) when it is not the default
+  /// descending one, else null.
+  llvm::SmallVector<mlir::StringAttr, 1> layouts;
+  /// For a tuple: the first leaf of each top-level element, then the count
+  /// of leaves. Empty for an array shape.
+  llvm::SmallVector<unsigned, 0> elementBegin;
+  bool isTuple = false;
+
+  unsigned numElements() const {
+    return isTuple ? elementBegin.size() - 1 : 1;
+  }
+  bool hasNonDefaultLayout() const {
+    for (mlir::StringAttr layout : layouts)
+      if (layout)
+        return true;
+    return false;
+  }
+};
+
+/// The parts of `metadata={...}` that kiln keeps.
+struct Metadata {
+  std::string opName;
+  std::string sourceFile;
+  int64_t sourceLine = 0;
+  int64_t sourceColumn = 0;
+  int64_t stackFrameId = 0;
+};
+
+/// Iota replica-group lists and tile assignments: `[2,64]<=[4,32]T(1,0)`.
+struct IotaList {
+  llvm::SmallVector<int64_t, 2> dims;
+  llvm::SmallVector<int64_t, 2> reshape;
+  llvm::SmallVector<int64_t, 2> transpose;
+};
+
+class ValueParser {
+public:
+  ValueParser(TokenCursor &cursor, mlir::MLIRContext *context);
+
+  mlir::MLIRContext *getContext() const { return context; }
+  TokenCursor &getCursor() { return cursor; }
+
+  /// `f32[2,3]{1,0}`, `(s32[], token[])`, `pred[]`.
+  mlir::LogicalResult parseShape(Shape &shape);
+  /// Parses the literal of `constant(...)` between `begin` and `end` for
+  /// `type`. An elided literal (`{...}`) sets `elided` and no value.
+  mlir::LogicalResult parseLiteral(mlir::RankedTensorType type,
+                                   const char *begin, const char *end,
+                                   mlir::DenseElementsAttr &value,
+                                   bool &elided);
+
+  mlir::LogicalResult parseInt(int64_t &value);
+  mlir::LogicalResult parseBool(bool &value);
+  mlir::LogicalResult parseFloat(double &value);
+  /// A quoted string (unescaped) or a bare word.
+  mlir::LogicalResult parseText(std::string &value);
+  /// `{1,2,3}` or `{}`.
+  mlir::LogicalResult parseIntList(llvm::SmallVectorImpl<int64_t> &values);
+  /// `{default,high}` and other word lists.
+  mlir::LogicalResult parseWordList(llvm::SmallVectorImpl<std::string> &words);
+  /// Explicit `{{0,1},{2,3}}` or iota `[2,64]<=[128]` replica groups, or
+  /// `{{0,1},{1,2}}` source-target pairs, as a [rows x columns] i64 tensor.
+  mlir::LogicalResult parseIntMatrix(mlir::DenseIntElementsAttr &matrix,
+                                     llvm::StringRef what);
+  /// `{[0:2], [1:8:2]}`.
+  mlir::LogicalResult parseSliceSpec(llvm::SmallVectorImpl<int64_t> &starts,
+                                     llvm::SmallVectorImpl<int64_t> &limits,
+                                     llvm::SmallVectorImpl<int64_t> &strides);
+  /// `0_0x1_2_1`: low_high[_interior] per dimension.
+  mlir::LogicalResult parsePaddingSpec(llvm::SmallVectorImpl<int64_t> &low,
+                                       llvm::SmallVectorImpl<int64_t> &high,
+                                       llvm::SmallVectorImpl<int64_t> &interior);
+  /// `{size=2x2 stride=1x1 pad=0_0x0_0 lhs_dilate=1x1 rhs_dilate=1x1}`;
+  /// missing fields get HLO's defaults.
+  struct Window {
+    llvm::SmallVector<int64_t, 4> size, stride, padLow, padHigh, baseDilation,
+        windowDilation;
+  };
+  mlir::LogicalResult parseWindow(Window &window);
+  /// `{key="value", key=word}`.
+  mlir::LogicalResult parseFrontendAttributes(mlir::DictionaryAttr &dict);
+  /// `{op_name="..." source_file="..." source_line=N stack_frame_id=N ...}`.
+  mlir::LogicalResult parseMetadata(Metadata &metadata);
+  /// A `[d0,d1]<=[r0,r1]T(p0,p1)` iota list, expanded row-major.
+  mlir::LogicalResult parseIotaList(IotaList &iota);
+
+  /// Returns the kiln type of an HLO element type name, or null.
+  mlir::Type getElementType(llvm::StringRef name);
+
+private:
+  mlir::LogicalResult parseShapeInto(Shape &shape, bool topLevel);
+  mlir::LogicalResult parseXSeparated(llvm::StringRef word,
+                                      llvm::SmallVectorImpl<int64_t> &values);
+  mlir::LogicalResult parseLiteralElements(llvm::SmallVectorImpl<Token> &words,
+                                           bool &elided);
+
+  TokenCursor &cursor;
+  mlir::MLIRContext *context;
+  llvm::StringMap<mlir::Type> elementTypes;
+};
+
+/// Expands an iota list into its values.
+llvm::SmallVector<int64_t> expandIotaList(const IotaList &iota);
+
+} // namespace hlo
+} // namespace kiln
+
+#endif // KILN_LIB_IMPORT_HLO_HLOVALUEPARSER_H
