@@ -1,13 +1,784 @@
 //===- HloExporter.cpp - kiln dialect to XLA HLO text -----------*- C++ -*-===//
+//
+// This file implements the export of a kiln module as HLO text in XLA's long
+// form. It undoes the importer's flattening: ops with several results produce
+// a tuple followed by get-tuple-element instructions, while and conditional
+// operands are packed into tuples, and regions become computations printed
+// before their users. Locations become `metadata={...}` again.
+//
+//===----------------------------------------------------------------------===//
+
 #include "kiln/Export/Hlo/HloExporter.h"
 
+#include "kiln/Dialect/Kiln/IR/HloOpcodes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
 
 using namespace mlir;
+using namespace kiln;
+
+namespace {
+
+/// Inherent attributes whose HLO spelling is a quoted string; every other
+/// text attribute (direction=EQ, api_version=...) is a bare word.
+bool isQuotedTextAttr(llvm::StringRef name) {
+  return name == "custom_call_target" || name == "backend_config";
+}
+
+/// Writes `s` as an HLO/C-style quoted string.
+void printQuoted(llvm::raw_ostream &os, llvm::StringRef s) {
+  os << '"';
+  for (unsigned char c : s) {
+    switch (c) {
+    case '"':
+      os << "\\\"";
+      break;
+    case '\\':
+      os << "\\\\";
+      break;
+    case '\n':
+      os << "\\n";
+      break;
+    case '\t':
+      os << "\\t";
+      break;
+    default:
+      if (c < 0x20 || c == 0x7f)
+        os << '\\' << llvm::format("%03o", c);
+      else
+        os << c;
+    }
+  }
+  os << '"';
+}
+
+void printIntList(llvm::raw_ostream &os, llvm::ArrayRef<int64_t> values,
+                  char separator = ',') {
+  os << '{';
+  llvm::interleave(values, os, llvm::Twine(separator).str());
+  os << '}';
+}
+
+/// Prints a float the way HLO writes literals: shortest text that reads
+/// back to the same value, and inf/-inf/nan for the special values.
+void printFloat(llvm::raw_ostream &os, const llvm::APFloat &value) {
+  if (value.isNaN()) {
+    os << (value.isNegative() ? "-nan" : "nan");
+    return;
+  }
+  if (value.isInfinity()) {
+    os << (value.isNegative() ? "-inf" : "inf");
+    return;
+  }
+  llvm::SmallString<32> text;
+  // Precision 0 gives the shortest digits that read back to this value in
+  // its own format (bf16, f32, ...).
+  value.toString(text, /*FormatPrecision=*/0, /*FormatMaxPadding=*/3,
+                 /*TruncateZero=*/true);
+  os << text;
+}
+
+class Exporter {
+public:
+  explicit Exporter(ModuleOp module) : module(module) {}
+
+  LogicalResult exportModule(llvm::raw_ostream &os);
+
+private:
+  /// How a region's parameters are passed: one tuple (while, conditional)
+  /// or one parameter per block argument (reducers, comparators).
+  enum class ParamStyle { Separate, Tuple };
+
+  LogicalResult exportFunction(func::FuncOp function);
+  /// Exports `region` as a computation; returns its name.
+  FailureOr<std::string> exportRegion(Region &region, ParamStyle style,
+                                      llvm::StringRef hint);
+  /// Prints the body of a computation into `os`.
+  LogicalResult exportBlock(Block &block, ParamStyle style,
+                            func::FuncOp function, llvm::raw_ostream &os,
+                            std::string &signature);
+  LogicalResult exportOp(Operation *op, llvm::raw_ostream &os);
+  LogicalResult exportConstant(Operation *op, llvm::raw_ostream &os);
+  LogicalResult printAttribute(Operation *op, llvm::StringRef name,
+                               Attribute value, llvm::raw_ostream &os);
+  LogicalResult printLiteral(DenseElementsAttr value, llvm::raw_ostream &os);
+  void printMetadata(Location loc, llvm::raw_ostream &os);
+  LogicalResult printType(Type type, Attribute layout, llvm::raw_ostream &os,
+                          Operation *where);
+  LogicalResult printShapeOf(TypeRange types, ArrayAttr layouts,
+                             llvm::raw_ostream &os, Operation *where);
+
+  std::string freshName(llvm::StringRef base);
+  /// Starts the line of the instruction defining `value`, marked ROOT when
+  /// `value` alone is what the computation returns.
+  void beginInstruction(llvm::raw_ostream &os, llvm::StringRef name,
+                        Value value) {
+    os << (value && value == rootValue ? "  ROOT %" : "  %") << name << " = ";
+  }
+  std::string freshComputationName(llvm::StringRef base);
+  /// Names a set of values as one operand: a single value by its name, or a
+  /// new tuple instruction over several.
+  std::string packValues(ValueRange values, llvm::raw_ostream &os,
+                         Operation *where);
+
+  ModuleOp module;
+  /// Computations in definition order; callees come before callers.
+  std::vector<std::string> computations;
+  llvm::DenseMap<Operation *, std::string> functionNames;
+  llvm::DenseMap<Value, std::string> valueNames;
+  llvm::StringSet<> usedComputationNames;
+  unsigned nextId = 0;
+  /// The single value returned by the computation being exported, if any.
+  Value rootValue;
+};
+
+} // namespace
+
+std::string Exporter::freshName(llvm::StringRef base) {
+  return (base + "." + llvm::Twine(nextId++)).str();
+}
+
+std::string Exporter::freshComputationName(llvm::StringRef base) {
+  std::string name = base.str();
+  // HLO names are words: letters, digits, '_', '.', '-'.
+  for (char &c : name)
+    if (!llvm::isAlnum(c) && c != '_' && c != '.' && c != '-')
+      c = '_';
+  if (name.empty())
+    name = "computation";
+  std::string unique = name;
+  while (!usedComputationNames.insert(unique).second)
+    unique = (name + "." + llvm::Twine(nextId++)).str();
+  return unique;
+}
+
+LogicalResult Exporter::printType(Type type, Attribute layout,
+                                  llvm::raw_ostream &os, Operation *where) {
+  if (isa<TokenType>(type)) {
+    os << "token[]";
+    return success();
+  }
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return where->emitError("type ") << type << " has no HLO form";
+  Type element = tensor.getElementType();
+  std::string name;
+  if (auto integer = dyn_cast<IntegerType>(element)) {
+    if (integer.getWidth() == 1)
+      name = "pred";
+    else
+      name = (integer.isUnsigned() ? "u" : "s") +
+             std::to_string(integer.getWidth());
+  } else if (auto complex = dyn_cast<ComplexType>(element)) {
+    if (complex.getElementType().isF32())
+      name = "c64";
+    else if (complex.getElementType().isF64())
+      name = "c128";
+  } else if (element.isF16()) {
+    name = "f16";
+  } else if (element.isBF16()) {
+    name = "bf16";
+  } else if (element.isF32()) {
+    name = "f32";
+  } else if (element.isF64()) {
+    name = "f64";
+  } else {
+    name = llvm::TypeSwitch<Type, std::string>(element)
+               .Case<Float8E5M2Type>([](auto) { return "f8e5m2"; })
+               .Case<Float8E4M3Type>([](auto) { return "f8e4m3"; })
+               .Case<Float8E4M3FNType>([](auto) { return "f8e4m3fn"; })
+               .Case<Float8E5M2FNUZType>([](auto) { return "f8e5m2fnuz"; })
+               .Case<Float8E4M3FNUZType>([](auto) { return "f8e4m3fnuz"; })
+               .Case<Float8E4M3B11FNUZType>(
+                   [](auto) { return "f8e4m3b11fnuz"; })
+               .Case<Float8E3M4Type>([](auto) { return "f8e3m4"; })
+               .Case<Float8E8M0FNUType>([](auto) { return "f8e8m0fnu"; })
+               .Case<Float4E2M1FNType>([](auto) { return "f4e2m1fn"; })
+               .Case<Float6E2M3FNType>([](auto) { return "f6e2m3fn"; })
+               .Case<Float6E3M2FNType>([](auto) { return "f6e3m2fn"; })
+               .Default([](auto) { return ""; });
+  }
+  if (name.empty())
+    return where->emitError("element type ") << element << " has no HLO form";
+  os << name << '[';
+  llvm::interleaveComma(tensor.getShape(), os);
+  os << ']';
+  auto layoutText = dyn_cast_or_null<StringAttr>(layout);
+  if (layoutText && !layoutText.getValue().empty()) {
+    os << layoutText.getValue();
+  } else if (tensor.getRank() > 0) {
+    os << '{';
+    for (int64_t dim = tensor.getRank() - 1; dim >= 0; --dim)
+      os << dim << (dim ? "," : "");
+    os << '}';
+  }
+  return success();
+}
+
+LogicalResult Exporter::printShapeOf(TypeRange types, ArrayAttr layouts,
+                                     llvm::raw_ostream &os, Operation *where) {
+  auto layoutAt = [&](unsigned i) -> Attribute {
+    return layouts && i < layouts.size() ? layouts[i] : Attribute();
+  };
+  if (types.size() == 1)
+    return printType(types[0], layoutAt(0), os, where);
+  os << '(';
+  for (unsigned i = 0; i < types.size(); ++i) {
+    if (i)
+      os << ", ";
+    if (failed(printType(types[i], layoutAt(i), os, where)))
+      return failure();
+  }
+  os << ')';
+  return success();
+}
+
+void Exporter::printMetadata(Location loc, llvm::raw_ostream &os) {
+  // The importer writes fused[<HLO position>, <metadata>]; anything else
+  // carries no metadata.
+  auto fused = dyn_cast<FusedLoc>(loc);
+  if (!fused || fused.getLocations().size() != 2)
+    return;
+  Location meta = fused.getLocations()[1];
+  std::string opName;
+  if (auto name = dyn_cast<NameLoc>(meta)) {
+    opName = name.getName().str();
+    meta = name.getChildLoc();
+  }
+  // Of a call stack, the innermost frame is the user's line.
+  while (auto callSite = dyn_cast<CallSiteLoc>(meta))
+    meta = callSite.getCallee();
+  if (auto name = dyn_cast<NameLoc>(meta))
+    meta = name.getChildLoc();
+  auto file = dyn_cast<FileLineColLoc>(meta);
+  if (opName.empty() && !file)
+    return;
+  os << ", metadata={";
+  bool first = true;
+  if (!opName.empty()) {
+    os << "op_name=";
+    printQuoted(os, opName);
+    first = false;
+  }
+  if (file) {
+    os << (first ? "" : " ") << "source_file=";
+    printQuoted(os, file.getFilename().getValue());
+    os << " source_line=" << file.getLine();
+    if (file.getColumn())
+      os << " source_column=" << file.getColumn();
+  }
+  os << '}';
+}
+
+std::string Exporter::packValues(ValueRange values, llvm::raw_ostream &os,
+                                 Operation *where) {
+  if (values.size() == 1)
+    return valueNames.lookup(values[0]);
+  std::string name = freshName("tuple");
+  os << "  %" << name << " = ";
+  (void)printShapeOf(values.getTypes(), nullptr, os, where);
+  os << " tuple(";
+  llvm::interleaveComma(values, os,
+                        [&](Value v) { os << '%' << valueNames.lookup(v); });
+  os << ")\n";
+  return name;
+}
+
+LogicalResult Exporter::printLiteral(DenseElementsAttr value,
+                                     llvm::raw_ostream &os) {
+  auto type = cast<RankedTensorType>(value.getType());
+  Type element = type.getElementType();
+  llvm::ArrayRef<int64_t> shape = type.getShape();
+  int64_t count = type.getNumElements();
+  auto printElement = [&](int64_t i) {
+    if (auto integer = dyn_cast<IntegerType>(element)) {
+      llvm::APInt v = value.getValues<llvm::APInt>()[i];
+      if (integer.getWidth() == 1)
+        os << (v.isZero() ? "false" : "true");
+      else if (integer.isUnsigned())
+        os << v.getZExtValue();
+      else
+        os << v.getSExtValue();
+    } else if (isa<FloatType>(element)) {
+      printFloat(os, value.getValues<llvm::APFloat>()[i]);
+    } else {
+      auto c = value.getValues<std::complex<llvm::APFloat>>()[i];
+      os << '(';
+      printFloat(os, c.real());
+      os << ", ";
+      printFloat(os, c.imag());
+      os << ')';
+    }
+  };
+  if (shape.empty()) {
+    printElement(0);
+    return success();
+  }
+  // Nested braces, one level per dimension, row-major.
+  llvm::SmallVector<int64_t> index(shape.size(), 0);
+  for (int64_t linear = 0; linear < count; ++linear) {
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (index[d] != 0)
+        break;
+      os << '{';
+    }
+    printElement(linear);
+    size_t d = shape.size();
+    while (d-- > 0) {
+      if (++index[d] < shape[d]) {
+        os << ", ";
+        break;
+      }
+      index[d] = 0;
+      os << '}';
+    }
+  }
+  if (count == 0)
+    for (size_t d = 0; d < shape.size(); ++d)
+      os << (d == 0 ? "{" : "") << (d + 1 == shape.size() ? "}" : "");
+  return success();
+}
+
+LogicalResult Exporter::printAttribute(Operation *op, llvm::StringRef name,
+                                       Attribute value,
+                                       llvm::raw_ostream &os) {
+  os << ", " << name << '=';
+  if (auto array = dyn_cast<DenseI64ArrayAttr>(value)) {
+    printIntList(os, array.asArrayRef());
+  } else if (auto boolean = dyn_cast<BoolAttr>(value)) {
+    os << (boolean.getValue() ? "true" : "false");
+  } else if (auto integer = dyn_cast<IntegerAttr>(value)) {
+    os << integer.getInt();
+  } else if (auto floating = dyn_cast<FloatAttr>(value)) {
+    printFloat(os, floating.getValue());
+  } else if (auto text = dyn_cast<StringAttr>(value)) {
+    if (isQuotedTextAttr(name))
+      printQuoted(os, text.getValue());
+    else
+      os << text.getValue();
+  } else if (auto list = dyn_cast<ArrayAttr>(value)) {
+    os << '{';
+    llvm::interleaveComma(list, os, [&](Attribute element) {
+      if (auto word = dyn_cast<StringAttr>(element))
+        os << word.getValue();
+    });
+    os << '}';
+  } else if (auto matrix = dyn_cast<DenseIntElementsAttr>(value)) {
+    auto type = cast<RankedTensorType>(matrix.getType());
+    if (type.getRank() != 2)
+      return op->emitError("attribute '") << name << "' must be 2-D";
+    int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
+    auto values = llvm::to_vector(matrix.getValues<int64_t>());
+    os << '{';
+    for (int64_t r = 0; r < rows; ++r) {
+      if (r)
+        os << ',';
+      printIntList(os, llvm::ArrayRef<int64_t>(values).slice(r * columns,
+                                                             columns));
+    }
+    os << '}';
+  } else if (auto dict = dyn_cast<DictionaryAttr>(value)) {
+    os << '{';
+    llvm::interleaveComma(dict, os, [&](NamedAttribute entry) {
+      os << entry.getName().getValue() << '=';
+      llvm::StringRef text;
+      if (auto s = dyn_cast<StringAttr>(entry.getValue()))
+        text = s.getValue();
+      // Structured values were kept as their braces text.
+      if (text.starts_with("{"))
+        os << text;
+      else
+        printQuoted(os, text);
+    });
+    os << '}';
+  } else {
+    return op->emitError("attribute '") << name << "' has no HLO form";
+  }
+  return success();
+}
+
+LogicalResult Exporter::exportConstant(Operation *op, llvm::raw_ostream &os) {
+  os << '(';
+  if (isa<ElidedConstantOp>(op)) {
+    os << "{...}";
+  } else {
+    auto value = dyn_cast<DenseElementsAttr>(cast<ConstantOp>(op).getValue());
+    if (!value)
+      return op->emitError("only dense constants have an HLO form");
+    if (failed(printLiteral(value, os)))
+      return failure();
+  }
+  os << ')';
+  return success();
+}
+
+LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
+  // Operands that the HLO op takes as one tuple are packed first.
+  std::vector<std::string> operandNames;
+  llvm::SmallVector<std::string, 2> regionNames;
+  if (auto whileOp = dyn_cast<WhileOp>(op)) {
+    operandNames.push_back(packValues(whileOp.getOperands(), os, op));
+  } else if (auto conditional = dyn_cast<ConditionalOp>(op)) {
+    operandNames.push_back(valueNames.lookup(conditional.getIndex()));
+    ValueRange branchOperands = conditional.getBranchOperands();
+    unsigned begin = 0;
+    for (int64_t count : conditional.getBranchOperandCounts()) {
+      operandNames.push_back(
+          packValues(branchOperands.slice(begin, count), os, op));
+      begin += count;
+    }
+  } else {
+    for (Value operand : op->getOperands())
+      operandNames.push_back(valueNames.lookup(operand));
+  }
+
+  // Regions become computations printed before this one.
+  for (Region &region : op->getRegions()) {
+    ParamStyle style = isa<WhileOp, ConditionalOp>(op) ? ParamStyle::Tuple
+                                                      : ParamStyle::Separate;
+    FailureOr<std::string> name = exportRegion(
+        region, style, (op->getName().stripDialect() + "_region").str());
+    if (failed(name))
+      return failure();
+    regionNames.push_back(*name);
+  }
+
+  llvm::StringRef opcode;
+  std::string callee;
+  if (auto call = dyn_cast<func::CallOp>(op)) {
+    opcode = "call";
+    auto function = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    if (!function)
+      return op->emitError("call to unknown function @") << call.getCallee();
+    callee = functionNames.lookup(function);
+    if (callee.empty())
+      return op->emitError("call to @")
+             << call.getCallee() << " before it was exported";
+  } else {
+    opcode = hloOpcodeForKilnOpName(op->getName().getStringRef());
+    if (opcode.empty())
+      return op->emitError("'") << op->getName() << "' has no HLO form";
+  }
+
+  std::string name = freshName(op->getName().stripDialect());
+  beginInstruction(os, name,
+                   op->getNumResults() == 1 ? op->getResult(0) : Value());
+  if (failed(printShapeOf(op->getResultTypes(),
+                          op->getAttrOfType<ArrayAttr>("kiln.layout"), os, op)))
+    return failure();
+  os << ' ' << opcode;
+  if (isa<ConstantOp, ElidedConstantOp>(op)) {
+    if (failed(exportConstant(op, os)))
+      return failure();
+  } else {
+    os << '(';
+    llvm::interleaveComma(operandNames, os,
+                          [&](const std::string &n) { os << '%' << n; });
+    os << ')';
+  }
+
+  // Inherent attributes, with the composite ones put back together.
+  llvm::StringSet<> done = {"value", "branch_operand_counts"};
+  auto getArray = [&](llvm::StringRef attrName) {
+    auto array = op->getAttrOfType<DenseI64ArrayAttr>(attrName);
+    done.insert(attrName);
+    return array ? array.asArrayRef() : llvm::ArrayRef<int64_t>();
+  };
+  if (isa<SliceOp>(op)) {
+    auto starts = getArray("start_indices"), limits = getArray("limit_indices"),
+         strides = getArray("strides");
+    os << ", slice={";
+    for (size_t i = 0; i < starts.size(); ++i)
+      os << (i ? ", " : "") << '[' << starts[i] << ':' << limits[i] << ':'
+         << strides[i] << ']';
+    os << '}';
+  }
+  auto printPadding = [&](llvm::ArrayRef<int64_t> low,
+                          llvm::ArrayRef<int64_t> high,
+                          llvm::ArrayRef<int64_t> interior) {
+    for (size_t i = 0; i < low.size(); ++i) {
+      os << (i ? "x" : "") << low[i] << '_' << high[i];
+      if (!interior.empty())
+        os << '_' << interior[i];
+    }
+  };
+  if (isa<PadOp>(op)) {
+    auto low = getArray("edge_padding_low"), high = getArray("edge_padding_high"),
+         interior = getArray("interior_padding");
+    os << ", padding=";
+    printPadding(low, high, interior);
+  }
+  if (isa<ReduceWindowOp>(op)) {
+    auto size = getArray("window_dimensions"),
+         stride = getArray("window_strides"),
+         baseDilation = getArray("base_dilations"),
+         windowDilation = getArray("window_dilations"),
+         low = getArray("padding_low"), high = getArray("padding_high");
+    auto xList = [&](llvm::ArrayRef<int64_t> values) {
+      llvm::interleave(values, os, "x");
+    };
+    os << ", window={size=";
+    xList(size);
+    os << " stride=";
+    xList(stride);
+    os << " pad=";
+    printPadding(low, high, {});
+    os << " lhs_dilate=";
+    xList(baseDilation);
+    os << " rhs_dilate=";
+    xList(windowDilation);
+    os << '}';
+  }
+  for (StringAttr attrName : callee.empty()
+                                  ? op->getName().getAttributeNames()
+                                  : llvm::ArrayRef<StringAttr>()) {
+    if (done.contains(attrName.getValue()))
+      continue;
+    Attribute value = op->getAttr(attrName);
+    if (!value)
+      continue;
+    if (failed(printAttribute(op, attrName.getValue(), value, os)))
+      return failure();
+  }
+  // Sub-computations.
+  if (isa<WhileOp>(op)) {
+    os << ", condition=%" << regionNames[0] << ", body=%" << regionNames[1];
+  } else if (isa<ConditionalOp>(op)) {
+    os << ", branch_computations={";
+    llvm::interleaveComma(regionNames, os,
+                          [&](const std::string &n) { os << '%' << n; });
+    os << '}';
+  } else if (!regionNames.empty()) {
+    os << ", to_apply=%" << regionNames[0];
+  } else if (!callee.empty()) {
+    os << ", to_apply=%" << callee;
+  }
+  // Discardable attributes the importer kept: kiln.<hlo attribute name>.
+  for (NamedAttribute attr : op->getDiscardableAttrs()) {
+    llvm::StringRef attrName = attr.getName().getValue();
+    if (!attrName.consume_front("kiln.") || attrName == "layout")
+      continue;
+    if (auto raw = dyn_cast<StringAttr>(attr.getValue());
+        raw && attrName != "backend_config") {
+      os << ", " << attrName << '=' << raw.getValue();
+      continue;
+    }
+    if (failed(printAttribute(op, attrName, attr.getValue(), os)))
+      return failure();
+  }
+  printMetadata(op->getLoc(), os);
+  os << '\n';
+
+  // Several results: the HLO op yields a tuple; name each element.
+  if (op->getNumResults() == 1) {
+    valueNames[op->getResult(0)] = name;
+    return success();
+  }
+  for (OpResult result : op->getResults()) {
+    std::string element = freshName("get-tuple-element");
+    beginInstruction(os, element, result);
+    ArrayAttr layouts = op->getAttrOfType<ArrayAttr>("kiln.layout");
+    if (failed(printType(result.getType(),
+                         layouts && result.getResultNumber() < layouts.size()
+                             ? layouts[result.getResultNumber()]
+                             : Attribute(),
+                         os, op)))
+      return failure();
+    os << " get-tuple-element(%" << name
+       << "), index=" << result.getResultNumber() << '\n';
+    valueNames[result] = element;
+  }
+  return success();
+}
+
+LogicalResult Exporter::exportBlock(Block &block, ParamStyle style,
+                                    func::FuncOp function,
+                                    llvm::raw_ostream &os,
+                                    std::string &signature) {
+  llvm::raw_string_ostream sig(signature);
+  sig << '(';
+  // Regions exported while walking this block set their own root; keep
+  // ours across them.
+  Operation *terminator = block.getTerminator();
+  ValueRange results = terminator->getOperands();
+  Value savedRoot = rootValue;
+  rootValue = results.size() == 1 ? results[0] : Value();
+  Operation *where = block.getParentOp();
+  auto argLayout = [&](unsigned i) -> Attribute {
+    return function ? function.getArgAttr(i, "kiln.layout") : Attribute();
+  };
+  if (style == ParamStyle::Tuple && block.getNumArguments() != 1) {
+    std::string tuple = freshName("arg_tuple");
+    sig << tuple << ": ";
+    os << "  %" << tuple << " = ";
+    (void)printShapeOf(block.getArgumentTypes(), nullptr, sig, where);
+    if (failed(printShapeOf(block.getArgumentTypes(), nullptr, os, where)))
+      return failure();
+    os << " parameter(0)\n";
+    for (BlockArgument arg : block.getArguments()) {
+      std::string element = freshName("get-tuple-element");
+      beginInstruction(os, element, arg);
+      if (failed(printType(arg.getType(), nullptr, os, where)))
+        return failure();
+      os << " get-tuple-element(%" << tuple << "), index=" << arg.getArgNumber()
+         << '\n';
+      valueNames[arg] = element;
+    }
+  } else {
+    for (BlockArgument arg : block.getArguments()) {
+      std::string name = freshName("Arg_" + std::to_string(arg.getArgNumber()));
+      valueNames[arg] = name;
+      sig << (arg.getArgNumber() ? ", " : "") << name << ": ";
+      (void)printType(arg.getType(), nullptr, sig, where);
+      beginInstruction(os, name, arg);
+      if (failed(printType(arg.getType(), argLayout(arg.getArgNumber()), os,
+                           where)))
+        return failure();
+      os << " parameter(" << arg.getArgNumber() << ')';
+      if (function)
+        for (NamedAttribute attr :
+             function.getArgAttrDict(arg.getArgNumber())
+                 ? function.getArgAttrDict(arg.getArgNumber()).getValue()
+                 : llvm::ArrayRef<NamedAttribute>()) {
+          llvm::StringRef attrName = attr.getName().getValue();
+          if (!attrName.consume_front("kiln.") || attrName == "layout")
+            continue;
+          if (auto raw = dyn_cast<StringAttr>(attr.getValue());
+              raw && attrName != "backend_config") {
+            os << ", " << attrName << '=' << raw.getValue();
+            continue;
+          }
+          if (failed(printAttribute(where, attrName, attr.getValue(), os)))
+            return failure();
+        }
+      os << '\n';
+    }
+  }
+  sig << ") -> ";
+
+  for (Operation &op : block.without_terminator())
+    if (failed(exportOp(&op, os)))
+      return failure();
+
+  (void)printShapeOf(results.getTypes(), nullptr, sig, where);
+  rootValue = savedRoot;
+  if (results.size() == 1)
+    return success(); // its defining line was marked ROOT
+  std::string root = freshName("tuple");
+  os << "  ROOT %" << root << " = ";
+  if (failed(printShapeOf(results.getTypes(), nullptr, os, where)))
+    return failure();
+  os << " tuple(";
+  llvm::interleaveComma(results, os,
+                        [&](Value v) { os << '%' << valueNames.lookup(v); });
+  os << ")\n";
+  return success();
+}
+
+FailureOr<std::string> Exporter::exportRegion(Region &region, ParamStyle style,
+                                              llvm::StringRef hint) {
+  std::string name = freshComputationName(hint);
+  std::string body, signature;
+  llvm::raw_string_ostream os(body);
+  if (failed(exportBlock(region.front(), style, nullptr, os, signature)))
+    return failure();
+  computations.push_back("%" + name + " " + signature + " {\n" + body + "}\n");
+  return name;
+}
+
+LogicalResult Exporter::exportFunction(func::FuncOp function) {
+  std::string name = functionNames.lookup(function);
+  std::string body, signature;
+  llvm::raw_string_ostream os(body);
+  if (failed(exportBlock(function.getBody().front(), ParamStyle::Separate,
+                         function, os, signature)))
+    return failure();
+  computations.push_back((function.isPublic() ? "ENTRY %" : "%") + name + " " +
+                         signature + " {\n" + body + "}\n");
+  return success();
+}
+
+LogicalResult Exporter::exportModule(llvm::raw_ostream &os) {
+  llvm::SmallVector<func::FuncOp> functions;
+  func::FuncOp entry;
+  for (auto function : module.getOps<func::FuncOp>()) {
+    if (function.isExternal())
+      return function.emitError("functions without a body have no HLO form");
+    if (function.isPublic()) {
+      if (entry)
+        return function.emitError("a second public function; HLO has one "
+                                  "ENTRY computation");
+      entry = function;
+    }
+    functions.push_back(function);
+    functionNames[function] = freshComputationName(function.getSymName());
+  }
+  if (!entry)
+    return module.emitError("no public function to export as ENTRY");
+
+  // Callees before callers: a function is exported after every function it
+  // calls, with the entry last.
+  llvm::DenseSet<Operation *> exported;
+  std::function<LogicalResult(func::FuncOp)> visit =
+      [&](func::FuncOp function) -> LogicalResult {
+    if (!exported.insert(function).second)
+      return success();
+    WalkResult walk = function.walk([&](func::CallOp call) {
+      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      if (!callee) {
+        call.emitError("call to unknown function @") << call.getCallee();
+        return WalkResult::interrupt();
+      }
+      if (callee != function && failed(visit(callee)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    return exportFunction(function);
+  };
+  for (func::FuncOp function : functions)
+    if (function != entry && failed(visit(function)))
+      return failure();
+  if (failed(visit(entry)))
+    return failure();
+
+  // A dump without a header (a bare computation) stays without one.
+  bool hasHeader = module.getSymName().has_value();
+  if (hasHeader)
+    os << "HloModule " << *module.getSymName();
+  for (NamedAttribute attr : module->getAttrs()) {
+    if (!hasHeader)
+      break;
+    llvm::StringRef attrName = attr.getName().getValue();
+    if (!attrName.consume_front("kiln."))
+      continue;
+    if (auto raw = dyn_cast<StringAttr>(attr.getValue())) {
+      os << ", " << attrName << '=' << raw.getValue();
+      continue;
+    }
+    if (failed(printAttribute(module, attrName, attr.getValue(), os)))
+      return failure();
+  }
+  if (hasHeader)
+    os << "\n\n";
+  for (const std::string &computation : computations)
+    os << computation << '\n';
+  return success();
+}
 
 LogicalResult kiln::exportHloText(ModuleOp module, llvm::raw_ostream &os) {
-  return module.emitError("export is not implemented");
+  return Exporter(module).exportModule(os);
 }
 
 void kiln::registerExportHloTranslation() {

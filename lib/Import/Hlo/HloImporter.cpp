@@ -189,11 +189,7 @@ private:
 } // namespace
 
 LogicalResult Importer::finish(const AttrRef &attr) {
-  if (cursor.current().loc() != attr.valueEnd &&
-      !(cursor.current().loc() > attr.valueEnd &&
-        llvm::StringRef(attr.valueEnd, cursor.current().loc() - attr.valueEnd)
-            .trim()
-            .empty()))
+  if (cursor.lastTokenEnd() != attr.valueEnd)
     return cursor.emitExpected("the end of attribute '" + attr.name + "'");
   return success();
 }

@@ -215,13 +215,7 @@ LogicalResult ModuleTextParser::parseAttr(AttrRef &attr) {
   attr.valueBegin = cursor.current().loc();
   if (failed(cursor.skipValue()))
     return failure();
-  // The value ends where the last consumed token ended; the current token
-  // starts after any whitespace.
-  attr.valueEnd = cursor.current().loc();
-  while (attr.valueEnd > attr.valueBegin &&
-         (attr.valueEnd[-1] == ' ' || attr.valueEnd[-1] == '\n' ||
-          attr.valueEnd[-1] == '\t' || attr.valueEnd[-1] == '\r'))
-    --attr.valueEnd;
+  attr.valueEnd = cursor.lastTokenEnd();
   return success();
 }
 

@@ -138,10 +138,17 @@ public:
   }
 
   const Token &current() const { return tok; }
-  void consume() { tok = lexer.lex(); }
+  void consume() {
+    lastEnd = tok.spelling.end();
+    tok = lexer.lex();
+  }
+  /// Where the most recently consumed token ends; a value spans from its
+  /// first token to this point.
+  const char *lastTokenEnd() const { return lastEnd; }
   /// Restarts lexing at `pos` (a position recorded by the first phase).
   void resetTo(const char *pos) {
     lexer.setPosition(pos);
+    lastEnd = pos;
     tok = lexer.lex();
   }
   const char *getBufferEnd() const { return lexer.getBufferEnd(); }
@@ -171,6 +178,7 @@ public:
 private:
   Lexer lexer;
   Token tok;
+  const char *lastEnd = nullptr;
   const SourcePositions &positions;
 };
 

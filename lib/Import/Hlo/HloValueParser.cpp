@@ -125,10 +125,7 @@ LogicalResult ValueParser::parseShapeInto(Shape &shape, bool topLevel) {
     const char *begin = cursor.current().loc();
     if (failed(cursor.skipBalanced()))
       return failure();
-    // skipBalanced leaves us after the closing brace.
-    const char *end = cursor.current().loc();
-    llvm::StringRef text(begin, end - begin);
-    text = text.rtrim();
+    llvm::StringRef text(begin, cursor.lastTokenEnd() - begin);
     if (!isDefaultLayout(text.drop_front().drop_back(), dims.size()))
       layout = StringAttr::get(context, text);
   }
@@ -484,9 +481,7 @@ LogicalResult ValueParser::parseFrontendAttributes(DictionaryAttr &dict) {
       const char *begin = cursor.current().loc();
       if (failed(cursor.skipBalanced()))
         return failure();
-      value = llvm::StringRef(begin, cursor.current().loc() - begin)
-                  .rtrim()
-                  .str();
+      value = llvm::StringRef(begin, cursor.lastTokenEnd() - begin).str();
     } else if (failed(parseText(value))) {
       return failure();
     }
