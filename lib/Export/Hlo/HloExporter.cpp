@@ -211,7 +211,7 @@ LogicalResult Exporter::printType(Type type, Attribute layout,
   if (name.empty())
     return where->emitError("element type ") << element << " has no HLO form";
   os << name << '[';
-  llvm::interleaveComma(tensor.getShape(), os);
+  llvm::interleave(tensor.getShape(), os, ",");
   os << ']';
   auto layoutText = dyn_cast_or_null<StringAttr>(layout);
   if (layoutText && !layoutText.getValue().empty()) {
@@ -464,6 +464,8 @@ LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
     if (callee.empty())
       return op->emitError("call to @")
              << call.getCallee() << " before it was exported";
+  } else if (isa<ElidedConstantOp>(op)) {
+    opcode = "constant";
   } else {
     opcode = hloOpcodeForKilnOpName(op->getName().getStringRef());
     if (opcode.empty())
