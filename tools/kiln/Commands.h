@@ -29,6 +29,31 @@ struct ImportOptions {
 /// `kiln import`: HLO text to the kiln dialect, or a summary of each graph.
 int runImport(const ImportOptions &options);
 
+struct HashOptions {
+  std::vector<std::string> inputs;
+  bool json = false;
+  unsigned jobs = 0; ///< 0: one per core
+  std::vector<std::string> options; ///< `K=V` compile options
+  std::string targetTriple;
+  std::string cpu;
+};
+
+/// `kiln hash`: signature and cache key of each graph, in parallel.
+int runHash(const HashOptions &options);
+
+struct DiffOptions {
+  std::string first;
+  std::string second;
+};
+
+/// `kiln diff A B`: `same computation`, or the first op that differs.
+int runDiff(const DiffOptions &options);
+
+/// Parses `K=V` strings into canonical compile options; prints an error and
+/// returns false on a malformed or invalid option.
+bool parseCompileOptions(const std::vector<std::string> &given,
+                         std::string &canonical);
+
 /// The version line printed by `kiln --version`.
 std::string getVersionString();
 

@@ -41,6 +41,38 @@ int main(int argc, char **argv) {
   import->add_flag("--debug-info", importOptions.printDebugInfo,
                    "Print locations (HLO positions, Python source lines)");
 
+  kiln::HashOptions hashOptions;
+  CLI::App *hash = app.add_subcommand(
+      "hash", "Print the signature and cache key of each graph.\n"
+              "The signature ignores names, metadata and source lines; the\n"
+              "key adds target, compile options, compiler and cache format.");
+  hash->add_option("files", hashOptions.inputs, "Graphs (.hlo or .mlir)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  hash->add_flag("--json", hashOptions.json,
+                 "Print JSON with every part of each key");
+  hash->add_option("-j,--jobs", hashOptions.jobs,
+                   "Graphs hashed in parallel (default: one per core)");
+  hash->add_option("--option", hashOptions.options,
+                   "Compile option K=V that is part of the key (repeatable)");
+  hash->add_option("--target", hashOptions.targetTriple,
+                   "Target triple of the key (default: this machine)");
+  hash->add_option("--cpu", hashOptions.cpu,
+                   "Target CPU of the key (default: this machine's, with its "
+                   "features)");
+
+  kiln::DiffOptions diffOptions;
+  CLI::App *diff = app.add_subcommand(
+      "diff", "Compare two graphs: prints 'same computation' (exit 0) or\n"
+              "the first op that differs, with both versions and their\n"
+              "source locations (exit 1).");
+  diff->add_option("first", diffOptions.first, "First graph")
+      ->required()
+      ->check(CLI::ExistingFile);
+  diff->add_option("second", diffOptions.second, "Second graph")
+      ->required()
+      ->check(CLI::ExistingFile);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &error) {
@@ -59,5 +91,9 @@ int main(int argc, char **argv) {
     }
     return kiln::runImport(importOptions);
   }
+  if (hash->parsed())
+    return kiln::runHash(hashOptions);
+  if (diff->parsed())
+    return kiln::runDiff(diffOptions);
   return kiln::ExitInputError;
 }

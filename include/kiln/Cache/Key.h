@@ -1,0 +1,65 @@
+//===- Key.h - the cache key of a compiled graph ----------------*- C++ -*-===//
+//
+// This file declares the cache key: XXH3-128 over the graph's signature and
+// everything else that changes the artifact (target, compile options,
+// compiler, cache format). Each part is kept so that a miss can be explained
+// part by part.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CACHE_KEY_H
+#define KILN_CACHE_KEY_H
+
+#include "kiln/Signature/Hash128.h"
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/Support/JSON.h"
+
+#include <map>
+#include <string>
+
+namespace kiln {
+
+/// The on-disk cache format; part of every key so that a new format never
+/// reads an old artifact.
+constexpr unsigned kCacheFormatVersion = 1;
+
+/// Compile options as the user gave them (`--option K=V`).
+using CompileOptions = std::map<std::string, std::string>;
+
+/// Puts options in canonical form: sorted by name, boolean spellings made
+/// one, and options equal to their default dropped, so that order and
+/// defaults never change a key. Fails with a message on a bad value.
+mlir::FailureOr<std::string> canonicalizeOptions(const CompileOptions &options,
+                                                 std::string &error);
+
+/// Every part of a key.
+struct KeyParts {
+  Hash128 signature;
+  std::string targetTriple;
+  std::string cpuName;
+  /// Enabled CPU features, sorted, comma-separated.
+  std::string cpuFeatures;
+  /// Canonical options, `name=value` lines.
+  std::string options;
+  /// Compiler identity and version.
+  std::string compiler;
+  unsigned formatVersion = kCacheFormatVersion;
+
+  /// The key: XXH3-128 over the parts, each length-prefixed.
+  Hash128 key() const;
+  llvm::json::Object toJson() const;
+};
+
+/// Parts for compiling on this machine (or for `targetTriple`/`cpuName` when
+/// not empty), with already canonical `options`.
+KeyParts makeKeyParts(const Hash128 &signature, llvm::StringRef options,
+                      llvm::StringRef targetTriple = "",
+                      llvm::StringRef cpuName = "");
+
+/// The compiler identity that keys carry.
+std::string getCompilerIdentity();
+
+} // namespace kiln
+
+#endif // KILN_CACHE_KEY_H

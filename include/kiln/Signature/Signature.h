@@ -1,0 +1,47 @@
+//===- Signature.h - canonical structural signature of a graph --*- C++ -*-===//
+//
+// This file declares the structural signature of a kiln module: an XXH3-128
+// hash over a deterministic walk that sees everything that changes the
+// computation and nothing that does not (see Signature.cpp for the list of
+// what is left out and why), and the sketch, one hash per op in walk order,
+// that lets a miss be explained op by op.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_SIGNATURE_SIGNATURE_H
+#define KILN_SIGNATURE_SIGNATURE_H
+
+#include "kiln/Signature/Hash128.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <vector>
+
+namespace kiln {
+
+/// The signature of a graph with what explains it.
+struct GraphSignature {
+  Hash128 signature;
+  /// One 64-bit hash per op, in walk order: the entry function, then each
+  /// called function once, in order of first call.
+  std::vector<uint64_t> sketch;
+  /// The op behind each sketch entry (filled when asked for).
+  std::vector<mlir::Operation *> sketchOps;
+  /// Constants whose value the dump left out (`{...}`): the signature cannot
+  /// tell two graphs apart that differ only in those values.
+  unsigned elidedConstants = 0;
+};
+
+/// Computes the signature of `module`, whose single public function is the
+/// entry. Fails (with a diagnostic) if there is no entry or a call cycle.
+mlir::FailureOr<GraphSignature> computeSignature(mlir::ModuleOp module,
+                                                 bool keepSketchOps = false);
+
+/// One line per kind of information that the signature leaves out, with the
+/// reason: printed by `kiln hash --explain-exclusions` and tested.
+llvm::ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>>
+getSignatureExclusions();
+
+} // namespace kiln
+
+#endif // KILN_SIGNATURE_SIGNATURE_H

@@ -1,0 +1,126 @@
+//===- Key.cpp - the cache key of a compiled graph --------------*- C++ -*-===//
+//
+// This file implements key construction and option canonicalization.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Cache/Key.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <xxhash.h>
+
+using namespace kiln;
+
+namespace {
+/// Options kiln knows, with their defaults. Unknown options (for external
+/// compilers) are kept as given.
+struct KnownOption {
+  const char *name;
+  const char *defaultValue;
+  bool isBool;
+};
+constexpr KnownOption kKnownOptions[] = {
+    {"opt-level", "2", false},
+    {"fold-causal-mask", "true", true},
+    {"fold-constants", "true", true},
+};
+
+const KnownOption *findKnownOption(llvm::StringRef name) {
+  for (const KnownOption &option : kKnownOptions)
+    if (name == option.name)
+      return &option;
+  return nullptr;
+}
+} // namespace
+
+mlir::FailureOr<std::string>
+kiln::canonicalizeOptions(const CompileOptions &options, std::string &error) {
+  std::string canonical;
+  // std::map iterates in name order.
+  for (const auto &[name, given] : options) {
+    std::string value = llvm::StringRef(given).trim().str();
+    const KnownOption *known = findKnownOption(name);
+    if (known && known->isBool) {
+      std::string lower = llvm::StringRef(value).lower();
+      if (lower == "1" || lower == "true" || lower == "on" || lower == "yes")
+        value = "true";
+      else if (lower == "0" || lower == "false" || lower == "off" ||
+               lower == "no")
+        value = "false";
+      else {
+        error = "option '" + name + "' takes true or false, not '" + given + "'";
+        return mlir::failure();
+      }
+    } else if (known && name == "opt-level") {
+      if (value != "0" && value != "1" && value != "2" && value != "3") {
+        error = "option 'opt-level' takes 0, 1, 2 or 3, not '" + given + "'";
+        return mlir::failure();
+      }
+    }
+    if (known && value == known->defaultValue)
+      continue;
+    canonical += name + "=" + value + "\n";
+  }
+  return canonical;
+}
+
+std::string kiln::getCompilerIdentity() {
+  return "kiln 0.1.0 (MLIR/LLVM " LLVM_VERSION_STRING ")";
+}
+
+KeyParts kiln::makeKeyParts(const Hash128 &signature, llvm::StringRef options,
+                            llvm::StringRef targetTriple,
+                            llvm::StringRef cpuName) {
+  KeyParts parts;
+  parts.signature = signature;
+  parts.targetTriple = targetTriple.empty() ? llvm::sys::getDefaultTargetTriple()
+                                            : targetTriple.str();
+  bool host = cpuName.empty();
+  parts.cpuName = host ? llvm::sys::getHostCPUName().str() : cpuName.str();
+  if (host) {
+    llvm::SmallVector<std::string> enabled;
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      if (feature.getValue())
+        enabled.push_back(feature.getKey().str());
+    llvm::sort(enabled);
+    parts.cpuFeatures = llvm::join(enabled, ",");
+  }
+  parts.options = options.str();
+  parts.compiler = getCompilerIdentity();
+  return parts;
+}
+
+Hash128 KeyParts::key() const {
+  std::string bytes;
+  llvm::raw_string_ostream os(bytes);
+  auto put = [&](llvm::StringRef part) {
+    os << part.size() << ':' << part << ';';
+  };
+  put("kiln-key");
+  put(signature.toHex());
+  put(targetTriple);
+  put(cpuName);
+  put(cpuFeatures);
+  put(options);
+  put(compiler);
+  put(std::to_string(formatVersion));
+  return Hash128::of(bytes);
+}
+
+llvm::json::Object KeyParts::toJson() const {
+  return llvm::json::Object{
+      {"signature", signature.toHex()},
+      {"target_triple", targetTriple},
+      {"cpu", cpuName},
+      {"cpu_features", cpuFeatures},
+      {"options", options},
+      {"compiler", compiler},
+      {"format_version", (int64_t)formatVersion},
+      {"key", key().toHex()},
+  };
+}

@@ -1,0 +1,367 @@
+//===- Signature.cpp - canonical structural signature of a graph -*- C++ -*-===//
+//
+// This file implements the signature walk. Each op is encoded into a small
+// byte buffer (name, result types, operands by position, attributes sorted
+// by name, region structure); the buffer feeds both the streaming XXH3-128
+// of the whole graph and the op's own 64-bit sketch entry. Functions are
+// hashed once each and calls are encoded by the callee's signature, so the
+// order and names of computations in the dump never matter.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Signature/Signature.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <xxhash.h>
+
+using namespace mlir;
+using namespace kiln;
+
+/// Everything the signature leaves out, in one place. Each of these changes
+/// when a user edits code around a training step without changing the
+/// computation, and would otherwise force a recompilation that takes hours.
+static const std::pair<llvm::StringRef, llvm::StringRef> kExclusions[] = {
+    {"locations (HLO metadata: op_name, source_file, source_line, stack "
+     "frames)",
+     "an edited comment or an added import shifts every source line"},
+    {"SSA value names and HLO instruction names and ids",
+     "operands are hashed by the position of their producer instead"},
+    {"function (computation) names",
+     "a call is hashed by its callee's own signature"},
+    {"the module name",
+     "frameworks number it (jit_train_step.123) per process"},
+    {"the order of computations in the dump",
+     "functions are reached through calls from the entry"},
+    {"computations that the entry never reaches",
+     "dead code is not compiled"},
+    {"function visibility and the function type attribute",
+     "the entry is the only public function; argument and result types are "
+     "hashed from the body"},
+};
+
+llvm::ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>>
+kiln::getSignatureExclusions() {
+  return kExclusions;
+}
+
+namespace {
+
+/// Inherent attributes of builtin and func ops that carry only names.
+bool isExcludedAttribute(Operation *op, llvm::StringRef name) {
+  if (isa<func::FuncOp>(op))
+    return name == "sym_name" || name == "sym_visibility" ||
+           name == "function_type" || name == "arg_attrs" ||
+           name == "res_attrs";
+  if (isa<func::CallOp>(op))
+    return name == "callee";
+  return false;
+}
+
+class SignatureWalker {
+public:
+  SignatureWalker(ModuleOp module, bool keepOps)
+      : module(module), keepOps(keepOps) {}
+
+  FailureOr<GraphSignature> run();
+
+private:
+  struct FunctionHash {
+    Hash128 hash;
+    bool inProgress = false;
+  };
+
+  FailureOr<Hash128> hashFunction(func::FuncOp function);
+  LogicalResult encodeOp(Operation *op, XXH3_state_t *state);
+  void encodeAttribute(Attribute attr);
+  void encodeType(Type type);
+  void putU64(uint64_t value) {
+    buffer.append(reinterpret_cast<const char *>(&value),
+                  reinterpret_cast<const char *>(&value) + sizeof(value));
+  }
+  void putBytes(llvm::StringRef bytes) {
+    putU64(bytes.size());
+    buffer.append(bytes.begin(), bytes.end());
+  }
+  void putTag(char tag) { buffer.push_back(tag); }
+
+  ModuleOp module;
+  bool keepOps;
+  GraphSignature result;
+  /// The op being encoded; reused to avoid allocations.
+  llvm::SmallVector<char, 512> buffer;
+  llvm::DenseMap<Operation *, FunctionHash> functionHashes;
+  /// Each function's own sketch entries and ops.
+  llvm::DenseMap<Operation *,
+                 std::pair<std::vector<uint64_t>, std::vector<Operation *>>>
+      sketches;
+  /// Functions in order of first call (the entry first): the sketch order.
+  llvm::SmallVector<Operation *> order;
+  /// Value numbering inside the function being hashed.
+  llvm::DenseMap<Value, uint64_t> valueIds;
+  /// Printed types, stable across processes, computed once per type.
+  llvm::DenseMap<Type, std::string> typeText;
+};
+
+} // namespace
+
+void SignatureWalker::encodeType(Type type) {
+  auto it = typeText.find(type);
+  if (it == typeText.end()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    type.print(os);
+    it = typeText.try_emplace(type, std::move(text)).first;
+  }
+  putBytes(it->second);
+}
+
+void SignatureWalker::encodeAttribute(Attribute attr) {
+  // Attributes are hashed by content, never by their uniqued pointer, so
+  // that the signature is the same in every process.
+  if (auto text = dyn_cast<StringAttr>(attr)) {
+    putTag('s');
+    putBytes(text.getValue());
+  } else if (auto boolean = dyn_cast<BoolAttr>(attr)) {
+    putTag('b');
+    putU64(boolean.getValue());
+  } else if (auto integer = dyn_cast<IntegerAttr>(attr)) {
+    putTag('i');
+    encodeType(integer.getType());
+    const llvm::APInt &value = integer.getValue();
+    putU64(value.getBitWidth());
+    for (unsigned i = 0; i < value.getNumWords(); ++i)
+      putU64(value.getRawData()[i]);
+  } else if (auto floating = dyn_cast<FloatAttr>(attr)) {
+    putTag('f');
+    encodeType(floating.getType());
+    llvm::APInt bits = floating.getValue().bitcastToAPInt();
+    for (unsigned i = 0; i < bits.getNumWords(); ++i)
+      putU64(bits.getRawData()[i]);
+  } else if (auto array = dyn_cast<DenseI64ArrayAttr>(attr)) {
+    putTag('a');
+    putU64(array.size());
+    for (int64_t value : array.asArrayRef())
+      putU64(value);
+  } else if (auto dense = dyn_cast<DenseIntOrFPElementsAttr>(attr)) {
+    putTag('d');
+    encodeType(dense.getType());
+    putU64(dense.isSplat());
+    putBytes(llvm::StringRef(dense.getRawData().data(),
+                             dense.getRawData().size()));
+  } else if (auto list = dyn_cast<ArrayAttr>(attr)) {
+    putTag('A');
+    putU64(list.size());
+    for (Attribute element : list)
+      encodeAttribute(element);
+  } else if (auto dict = dyn_cast<DictionaryAttr>(attr)) {
+    putTag('D');
+    putU64(dict.size());
+    for (NamedAttribute entry : dict) { // sorted by name
+      putBytes(entry.getName().getValue());
+      encodeAttribute(entry.getValue());
+    }
+  } else if (auto typeAttr = dyn_cast<TypeAttr>(attr)) {
+    putTag('t');
+    encodeType(typeAttr.getValue());
+  } else if (isa<UnitAttr>(attr)) {
+    putTag('u');
+  } else {
+    // Anything else: its printed form, which is stable.
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    attr.print(os);
+    putTag('p');
+    putBytes(text);
+  }
+}
+
+LogicalResult SignatureWalker::encodeOp(Operation *op, XXH3_state_t *state) {
+  // A callee is hashed first: hashing it reuses the encoding buffer.
+  std::optional<Hash128> calleeHash;
+  if (auto call = dyn_cast<func::CallOp>(op)) {
+    auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    if (!callee)
+      return call.emitError("call to unknown function @") << call.getCallee();
+    FailureOr<Hash128> hash = hashFunction(callee);
+    if (failed(hash))
+      return failure();
+    calleeHash = *hash;
+  }
+  buffer.clear();
+  putBytes(op->getName().getStringRef());
+  putU64(op->getNumResults());
+  for (Type type : op->getResultTypes())
+    encodeType(type);
+  putU64(op->getNumOperands());
+  for (Value operand : op->getOperands()) {
+    auto it = valueIds.find(operand);
+    putU64(it == valueIds.end() ? ~0ull : it->second);
+  }
+  // Attributes in name order; inherent and discardable alike (sharding,
+  // layouts and frontend attributes change what is compiled).
+  llvm::SmallVector<NamedAttribute, 8> attrs(op->getAttrs().begin(),
+                                             op->getAttrs().end());
+  llvm::sort(attrs, [](NamedAttribute a, NamedAttribute b) {
+    return a.getName().getValue() < b.getName().getValue();
+  });
+  for (NamedAttribute attr : attrs) {
+    if (isExcludedAttribute(op, attr.getName().getValue()))
+      continue;
+    putBytes(attr.getName().getValue());
+    encodeAttribute(attr.getValue());
+  }
+  if (calleeHash) {
+    putTag('c');
+    putU64(calleeHash->high);
+    putU64(calleeHash->low);
+  }
+  if (isa<ElidedConstantOp>(op))
+    ++result.elidedConstants;
+  putU64(op->getNumRegions());
+  for (Region &region : op->getRegions()) {
+    putU64(region.getBlocks().size());
+    for (Block &block : region) {
+      putU64(block.getNumArguments());
+      for (BlockArgument arg : block.getArguments()) {
+        encodeType(arg.getType());
+        valueIds.try_emplace(arg, valueIds.size());
+      }
+    }
+  }
+  for (Value resultValue : op->getResults())
+    valueIds.try_emplace(resultValue, valueIds.size());
+
+  XXH3_128bits_update(state, buffer.data(), buffer.size());
+  result.sketch.push_back(XXH3_64bits(buffer.data(), buffer.size()));
+  if (keepOps)
+    result.sketchOps.push_back(op);
+
+  // Nested ops follow their parent, in order.
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      for (Operation &nested : block)
+        if (failed(encodeOp(&nested, state)))
+          return failure();
+  return success();
+}
+
+FailureOr<Hash128> SignatureWalker::hashFunction(func::FuncOp function) {
+  FunctionHash &entry = functionHashes[function];
+  if (entry.inProgress)
+    return function.emitError("function @")
+           << function.getSymName() << " calls itself";
+  if (entry.hash != Hash128())
+    return entry.hash;
+  if (function.isExternal())
+    return function.emitError("function @")
+           << function.getSymName() << " has no body";
+  entry.inProgress = true;
+  order.push_back(function);
+
+  // Each function is numbered and hashed on its own; its ops join the
+  // sketch after the entry's, so the walk stays deterministic.
+  llvm::DenseMap<Value, uint64_t> savedIds;
+  std::swap(savedIds, valueIds);
+  std::vector<uint64_t> savedSketch;
+  std::vector<Operation *> savedOps;
+  std::swap(savedSketch, result.sketch);
+  std::swap(savedOps, result.sketchOps);
+
+  XXH3_state_t *state = XXH3_createState();
+  XXH3_128bits_reset(state);
+  buffer.clear();
+  putBytes("func");
+  Block &body = function.getBody().front();
+  putU64(body.getNumArguments());
+  for (BlockArgument arg : body.getArguments()) {
+    encodeType(arg.getType());
+    DictionaryAttr attrs = function.getArgAttrDict(arg.getArgNumber());
+    encodeAttribute(attrs ? attrs : DictionaryAttr::get(function.getContext()));
+    valueIds.try_emplace(arg, valueIds.size());
+  }
+  putU64(function.getNumResults());
+  for (unsigned i = 0; i < function.getNumResults(); ++i) {
+    encodeType(function.getResultTypes()[i]);
+    DictionaryAttr attrs = function.getResultAttrDict(i);
+    encodeAttribute(attrs ? attrs : DictionaryAttr::get(function.getContext()));
+  }
+  XXH3_128bits_update(state, buffer.data(), buffer.size());
+
+  LogicalResult walked = success();
+  for (Operation &op : body)
+    if (failed(encodeOp(&op, state))) {
+      walked = failure();
+      break;
+    }
+  XXH128_hash_t digest = XXH3_128bits_digest(state);
+  XXH3_freeState(state);
+
+  std::swap(savedIds, valueIds);
+  std::swap(savedSketch, result.sketch);
+  std::swap(savedOps, result.sketchOps);
+  FunctionHash &done = functionHashes[function];
+  done.inProgress = false;
+  if (failed(walked))
+    return failure();
+  done.hash = Hash128{digest.high64, digest.low64};
+  // savedSketch now holds this function's own entries.
+  sketches.try_emplace(function, std::move(savedSketch), std::move(savedOps));
+  return done.hash;
+}
+
+FailureOr<GraphSignature> SignatureWalker::run() {
+  func::FuncOp entry;
+  for (auto function : module.getOps<func::FuncOp>()) {
+    if (!function.isPublic())
+      continue;
+    if (entry)
+      return function.emitError("a second public function; the entry of a "
+                                "graph must be its only public function");
+    entry = function;
+  }
+  if (!entry)
+    return module.emitError("no public function: the graph has no entry");
+  FailureOr<Hash128> entryHash = hashFunction(entry);
+  if (failed(entryHash))
+    return failure();
+
+  // Module attributes (partitions, replicas, entry layout, aliasing) change
+  // what is compiled; the module's name does not.
+  buffer.clear();
+  putBytes("module");
+  llvm::SmallVector<NamedAttribute, 8> attrs;
+  for (NamedAttribute attr : module->getAttrs())
+    if (attr.getName().getValue() != "sym_name" &&
+        attr.getName().getValue() != "sym_visibility")
+      attrs.push_back(attr);
+  llvm::sort(attrs, [](NamedAttribute a, NamedAttribute b) {
+    return a.getName().getValue() < b.getName().getValue();
+  });
+  for (NamedAttribute attr : attrs) {
+    putBytes(attr.getName().getValue());
+    encodeAttribute(attr.getValue());
+  }
+  putU64(entryHash->high);
+  putU64(entryHash->low);
+  result.signature = Hash128::of(llvm::StringRef(buffer.data(), buffer.size()));
+
+  for (Operation *function : order) {
+    auto &[hashes, ops] = sketches[function];
+    result.sketch.insert(result.sketch.end(), hashes.begin(), hashes.end());
+    result.sketchOps.insert(result.sketchOps.end(), ops.begin(), ops.end());
+  }
+  return std::move(result);
+}
+
+FailureOr<GraphSignature> kiln::computeSignature(ModuleOp module,
+                                                 bool keepSketchOps) {
+  return SignatureWalker(module, keepSketchOps).run();
+}

@@ -1,0 +1,105 @@
+//===- DiffCommand.cpp - kiln diff ------------------------------*- C++ -*-===//
+//
+// This file implements `kiln diff A B`: it compares the two graphs' sketches
+// (one hash per op, in the signature's walk order) and names the first op
+// that differs, printed from both graphs with its position in the dump and
+// the Python source line it came from.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "kiln/Import/LoadGraph.h"
+#include "kiln/Signature/Signature.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace {
+
+/// `file:line:col` of an op in its dump, and the user's source line when the
+/// dump's metadata had one.
+std::string describeLocation(Location loc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  Location position = loc, source = UnknownLoc::get(loc.getContext());
+  if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    position = fused.getLocations()[0];
+    if (fused.getLocations().size() > 1)
+      source = fused.getLocations()[1];
+  }
+  if (auto file = dyn_cast<FileLineColLoc>(position))
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  std::string opName;
+  if (auto name = dyn_cast<NameLoc>(source)) {
+    opName = name.getName().str();
+    source = name.getChildLoc();
+  }
+  while (auto callSite = dyn_cast<CallSiteLoc>(source))
+    source = callSite.getCallee();
+  if (auto name = dyn_cast<NameLoc>(source))
+    source = name.getChildLoc();
+  if (auto file = dyn_cast<FileLineColLoc>(source))
+    os << " (" << file.getFilename().getValue() << ":" << file.getLine()
+       << (opName.empty() ? "" : ", " + opName) << ")";
+  else if (!opName.empty())
+    os << " (" << opName << ")";
+  return text;
+}
+
+std::string printOp(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os, OpPrintingFlags().skipRegions().useLocalScope());
+  return text;
+}
+
+} // namespace
+
+int kiln::runDiff(const DiffOptions &options) {
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  OwningOpRef<ModuleOp> first =
+      loadGraph(options.first, &context, llvm::errs());
+  OwningOpRef<ModuleOp> second =
+      loadGraph(options.second, &context, llvm::errs());
+  if (!first || !second)
+    return ExitInputError;
+  FailureOr<GraphSignature> a = computeSignature(*first, /*keepOps=*/true);
+  FailureOr<GraphSignature> b = computeSignature(*second, /*keepOps=*/true);
+  if (failed(a) || failed(b))
+    return ExitInputError;
+  if (a->signature == b->signature) {
+    llvm::outs() << "same computation\n";
+    return ExitSuccess;
+  }
+  size_t common = std::min(a->sketch.size(), b->sketch.size());
+  size_t index = 0;
+  while (index < common && a->sketch[index] == b->sketch[index])
+    ++index;
+  llvm::outs() << "different computations\n";
+  if (index == common && a->sketch.size() == b->sketch.size()) {
+    llvm::outs() << "every op is the same; the module attributes or the "
+                    "entry's parameter attributes differ (sharding, layouts, "
+                    "partitions, aliasing)\n";
+    return ExitSomeFailed;
+  }
+  llvm::outs() << "first difference at op " << index + 1 << " of "
+               << a->sketch.size() << " (" << options.first << ") and "
+               << b->sketch.size() << " (" << options.second << "):\n";
+  auto show = [&](llvm::StringRef label, const GraphSignature &graph) {
+    if (index >= graph.sketchOps.size()) {
+      llvm::outs() << "  " << label << ": (no more ops)\n";
+      return;
+    }
+    Operation *op = graph.sketchOps[index];
+    llvm::outs() << "  " << label << ": " << describeLocation(op->getLoc())
+                 << "\n      " << printOp(op) << "\n";
+  };
+  show("A", *a);
+  show("B", *b);
+  return ExitSomeFailed;
+}
