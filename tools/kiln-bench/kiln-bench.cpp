@@ -1,0 +1,493 @@
+//===- kiln-bench.cpp - import throughput and memory benchmark --*- C++ -*-===//
+//
+// This file implements kiln-bench. `kiln-bench import` imports HLO text files
+// on one thread, several times each, and prints per file the import time, the
+// throughput in MB/s and ops/s, the floor (reading the file and hashing it
+// with XXH3-128, the least that any keying of a graph costs), the ratio of
+// the two, and the peak memory of an import as a multiple of the file size.
+// It measures and reports; it asserts nothing and exits 0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Import/Hlo/HloImporter.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <CLI/CLI.hpp>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <chrono>
+#include <malloc.h>
+#include <optional>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace mlir;
+
+namespace {
+
+/// Options of `kiln-bench import`.
+struct ImportBenchOptions {
+  std::vector<std::string> paths;
+  unsigned repeat = 5;
+  bool json = false;
+};
+
+/// One HLO file to measure.
+struct BenchFile {
+  /// Where to open it.
+  std::string path;
+  /// How to show it: relative to the directory it was found in.
+  std::string name;
+};
+
+/// What was measured on one file. Times are in seconds, sizes in bytes.
+struct FileResult {
+  BenchFile file;
+  bool ok = false;
+  /// Why the import failed, when it did.
+  std::string error;
+  uint64_t bytes = 0;
+  uint64_t ops = 0;
+  double bestImport = 0;
+  double medianImport = 0;
+  double bestFloor = 0;
+  /// Growth of the resident set at the peak of a first import; -1 if unknown.
+  int64_t peakBytes = -1;
+};
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double megabytes(uint64_t bytes) { return bytes / 1e6; }
+
+/// Adds `root` to `files`: the file itself, or every `*.hlo` below it when it
+/// is a directory, sorted by name.
+void collectFiles(llvm::StringRef root, std::vector<BenchFile> &files) {
+  if (!llvm::sys::fs::is_directory(root)) {
+    if (llvm::sys::fs::exists(root))
+      files.push_back({root.str(), root.str()});
+    else
+      llvm::errs() << "kiln-bench: warning: no such file or directory: " << root
+                   << "\n";
+    return;
+  }
+  std::vector<BenchFile> found;
+  std::error_code error;
+  for (llvm::sys::fs::recursive_directory_iterator it(root, error), end;
+       it != end && !error; it.increment(error)) {
+    llvm::StringRef path = it->path();
+    if (it->type() == llvm::sys::fs::file_type::directory_file ||
+        llvm::sys::path::extension(path) != ".hlo")
+      continue;
+    llvm::StringRef name = path;
+    name.consume_front(root);
+    name = name.ltrim('/');
+    found.push_back({path.str(), name.str()});
+  }
+  if (error)
+    llvm::errs() << "kiln-bench: warning: " << root << ": " << error.message()
+                 << "\n";
+  llvm::sort(found, [](const BenchFile &lhs, const BenchFile &rhs) {
+    return lhs.name < rhs.name;
+  });
+  llvm::append_range(files, found);
+}
+
+/// Reads a whole file into a heap buffer. `IsVolatile` makes MemoryBuffer
+/// read() the file rather than mmap it, so that the copy into memory is paid
+/// inside the timed region, by the floor and by the import alike.
+llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>
+readFile(llvm::StringRef path) {
+  return llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                     /*RequiresNullTerminator=*/true,
+                                     /*IsVolatile=*/true);
+}
+
+/// Counts the ops of a module the way `kiln import --summary` does: kiln
+/// dialect ops, terminators of regions excluded.
+uint64_t countOps(ModuleOp module) {
+  uint64_t ops = 0;
+  module.walk([&](Operation *op) {
+    Dialect *dialect = op->getDialect();
+    if (dialect && dialect->getNamespace() == "kiln" &&
+        !isa<kiln::ReturnOp>(op))
+      ++ops;
+  });
+  return ops;
+}
+
+/// Reads and imports `path` once. On failure returns null and sets `error` to
+/// the first error; the diagnostics go to stderr only if `print` is set.
+OwningOpRef<ModuleOp> importFile(llvm::StringRef path, MLIRContext &context,
+                                 bool print, std::string &error) {
+  auto buffer = readFile(path);
+  if (!buffer) {
+    error = buffer.getError().message();
+    return nullptr;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  std::optional<SourceMgrDiagnosticHandler> printer;
+  if (print)
+    printer.emplace(sourceMgr, &context, llvm::errs());
+  // Registered last, so it sees each diagnostic first; it keeps the first
+  // error and hands the diagnostic on to the printer, if any.
+  ScopedDiagnosticHandler recorder(&context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error && error.empty()) {
+      error = diag.str();
+      if (auto loc = dyn_cast<FileLineColLoc>(diag.getLocation()))
+        error = llvm::formatv("{0}:{1}: {2}", loc.getLine(), loc.getColumn(),
+                              error);
+    }
+    return success(!print);
+  });
+  return kiln::importHloText(sourceMgr, &context);
+}
+
+/// Reads one "Field:  N kB" line of /proc/self/status, in bytes; -1 if absent.
+int64_t readProcStatus(llvm::StringRef field) {
+  auto status = llvm::MemoryBuffer::getFileAsStream("/proc/self/status");
+  if (!status)
+    return -1;
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*status)->getBuffer().split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    if (!line.consume_front(field) || !line.consume_front(":"))
+      continue;
+    llvm::StringRef value = line.trim();
+    int64_t kilobytes;
+    if (value.consume_back("kB") && !value.trim().getAsInteger(10, kilobytes))
+      return kilobytes * 1024;
+  }
+  return -1;
+}
+
+/// Makes VmHWM start again from the current resident size (Linux >= 4.0).
+bool resetPeakResidentSize() {
+  std::error_code error;
+  llvm::raw_fd_ostream clearRefs("/proc/self/clear_refs", error);
+  if (error)
+    return false;
+  clearRefs << "5";
+  clearRefs.close();
+  return !clearRefs.has_error();
+}
+
+/// Measures, in a forked child, how much the resident set grows at the peak
+/// of importing `path`: the file's bytes, the parser's temporaries, the module
+/// and the uniqued types and attributes. A first, unmeasured import in a
+/// scratch context faults in the code of libMLIR and kiln, which every import
+/// shares and is no part of one graph's cost; malloc_trim then hands the heap
+/// it freed back to the kernel, so that the measured import, in a fresh
+/// context, pays for every page it touches. The child also keeps a crash in
+/// the importer from taking the benchmark down. Returns -1 if the growth
+/// could not be measured; sets `crashed` if the child died.
+int64_t measurePeakGrowth(llvm::StringRef path, bool &crashed) {
+  crashed = false;
+  int fds[2];
+  if (pipe(fds) != 0)
+    return -1;
+  llvm::outs().flush();
+  llvm::errs().flush();
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    std::string error;
+    {
+      MLIRContext scratch(MLIRContext::Threading::DISABLED);
+      importFile(path, scratch, /*print=*/false, error);
+    }
+    malloc_trim(0);
+    MLIRContext context(MLIRContext::Threading::DISABLED);
+    context.loadDialect<kiln::KilnDialect, func::FuncDialect>();
+    int64_t growth = -1;
+    if (resetPeakResidentSize()) {
+      int64_t before = readProcStatus("VmRSS");
+      OwningOpRef<ModuleOp> module =
+          importFile(path, context, /*print=*/false, error);
+      int64_t peak = readProcStatus("VmHWM");
+      if (before >= 0 && peak >= 0)
+        growth = peak - before;
+    }
+    ssize_t written = write(fds[1], &growth, sizeof(growth));
+    _exit(written == sizeof(growth) ? 0 : 1);
+  }
+  close(fds[1]);
+  int64_t growth = -1;
+  if (pid < 0 || read(fds[0], &growth, sizeof(growth)) != sizeof(growth))
+    growth = -1;
+  close(fds[0]);
+  int status = 0;
+  if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFSIGNALED(status))
+    crashed = true;
+  return growth;
+}
+
+volatile uint64_t hashSink;
+
+double median(std::vector<double> times) {
+  llvm::sort(times);
+  size_t n = times.size();
+  return n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+}
+
+/// Times `repeat` imports of `result.file` and `repeat` reads+hashes of it.
+void timeFile(FileResult &result, MLIRContext &context, unsigned repeat) {
+  std::vector<double> imports;
+  for (unsigned run = 0; run < repeat; ++run) {
+    std::string error;
+    Clock::time_point start = Clock::now();
+    OwningOpRef<ModuleOp> module =
+        importFile(result.file.path, context, /*print=*/run == 0, error);
+    double seconds = secondsSince(start);
+    if (!module) {
+      result.error = error.empty() ? "import failed" : error;
+      return;
+    }
+    if (run == 0)
+      result.ops = countOps(*module);
+    imports.push_back(seconds);
+    // The module is destroyed here, outside the timed region.
+  }
+  result.ok = true;
+  result.bestImport = *llvm::min_element(imports);
+  result.medianImport = median(imports);
+
+  std::vector<double> floors;
+  for (unsigned run = 0; run < repeat; ++run) {
+    Clock::time_point start = Clock::now();
+    auto buffer = readFile(result.file.path);
+    if (!buffer) {
+      result.ok = false;
+      result.error = buffer.getError().message();
+      return;
+    }
+    XXH128_hash_t hash =
+        XXH3_128bits((*buffer)->getBufferStart(), (*buffer)->getBufferSize());
+    floors.push_back(secondsSince(start));
+    // Stored through a volatile so that the hash is not optimized away.
+    hashSink = hash.low64 ^ hash.high64;
+  }
+  result.bestFloor = *llvm::min_element(floors);
+}
+
+void printHeader(llvm::raw_ostream &os, size_t numFiles, unsigned repeat) {
+  os << llvm::formatv(
+      "kiln-bench import: {0} files, {1} runs each, one thread\n"
+      "  import: read the file into memory, then kiln::importHloText (parse, "
+      "build, verify);\n"
+      "          one MLIRContext without multithreading, reused by all runs; "
+      "the module is\n"
+      "          destroyed between runs, outside the timing; warm page cache; "
+      "best and median\n"
+      "  floor:  read the file into memory and XXH3-128 its bytes (best run): "
+      "the least that\n"
+      "          keying a graph costs; ratio = best import / floor\n"
+      "  peak:   resident-set growth (VmHWM after - VmRSS before) of an "
+      "import in a fresh\n"
+      "          MLIRContext, in a forked process whose code pages an "
+      "unmeasured import warmed\n"
+      "          and whose freed heap malloc_trim returned; as a multiple of "
+      "the file size,\n"
+      "          counting the file's own bytes (1x); page-grained, so small "
+      "files show fixed costs\n"
+      "  MB = 10^6 bytes\n\n",
+      numFiles, repeat);
+}
+
+void printTable(llvm::raw_ostream &os, const std::vector<FileResult> &results,
+                unsigned repeat) {
+  printHeader(os, results.size(), repeat);
+  size_t width = 4;
+  for (const FileResult &result : results)
+    width = std::max(width, result.file.name.size());
+  os << llvm::left_justify("file", width)
+     << llvm::format("  %8s %7s %9s %9s %7s %9s %9s %8s %6s %7s\n", "KiB",
+                     "ops", "best ms", "median ms", "MB/s", "ops/s", "floor ms",
+                     "fl. MB/s", "ratio", "peak");
+
+  uint64_t bytes = 0, ops = 0;
+  double importSeconds = 0, floorSeconds = 0, maxPeak = 0;
+  unsigned imported = 0;
+  std::string maxPeakName;
+  for (const FileResult &result : results) {
+    os << llvm::left_justify(result.file.name, width)
+       << llvm::format("  %8.1f ", result.bytes / 1024.0);
+    if (!result.ok) {
+      os << "FAILED: " << result.error << "\n";
+      continue;
+    }
+    ++imported;
+    bytes += result.bytes;
+    ops += result.ops;
+    importSeconds += result.bestImport;
+    floorSeconds += result.bestFloor;
+    os << llvm::format("%7llu %9.3f %9.3f %7.1f %9.0f %9.3f %8.0f %5.0fx ",
+                       (unsigned long long)result.ops, result.bestImport * 1e3,
+                       result.medianImport * 1e3,
+                       megabytes(result.bytes) / result.bestImport,
+                       result.ops / result.bestImport, result.bestFloor * 1e3,
+                       megabytes(result.bytes) / result.bestFloor,
+                       result.bestImport / result.bestFloor);
+    if (result.peakBytes < 0) {
+      os << llvm::format("%7s\n", "n/a");
+      continue;
+    }
+    double peak = double(result.peakBytes) / result.bytes;
+    os << llvm::format("%6.1fx\n", peak);
+    if (peak > maxPeak && result.bytes >= (100 << 10)) {
+      maxPeak = peak;
+      maxPeakName = result.file.name;
+    }
+  }
+
+  os << llvm::formatv("\ntotal: {0} of {1} files imported, {2:f2} MB, {3} "
+                      "ops\n",
+                      imported, results.size(), megabytes(bytes), ops);
+  if (imported == 0)
+    return;
+  os << llvm::formatv("  import: {0:f1} ms (sum of best runs), {1:f1} MB/s, "
+                      "{2:f0} ops/s\n",
+                      importSeconds * 1e3, megabytes(bytes) / importSeconds,
+                      ops / importSeconds);
+  os << llvm::formatv("  floor:  {0:f2} ms, {1:f0} MB/s; import/floor = "
+                      "{2:f0}x\n",
+                      floorSeconds * 1e3, megabytes(bytes) / floorSeconds,
+                      importSeconds / floorSeconds);
+  if (!maxPeakName.empty())
+    os << llvm::formatv("  peak:   at most {0:f1}x file size over files of "
+                        "100 KiB and more ({1})\n",
+                        maxPeak, maxPeakName);
+}
+
+void printJson(llvm::raw_ostream &os, const std::vector<FileResult> &results,
+               unsigned repeat) {
+  llvm::json::Array files;
+  uint64_t bytes = 0, ops = 0;
+  unsigned imported = 0;
+  double importSeconds = 0, floorSeconds = 0;
+  for (const FileResult &result : results) {
+    llvm::json::Object file{{"file", result.file.name},
+                            {"path", result.file.path},
+                            {"ok", result.ok},
+                            {"bytes", result.bytes}};
+    if (!result.ok) {
+      file["error"] = result.error;
+    } else {
+      ++imported;
+      bytes += result.bytes;
+      ops += result.ops;
+      importSeconds += result.bestImport;
+      floorSeconds += result.bestFloor;
+      file["ops"] = result.ops;
+      file["import_best_s"] = result.bestImport;
+      file["import_median_s"] = result.medianImport;
+      file["import_mb_per_s"] = megabytes(result.bytes) / result.bestImport;
+      file["ops_per_s"] = result.ops / result.bestImport;
+      file["floor_s"] = result.bestFloor;
+      file["floor_mb_per_s"] = megabytes(result.bytes) / result.bestFloor;
+      file["ratio"] = result.bestImport / result.bestFloor;
+    }
+    if (result.peakBytes >= 0) {
+      file["peak_bytes"] = result.peakBytes;
+      file["peak_x_size"] = double(result.peakBytes) / result.bytes;
+    }
+    files.push_back(std::move(file));
+  }
+  llvm::json::Object total{{"files", (int64_t)results.size()},
+                           {"imported", imported},
+                           {"bytes", bytes},
+                           {"ops", ops},
+                           {"import_s", importSeconds},
+                           {"floor_s", floorSeconds}};
+  if (importSeconds > 0)
+    total["import_mb_per_s"] = megabytes(bytes) / importSeconds;
+  llvm::json::Object report{{"repeat", repeat},
+                            {"files", std::move(files)},
+                            {"total", std::move(total)}};
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
+}
+
+int runImportBench(const ImportBenchOptions &options) {
+  std::vector<BenchFile> files;
+  for (const std::string &path : options.paths)
+    collectFiles(path, files);
+
+  // Memory first, each file in its own child: a file that crashes the
+  // importer is then known before this process imports it.
+  std::vector<FileResult> results;
+  for (const BenchFile &file : files) {
+    FileResult result;
+    result.file = file;
+    uint64_t size = 0;
+    if (!llvm::sys::fs::file_size(file.path, size))
+      result.bytes = size;
+    bool crashed = false;
+    result.peakBytes = measurePeakGrowth(file.path, crashed);
+    if (crashed)
+      result.error = "the importer crashed";
+    results.push_back(std::move(result));
+  }
+
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  context.loadDialect<kiln::KilnDialect, func::FuncDialect>();
+  for (FileResult &result : results)
+    if (result.error.empty())
+      timeFile(result, context, options.repeat);
+
+  if (options.json)
+    printJson(llvm::outs(), results, options.repeat);
+  else
+    printTable(llvm::outs(), results, options.repeat);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"kiln-bench: measures kiln's import of HLO text (speed, "
+               "memory) against the\nfloor of reading and hashing the file. "
+               "Reports only; always exits 0.\n",
+               "kiln-bench"};
+  app.require_subcommand(1);
+
+  ImportBenchOptions options;
+  CLI::App *import = app.add_subcommand(
+      "import", "Time the import of HLO files, one thread, and measure its "
+                "peak memory");
+  import->add_option("paths", options.paths,
+                     "HLO files, or directories searched recursively for "
+                     "*.hlo (default: ../shared/corpus/hlo)");
+  import->add_option("--repeat", options.repeat, "Timed runs per file")
+      ->check(CLI::Range(1u, 1000u))
+      ->capture_default_str();
+  import->add_flag("--json", options.json, "Print JSON instead of a table");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &error) {
+    // 0 for --help; any other parse problem is a usage error, as for kiln.
+    return app.exit(error) == 0 ? 0 : 2;
+  }
+  if (options.paths.empty())
+    options.paths.push_back("../shared/corpus/hlo");
+  return runImportBench(options);
+}
