@@ -9,6 +9,8 @@
 #ifndef KILN_TOOLS_KILN_COMMANDS_H
 #define KILN_TOOLS_KILN_COMMANDS_H
 
+#include "GraphKeys.h"
+
 #include <string>
 #include <vector>
 
@@ -32,10 +34,7 @@ int runImport(const ImportOptions &options);
 struct HashOptions {
   std::vector<std::string> inputs;
   bool json = false;
-  unsigned jobs = 0; ///< 0: one per core
-  std::vector<std::string> options; ///< `K=V` compile options
-  std::string targetTriple;
-  std::string cpu;
+  KeyOptions keys;
 };
 
 /// `kiln hash`: signature and cache key of each graph, in parallel.
@@ -49,10 +48,24 @@ struct DiffOptions {
 /// `kiln diff A B`: `same computation`, or the first op that differs.
 int runDiff(const DiffOptions &options);
 
-/// Parses `K=V` strings into canonical compile options; prints an error and
-/// returns false on a malformed or invalid option.
-bool parseCompileOptions(const std::vector<std::string> &given,
-                         std::string &canonical);
+struct CacheOptions {
+  std::string action; ///< check, put, get, ls, stats, explain, verify, ...
+  std::string cacheDir; ///< empty: Cache::getDefaultDirectory()
+  bool json = false;
+  KeyOptions keys;
+  std::vector<std::string> graphs; ///< check; rm (graphs or keys)
+  bool requireAll = false;
+  bool noVerify = false;
+  std::string graph;    ///< put, get, explain
+  std::string artifact; ///< put
+  std::string output;   ///< get
+  double compileSeconds = 0;
+  bool repair = false;
+  std::string maxSize; ///< prune
+};
+
+/// `kiln cache ...`: inspect and maintain the shared compile cache.
+int runCache(const CacheOptions &options);
 
 /// The version line printed by `kiln --version`.
 std::string getVersionString();

@@ -51,13 +51,13 @@ int main(int argc, char **argv) {
       ->check(CLI::ExistingFile);
   hash->add_flag("--json", hashOptions.json,
                  "Print JSON with every part of each key");
-  hash->add_option("-j,--jobs", hashOptions.jobs,
+  hash->add_option("-j,--jobs", hashOptions.keys.jobs,
                    "Graphs hashed in parallel (default: one per core)");
-  hash->add_option("--option", hashOptions.options,
+  hash->add_option("--option", hashOptions.keys.options,
                    "Compile option K=V that is part of the key (repeatable)");
-  hash->add_option("--target", hashOptions.targetTriple,
+  hash->add_option("--target", hashOptions.keys.targetTriple,
                    "Target triple of the key (default: this machine)");
-  hash->add_option("--cpu", hashOptions.cpu,
+  hash->add_option("--cpu", hashOptions.keys.cpu,
                    "Target CPU of the key (default: this machine's, with its "
                    "features)");
 
@@ -72,6 +72,85 @@ int main(int argc, char **argv) {
   diff->add_option("second", diffOptions.second, "Second graph")
       ->required()
       ->check(CLI::ExistingFile);
+
+  kiln::CacheOptions cacheOptions;
+  CLI::App *cache = app.add_subcommand(
+      "cache", "Inspect and maintain the compile cache (a directory:\n"
+               "--cache-dir, else $KILN_CACHE_DIR, else $XDG_CACHE_HOME/kiln,\n"
+               "else ~/.cache/kiln).");
+  cache->require_subcommand(1);
+  auto common = [&](CLI::App *sub) {
+    sub->add_option("--cache-dir", cacheOptions.cacheDir,
+                    "Cache directory (default: $KILN_CACHE_DIR, else "
+                    "$XDG_CACHE_HOME/kiln, else ~/.cache/kiln)");
+    sub->add_flag("--json", cacheOptions.json, "Print JSON");
+  };
+  auto keyed = [&](CLI::App *sub) {
+    sub->add_option("--option", cacheOptions.keys.options,
+                    "Compile option K=V that is part of the key (repeatable)");
+    sub->add_option("--target", cacheOptions.keys.targetTriple,
+                    "Target triple of the key (default: this machine)");
+    sub->add_option("--cpu", cacheOptions.keys.cpu,
+                    "Target CPU of the key (default: this machine's)");
+  };
+  CLI::App *check = cache->add_subcommand(
+      "check", "Say for each graph whether it is cached: hit, miss (and why) "
+               "or failed.\nHits are verified against their checksum.");
+  check->add_option("graphs", cacheOptions.graphs, "Graphs (.hlo or .mlir)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  check->add_flag("--require-all", cacheOptions.requireAll,
+                  "Exit 1 unless every graph is a hit");
+  check->add_flag("--no-verify", cacheOptions.noVerify,
+                  "Do not recompute artifact checksums");
+  check->add_option("-j,--jobs", cacheOptions.keys.jobs,
+                    "Graphs keyed in parallel (default: one per core)");
+  CLI::App *put = cache->add_subcommand(
+      "put", "Store an artifact compiled elsewhere under a graph's key.");
+  put->add_option("graph", cacheOptions.graph, "The graph")
+      ->required()
+      ->check(CLI::ExistingFile);
+  put->add_option("artifact", cacheOptions.artifact, "The compiled artifact")
+      ->required()
+      ->check(CLI::ExistingFile);
+  put->add_option("--compile-seconds", cacheOptions.compileSeconds,
+                  "How long the compilation took (for statistics)");
+  CLI::App *get = cache->add_subcommand(
+      "get", "Fetch a graph's artifact, verified; exit 1 on a miss.");
+  get->add_option("graph", cacheOptions.graph, "The graph")
+      ->required()
+      ->check(CLI::ExistingFile);
+  get->add_option("-o,--output", cacheOptions.output, "Where to write it")
+      ->required();
+  CLI::App *ls = cache->add_subcommand("ls", "List the entries.");
+  CLI::App *stats = cache->add_subcommand(
+      "stats", "Entries, bytes, hits, misses, compile time saved.");
+  CLI::App *explain = cache->add_subcommand(
+      "explain", "Say why a graph misses: which key part differs from the "
+                 "nearest\ncached entry, or the first op that differs.");
+  explain->add_option("graph", cacheOptions.graph, "The graph")
+      ->required()
+      ->check(CLI::ExistingFile);
+  CLI::App *verify = cache->add_subcommand(
+      "verify", "Check every artifact against its checksum and look for "
+                "files\nwithout entries; exit 1 if anything is wrong.");
+  verify->add_flag("--repair", cacheOptions.repair,
+                   "Remove corrupt entries and stray files");
+  CLI::App *prune = cache->add_subcommand(
+      "prune", "Remove least recently used entries down to a size.");
+  prune->add_option("--max-size", cacheOptions.maxSize,
+                    "Size to keep, e.g. 500M, 20G")
+      ->required();
+  CLI::App *rm = cache->add_subcommand(
+      "rm", "Remove entries, named by key or by graph file.");
+  rm->add_option("entries", cacheOptions.graphs, "Keys or graph files")
+      ->required();
+  CLI::App *clear = cache->add_subcommand("clear", "Remove every entry.");
+  for (CLI::App *sub : {check, put, get, ls, stats, explain, verify, prune, rm,
+                        clear})
+    common(sub);
+  for (CLI::App *sub : {check, put, get, explain, rm})
+    keyed(sub);
 
   try {
     app.parse(argc, argv);
@@ -95,5 +174,10 @@ int main(int argc, char **argv) {
     return kiln::runHash(hashOptions);
   if (diff->parsed())
     return kiln::runDiff(diffOptions);
+  if (cache->parsed()) {
+    for (CLI::App *sub : cache->get_subcommands())
+      cacheOptions.action = sub->get_name();
+    return kiln::runCache(cacheOptions);
+  }
   return kiln::ExitInputError;
 }

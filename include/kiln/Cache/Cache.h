@@ -1,0 +1,188 @@
+//===- Cache.h - the shared compile cache -----------------------*- C++ -*-===//
+//
+// This file declares the compile cache: a directory with a SQLite index and
+// content-addressed artifact files (cache/FORMAT.md). It is safe to use from
+// many processes at once, survives crashes at any point, and never returns a
+// partial or corrupt artifact. Keys are opaque 32-hex-digit strings here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CACHE_CACHE_H
+#define KILN_CACHE_CACHE_H
+
+#include "kiln/Cache/Key.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace kiln {
+
+/// One row of the index.
+struct CacheEntry {
+  std::string key;
+  bool ok = false; ///< false: a recorded failed compilation
+  std::string path; ///< the artifact (ok) or the compiler's log (failed)
+  uint64_t size = 0;
+  std::string checksum;
+  double compileSeconds = 0;
+  int64_t createdMs = 0;
+  int64_t lastUsedMs = 0;
+  int64_t hits = 0;
+  KeyParts parts;
+  std::string source;
+  std::vector<uint64_t> sketch;
+};
+
+/// What a lookup found.
+enum class LookupStatus {
+  Hit,     ///< an artifact, checksum verified if asked
+  Miss,    ///< nothing
+  Failed,  ///< a recorded failed compilation
+  Corrupt, ///< an artifact whose file was missing or did not match its
+           ///< checksum; the entry was removed, so this is also a miss
+};
+
+struct LookupResult {
+  LookupStatus status = LookupStatus::Miss;
+  std::optional<CacheEntry> entry;
+  std::string problem; ///< for Corrupt: what was wrong
+};
+
+/// What `claim` decided.
+enum class ClaimStatus {
+  Claimed,      ///< the caller holds the lease and should compile
+  AlreadyDone,  ///< an entry exists (ok, or failed unless retrying)
+  HeldElsewhere ///< another live process holds the lease
+};
+
+struct CacheStats {
+  uint64_t entries = 0;
+  uint64_t failedEntries = 0;
+  uint64_t bytes = 0;
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t corrupt = 0;
+  uint64_t activeLeases = 0;
+  /// Sum over entries of compile time times hits: what the cache saved.
+  double compileSecondsSaved = 0;
+};
+
+struct VerifyReport {
+  uint64_t checked = 0;
+  std::vector<std::string> missingFiles; ///< keys whose file is gone
+  std::vector<std::string> corruptFiles; ///< keys whose checksum mismatched
+  std::vector<std::string> orphanFiles;  ///< files without a row
+  std::vector<std::string> staleTemporaries;
+  bool repaired = false;
+  bool clean() const {
+    return missingFiles.empty() && corruptFiles.empty() &&
+           orphanFiles.empty() && staleTemporaries.empty();
+  }
+};
+
+struct EvictionReport {
+  uint64_t removedEntries = 0;
+  uint64_t removedBytes = 0;
+  uint64_t remainingBytes = 0;
+};
+
+/// Test hook: fail artifact writes after this many bytes with ENOSPC, as a
+/// full disk would.
+struct CacheTestHooks {
+  std::optional<uint64_t> failWritesAfterBytes;
+};
+
+class Cache {
+public:
+  struct OpenOptions {
+    /// Open without writing anything (lookups only, no hit counting).
+    /// A directory that cannot be written is opened read-only anyway.
+    bool readOnly = false;
+    /// How long to wait for another process's lock before retrying.
+    unsigned busyTimeoutMs = 60000;
+    CacheTestHooks testHooks;
+  };
+
+  ~Cache();
+
+  /// Opens (creating if needed) the cache in `directory`.
+  static llvm::Expected<std::unique_ptr<Cache>> open(llvm::StringRef directory,
+                                                     OpenOptions options);
+  static llvm::Expected<std::unique_ptr<Cache>> open(llvm::StringRef directory) {
+    return open(directory, OpenOptions());
+  }
+  /// `$KILN_CACHE_DIR`, else `$XDG_CACHE_HOME/kiln`, else `~/.cache/kiln`.
+  static std::string getDefaultDirectory();
+
+  llvm::StringRef getDirectory() const { return directory; }
+  bool isReadOnly() const { return readOnly; }
+  std::string getObjectPath(llvm::StringRef key) const;
+  std::string getLogPath(llvm::StringRef key) const;
+
+  /// Looks `key` up. With `verify`, an artifact's checksum is recomputed
+  /// and a mismatch turns the hit into a removed, Corrupt miss. Counts a
+  /// hit or miss in the statistics unless the cache is read-only.
+  llvm::Expected<LookupResult> lookup(llvm::StringRef key, bool verify);
+
+  /// Stores `artifact` under `parts.key()` atomically. If the key already
+  /// has an ok entry the new bytes are dropped: a key is published once.
+  llvm::Error publish(const KeyParts &parts, llvm::StringRef artifact,
+                      double compileSeconds, llvm::StringRef source,
+                      llvm::ArrayRef<uint64_t> sketch = {});
+  /// Records a failed compilation with the compiler's output.
+  llvm::Error recordFailure(const KeyParts &parts, llvm::StringRef log,
+                            double compileSeconds, llvm::StringRef source,
+                            llvm::ArrayRef<uint64_t> sketch = {});
+
+  /// Claims the right to compile `key` for `ttlSeconds`. A failed entry is
+  /// AlreadyDone unless `retryFailed`.
+  llvm::Expected<ClaimStatus> claim(llvm::StringRef key, unsigned ttlSeconds,
+                                    bool retryFailed = false);
+  llvm::Error renew(llvm::StringRef key, unsigned ttlSeconds);
+  llvm::Error release(llvm::StringRef key);
+
+  /// Removes least recently used entries until the artifacts take at most
+  /// `maxBytes`; never an entry whose key is under a live lease.
+  llvm::Expected<EvictionReport> evict(uint64_t maxBytes);
+  /// Checks every artifact against its checksum and looks for files without
+  /// rows; with `repair`, removes what is wrong.
+  llvm::Expected<VerifyReport> verify(bool repair);
+  llvm::Expected<CacheStats> getStats();
+  llvm::Expected<std::vector<CacheEntry>> list();
+  /// Entries whose signature is `signature`, and failing that all entries:
+  /// the candidates `kiln cache explain` compares a miss with.
+  llvm::Expected<std::vector<CacheEntry>>
+  findExplanationCandidates(llvm::StringRef signature);
+  /// Removes one entry; false if there was none.
+  llvm::Expected<bool> remove(llvm::StringRef key);
+  llvm::Error clear();
+
+private:
+  Cache() = default;
+  llvm::Error initializeSchema();
+  llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef bytes);
+  llvm::Error insertEntry(const KeyParts &parts, bool ok, uint64_t size,
+                          llvm::StringRef checksum, double compileSeconds,
+                          llvm::StringRef source,
+                          llvm::ArrayRef<uint64_t> sketch, bool &inserted);
+  llvm::Error removeEntryAndFile(llvm::StringRef key, bool isOk);
+  llvm::Error bumpCounter(llvm::StringRef name);
+  bool isLeaseLive(llvm::StringRef host, int64_t pid, int64_t expiresMs,
+                   int64_t nowMs) const;
+
+  std::string directory;
+  std::string hostName;
+  bool readOnly = false;
+  OpenOptions options;
+  sqlite3 *db = nullptr;
+};
+
+} // namespace kiln
+
+#endif // KILN_CACHE_CACHE_H

@@ -1,0 +1,966 @@
+//===- Cache.cpp - the shared compile cache ---------------------*- C++ -*-===//
+//
+// This file implements the cache. The rule that keeps it consistent under
+// concurrency and crashes: every change to objects/ and logs/ (rename into
+// place, unlink) happens while this process holds the index's write lock
+// (inside BEGIN IMMEDIATE), and a row is committed only after its file is
+// durable. Bytes are written and fsynced in tmp/ before the lock is taken,
+// so the lock is held only for a rename, a directory fsync and a row.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Cache/Cache.h"
+
+#include "Sqlite.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Errno.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+#include <xxhash.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <random>
+#include <unistd.h>
+
+using namespace kiln;
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+
+/// The schema, compiled in from cache/schema.sql.
+#include "SchemaSql.inc"
+
+namespace {
+
+int64_t nowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 message.str());
+}
+
+Error errnoError(const llvm::Twine &what, int error) {
+  return makeError(what + ": " + llvm::sys::StrError(error));
+}
+
+/// fsyncs a directory so that a rename into it survives a crash.
+Error syncDirectory(StringRef path) {
+  int fd = ::open(path.str().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return errnoError("opening directory " + path, errno);
+  int result = ::fsync(fd);
+  int error = errno;
+  ::close(fd);
+  if (result != 0)
+    return errnoError("syncing directory " + path, error);
+  return Error::success();
+}
+
+/// XXH3-128 of a file's bytes, memory-mapped.
+Expected<std::pair<std::string, uint64_t>> checksumFile(StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return makeError(path + ": " + buffer.getError().message());
+  return std::make_pair(Hash128::of((*buffer)->getBuffer()).toHex(),
+                        (uint64_t)(*buffer)->getBufferSize());
+}
+
+bool isValidKey(StringRef key) {
+  return key.size() == 32 && llvm::all_of(key, [](char c) {
+           return llvm::isDigit(c) || (c >= 'a' && c <= 'f');
+         });
+}
+
+Error checkKey(StringRef key) {
+  if (!isValidKey(key))
+    return makeError("'" + key + "' is not a cache key (32 lowercase hex "
+                                 "digits)");
+  return Error::success();
+}
+
+constexpr const char *kEntryColumns =
+    "key, status, size, checksum, compile_seconds, created_ms, last_used_ms, "
+    "hits, signature, target_triple, cpu, cpu_features, options, compiler, "
+    "format_version, source, sketch";
+
+} // namespace
+
+Cache::~Cache() {
+  if (db)
+    sqlite3_close_v2(db);
+}
+
+std::string Cache::getDefaultDirectory() {
+  if (std::optional<std::string> dir = llvm::sys::Process::GetEnv("KILN_CACHE_DIR");
+      dir && !dir->empty())
+    return *dir;
+  if (std::optional<std::string> xdg = llvm::sys::Process::GetEnv("XDG_CACHE_HOME");
+      xdg && !xdg->empty())
+    return (llvm::Twine(*xdg) + "/kiln").str();
+  llvm::SmallString<128> home;
+  if (!llvm::sys::path::home_directory(home))
+    home = ".";
+  llvm::sys::path::append(home, ".cache", "kiln");
+  return std::string(home);
+}
+
+std::string Cache::getObjectPath(StringRef key) const {
+  llvm::SmallString<256> path(directory);
+  llvm::sys::path::append(path, "objects", key.take_front(2), key);
+  return std::string(path);
+}
+
+std::string Cache::getLogPath(StringRef key) const {
+  llvm::SmallString<256> path(directory);
+  llvm::sys::path::append(path, "logs", key + ".log");
+  return std::string(path);
+}
+
+Expected<std::unique_ptr<Cache>> Cache::open(StringRef directory,
+                                             OpenOptions options) {
+  std::unique_ptr<Cache> cache(new Cache());
+  cache->directory = directory.str();
+  cache->options = options;
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  cache->hostName = host;
+
+  llvm::SmallString<256> indexPath(directory);
+  llvm::sys::path::append(indexPath, "index.db");
+  bool exists = llvm::sys::fs::exists(indexPath);
+
+  cache->readOnly = options.readOnly;
+  if (!cache->readOnly) {
+    for (const char *sub : {"objects", "logs", "tmp"}) {
+      llvm::SmallString<256> path(directory);
+      llvm::sys::path::append(path, sub);
+      if (std::error_code error = llvm::sys::fs::create_directories(path)) {
+        // A cache we cannot write is still useful for lookups.
+        if (exists && (error == std::errc::permission_denied ||
+                       error == std::errc::read_only_file_system)) {
+          cache->readOnly = true;
+          break;
+        }
+        return makeError("cannot create cache directory " + path + ": " +
+                         error.message());
+      }
+    }
+    if (!cache->readOnly && exists &&
+        access(indexPath.c_str(), W_OK) != 0)
+      cache->readOnly = true;
+  }
+  if (cache->readOnly && !exists)
+    return makeError("no kiln cache at " + directory + " (no index.db)");
+
+  int flags = cache->readOnly ? SQLITE_OPEN_READONLY
+                              : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int result = sqlite3_open_v2(indexPath.c_str(), &cache->db,
+                               flags | SQLITE_OPEN_FULLMUTEX, nullptr);
+  if (result != SQLITE_OK && cache->readOnly) {
+    // A WAL database in a directory we cannot write: read it as immutable.
+    sqlite3_close_v2(cache->db);
+    cache->db = nullptr;
+    std::string uri = "file:" + std::string(indexPath) + "?immutable=1";
+    result = sqlite3_open_v2(uri.c_str(), &cache->db,
+                             SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  }
+  if (result != SQLITE_OK)
+    return sqlite::makeError(cache->db, "opening " + std::string(indexPath));
+  sqlite3_busy_timeout(cache->db, options.busyTimeoutMs);
+  if (!cache->readOnly) {
+    // WAL lets readers (training jobs) proceed while a writer commits;
+    // NORMAL sync is durable in WAL except for the last commits on power
+    // loss, which at worst leaves an artifact without a row (garbage).
+    if (Error error = sqlite::execute(cache->db, "PRAGMA journal_mode=WAL;"
+                                                 "PRAGMA synchronous=NORMAL;"))
+      return std::move(error);
+  }
+  if (Error error = cache->initializeSchema())
+    return std::move(error);
+  return std::move(cache);
+}
+
+Error Cache::initializeSchema() {
+  auto readVersion = [&]() -> Expected<int64_t> {
+    sqlite::Statement statement(db, "PRAGMA user_version");
+    if (Error error = statement.takePrepareError())
+      return std::move(error);
+    Expected<bool> row = statement.step();
+    if (!row)
+      return row.takeError();
+    return *row ? statement.getInt(0) : 0;
+  };
+  Expected<int64_t> version = readVersion();
+  if (!version)
+    return version.takeError();
+  auto checkNewer = [&](int64_t found) -> Error {
+    if (found > (int64_t)kCacheFormatVersion)
+      return makeError("the cache at " + directory + " has format version " +
+                       llvm::Twine(found) + ", newer than this kiln's " +
+                       llvm::Twine(kCacheFormatVersion) +
+                       "; upgrade kiln or use another --cache-dir");
+    return Error::success();
+  };
+  if (Error error = checkNewer(*version))
+    return error;
+  if (*version == (int64_t)kCacheFormatVersion)
+    return Error::success();
+  if (readOnly)
+    return makeError("the cache at " + directory + " has format version " +
+                     llvm::Twine(*version) + " and is read-only, so it "
+                     "cannot be upgraded to version " +
+                     llvm::Twine(kCacheFormatVersion));
+
+  // Create or migrate in one transaction; a concurrent opener waits on the
+  // lock and then finds the work done.
+  sqlite::WriteTransaction transaction(db);
+  if (Error error = transaction.begin())
+    return error;
+  version = readVersion();
+  if (!version)
+    return version.takeError();
+  if (Error error = checkNewer(*version))
+    return error;
+  if (*version == (int64_t)kCacheFormatVersion)
+    return transaction.commit();
+  // Version 0 is an empty database. Later versions add migration steps
+  // here, from each version to the next.
+  if (Error error = sqlite::execute(db, kSchemaSql))
+    return error;
+  sqlite::Statement meta(db, "INSERT OR REPLACE INTO meta (name, value) "
+                             "VALUES ('format_version', ?1), "
+                             "('created_ms', ?2)");
+  if (Error error = meta.takePrepareError())
+    return error;
+  meta.bind(1, std::to_string(kCacheFormatVersion))
+      .bind(2, std::to_string(nowMs()));
+  if (Error error = meta.run())
+    return error;
+  if (Error error = sqlite::execute(
+          db, "PRAGMA user_version=" + std::to_string(kCacheFormatVersion)))
+    return error;
+  return transaction.commit();
+}
+
+/// Reads the entry row at the statement's current position.
+static CacheEntry readEntry(const sqlite::Statement &row) {
+  CacheEntry entry;
+  entry.key = row.getText(0);
+  entry.ok = row.getText(1) == "ok";
+  entry.size = row.getInt(2);
+  entry.checksum = row.getText(3);
+  entry.compileSeconds = row.getDouble(4);
+  entry.createdMs = row.getInt(5);
+  entry.lastUsedMs = row.getInt(6);
+  entry.hits = row.getInt(7);
+  if (std::optional<Hash128> signature = Hash128::fromHex(row.getText(8)))
+    entry.parts.signature = *signature;
+  entry.parts.targetTriple = row.getText(9);
+  entry.parts.cpuName = row.getText(10);
+  entry.parts.cpuFeatures = row.getText(11);
+  entry.parts.options = row.getText(12);
+  entry.parts.compiler = row.getText(13);
+  entry.parts.formatVersion = row.getInt(14);
+  entry.source = row.getText(15);
+  entry.sketch = row.getWords(16);
+  return entry;
+}
+
+Error Cache::bumpCounter(StringRef name) {
+  sqlite::Statement statement(
+      db, "INSERT INTO stats (name, value) VALUES (?1, 1) "
+          "ON CONFLICT (name) DO UPDATE SET value = value + 1");
+  if (Error error = statement.takePrepareError())
+    return error;
+  statement.bind(1, name);
+  return statement.run();
+}
+
+Error Cache::removeEntryAndFile(StringRef key, bool isOk) {
+  // Caller holds the write lock.
+  sqlite::Statement remove(db, "DELETE FROM entries WHERE key = ?1");
+  if (Error error = remove.takePrepareError())
+    return error;
+  remove.bind(1, key);
+  if (Error error = remove.run())
+    return error;
+  std::string path = isOk ? getObjectPath(key) : getLogPath(key);
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+    return errnoError("removing " + path, errno);
+  return Error::success();
+}
+
+Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
+  if (Error error = checkKey(key))
+    return std::move(error);
+  LookupResult result;
+  {
+    sqlite::Statement select(
+        db, (llvm::Twine("SELECT ") + kEntryColumns +
+             " FROM entries WHERE key = ?1")
+                .str());
+    if (Error error = select.takePrepareError())
+      return std::move(error);
+    select.bind(1, key);
+    Expected<bool> row = select.step();
+    if (!row)
+      return row.takeError();
+    if (*row)
+      result.entry = readEntry(select);
+  }
+  auto count = [&](StringRef counter) -> Error {
+    if (readOnly)
+      return Error::success();
+    return bumpCounter(counter);
+  };
+  if (!result.entry) {
+    result.status = LookupStatus::Miss;
+    if (Error error = count("misses"))
+      return std::move(error);
+    return result;
+  }
+  CacheEntry &entry = *result.entry;
+  if (!entry.ok) {
+    entry.path = getLogPath(key);
+    result.status = LookupStatus::Failed;
+    if (Error error = count("misses"))
+      return std::move(error);
+    return result;
+  }
+  entry.path = getObjectPath(key);
+
+  // The file must be there and, when asked, match its checksum.
+  std::string problem;
+  if (verify) {
+    Expected<std::pair<std::string, uint64_t>> sum = checksumFile(entry.path);
+    if (!sum)
+      problem = llvm::toString(sum.takeError());
+    else if (sum->second != entry.size)
+      problem = "artifact has " + std::to_string(sum->second) +
+                " bytes, the index says " + std::to_string(entry.size);
+    else if (sum->first != entry.checksum)
+      problem = "artifact checksum " + sum->first +
+                " does not match the index's " + entry.checksum;
+  } else if (!llvm::sys::fs::exists(entry.path)) {
+    problem = entry.path + ": artifact file is missing";
+  }
+
+  if (!problem.empty()) {
+    result.status = LookupStatus::Corrupt;
+    result.problem = problem;
+    if (readOnly)
+      return result;
+    sqlite::WriteTransaction transaction(db);
+    if (Error error = transaction.begin())
+      return std::move(error);
+    // Remove only the entry we judged: if it was republished meanwhile
+    // its checksum differs and it stays.
+    sqlite::Statement same(db, "SELECT 1 FROM entries WHERE key = ?1 AND "
+                               "checksum = ?2");
+    if (Error error = same.takePrepareError())
+      return std::move(error);
+    same.bind(1, key).bind(2, entry.checksum);
+    Expected<bool> stillThere = same.step();
+    if (!stillThere)
+      return stillThere.takeError();
+    if (*stillThere)
+      if (Error error = removeEntryAndFile(key, /*isOk=*/true))
+        return std::move(error);
+    if (Error error = bumpCounter("corrupt"))
+      return std::move(error);
+    if (Error error = bumpCounter("misses"))
+      return std::move(error);
+    if (Error error = transaction.commit())
+      return std::move(error);
+    return result;
+  }
+
+  result.status = LookupStatus::Hit;
+  if (readOnly)
+    return result;
+  sqlite::WriteTransaction transaction(db);
+  if (Error error = transaction.begin())
+    return std::move(error);
+  sqlite::Statement touch(db, "UPDATE entries SET hits = hits + 1, "
+                              "last_used_ms = ?2 WHERE key = ?1");
+  if (Error error = touch.takePrepareError())
+    return std::move(error);
+  touch.bind(1, key).bind(2, nowMs());
+  if (Error error = touch.run())
+    return std::move(error);
+  if (Error error = bumpCounter("hits"))
+    return std::move(error);
+  if (Error error = transaction.commit())
+    return std::move(error);
+  ++entry.hits;
+  return result;
+}
+
+Error Cache::writeFileAtomically(StringRef finalPath, StringRef bytes) {
+  // Stage in tmp/ under a name no other process uses.
+  static std::atomic<uint64_t> counter{0};
+  std::random_device random;
+  llvm::SmallString<256> tmpPath(directory);
+  llvm::sys::path::append(
+      tmpPath, "tmp",
+      llvm::formatv("{0}.{1}.{2}.{3:x}", llvm::sys::path::filename(finalPath),
+                    getpid(), counter++, random())
+          .str());
+  int fd = ::open(tmpPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                  0644);
+  if (fd < 0)
+    return errnoError("creating " + tmpPath, errno);
+  auto fail = [&](const llvm::Twine &what, int error) {
+    ::close(fd);
+    ::unlink(tmpPath.c_str());
+    return errnoError(what, error);
+  };
+  uint64_t written = 0;
+  std::optional<uint64_t> limit = options.testHooks.failWritesAfterBytes;
+  while (written < bytes.size()) {
+    size_t chunk = std::min<size_t>(bytes.size() - written, 1 << 20);
+    if (limit && written + chunk > *limit)
+      return fail("writing " + tmpPath, ENOSPC);
+    ssize_t n = ::write(fd, bytes.data() + written, chunk);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      return fail("writing " + tmpPath, errno);
+    }
+    written += n;
+  }
+  if (::fsync(fd) != 0)
+    return fail("syncing " + tmpPath, errno);
+  if (::close(fd) != 0) {
+    int error = errno;
+    ::unlink(tmpPath.c_str());
+    return errnoError("closing " + tmpPath, error);
+  }
+
+  // The caller holds the write lock from here on (see the file comment);
+  // rename and directory sync make the file durable before its row.
+  llvm::SmallString<256> parent(llvm::sys::path::parent_path(finalPath));
+  if (std::error_code error = llvm::sys::fs::create_directories(parent)) {
+    ::unlink(tmpPath.c_str());
+    return makeError("creating " + parent + ": " + error.message());
+  }
+  if (::rename(tmpPath.c_str(), finalPath.str().c_str()) != 0) {
+    int error = errno;
+    ::unlink(tmpPath.c_str());
+    return errnoError("renaming into " + finalPath, error);
+  }
+  return syncDirectory(parent);
+}
+
+Error Cache::insertEntry(const KeyParts &parts, bool ok, uint64_t size,
+                         StringRef checksum, double compileSeconds,
+                         StringRef source, llvm::ArrayRef<uint64_t> sketch,
+                         bool &inserted) {
+  std::string key = parts.key().toHex();
+  sqlite::Statement insert(
+      db, (llvm::Twine("INSERT OR REPLACE INTO entries (") + kEntryColumns +
+           ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, 0, ?7, ?8, ?9, ?10, ?11, "
+           "?12, ?13, ?14, ?15)")
+              .str());
+  if (Error error = insert.takePrepareError())
+    return error;
+  insert.bind(1, key)
+      .bind(2, ok ? "ok" : "failed")
+      .bind(3, (int64_t)size)
+      .bind(4, checksum)
+      .bind(5, compileSeconds)
+      .bind(6, nowMs())
+      .bind(7, parts.signature.toHex())
+      .bind(8, parts.targetTriple)
+      .bind(9, parts.cpuName)
+      .bind(10, parts.cpuFeatures)
+      .bind(11, parts.options)
+      .bind(12, parts.compiler)
+      .bind(13, (int64_t)parts.formatVersion)
+      .bind(14, source)
+      .bindBlob(15, sketch);
+  if (Error error = insert.run())
+    return error;
+  // Publishing ends the compilation, and with it the lease.
+  sqlite::Statement release(db, "DELETE FROM leases WHERE key = ?1");
+  if (Error error = release.takePrepareError())
+    return error;
+  release.bind(1, key);
+  if (Error error = release.run())
+    return error;
+  inserted = true;
+  return Error::success();
+}
+
+Error Cache::publish(const KeyParts &parts, StringRef artifact,
+                     double compileSeconds, StringRef source,
+                     llvm::ArrayRef<uint64_t> sketch) {
+  if (readOnly)
+    return makeError("the cache at " + directory + " is read-only");
+  std::string key = parts.key().toHex();
+  std::string checksum = Hash128::of(artifact).toHex();
+  std::string finalPath = getObjectPath(key);
+
+  sqlite::WriteTransaction transaction(db);
+  if (Error error = transaction.begin())
+    return error;
+  sqlite::Statement existing(db, "SELECT status FROM entries WHERE key = ?1");
+  if (Error error = existing.takePrepareError())
+    return error;
+  existing.bind(1, key);
+  Expected<bool> row = existing.step();
+  if (!row)
+    return row.takeError();
+  if (*row && existing.getText(0) == "ok")
+    return Error::success(); // published once already; keep the first
+  if (Error error = writeFileAtomically(finalPath, artifact))
+    return error;
+  bool inserted = false;
+  if (Error error = insertEntry(parts, /*ok=*/true, artifact.size(), checksum,
+                                compileSeconds, source, sketch, inserted)) {
+    ::unlink(finalPath.c_str());
+    return error;
+  }
+  if (Error error = transaction.commit()) {
+    ::unlink(finalPath.c_str());
+    return error;
+  }
+  return Error::success();
+}
+
+Error Cache::recordFailure(const KeyParts &parts, StringRef log,
+                           double compileSeconds, StringRef source,
+                           llvm::ArrayRef<uint64_t> sketch) {
+  if (readOnly)
+    return makeError("the cache at " + directory + " is read-only");
+  std::string key = parts.key().toHex();
+  sqlite::WriteTransaction transaction(db);
+  if (Error error = transaction.begin())
+    return error;
+  sqlite::Statement existing(db, "SELECT status FROM entries WHERE key = ?1");
+  if (Error error = existing.takePrepareError())
+    return error;
+  existing.bind(1, key);
+  Expected<bool> row = existing.step();
+  if (!row)
+    return row.takeError();
+  if (*row && existing.getText(0) == "ok")
+    return Error::success(); // a success elsewhere wins over a failure
+  if (Error error = writeFileAtomically(getLogPath(key), log))
+    return error;
+  bool inserted = false;
+  if (Error error = insertEntry(parts, /*ok=*/false, 0, "", compileSeconds,
+                                source, sketch, inserted))
+    return error;
+  return transaction.commit();
+}
+
+bool Cache::isLeaseLive(StringRef host, int64_t pid, int64_t expiresMs,
+                        int64_t now) const {
+  if (expiresMs <= now)
+    return false;
+  // On this host a dead owner is known at once.
+  if (host == hostName && pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH)
+    return false;
+  return true;
+}
+
+Expected<ClaimStatus> Cache::claim(StringRef key, unsigned ttlSeconds,
+                                   bool retryFailed) {
+  if (Error error = checkKey(key))
+    return std::move(error);
+  if (readOnly)
+    return makeError("the cache at " + directory + " is read-only");
+  sqlite::WriteTransaction transaction(db);
+  if (Error error = transaction.begin())
+    return std::move(error);
+  sqlite::Statement existing(db, "SELECT status FROM entries WHERE key = ?1");
+  if (Error error = existing.takePrepareError())
+    return std::move(error);
+  existing.bind(1, key);
+  Expected<bool> row = existing.step();
+  if (!row)
+    return row.takeError();
+  if (*row && (existing.getText(0) == "ok" || !retryFailed))
+    return ClaimStatus::AlreadyDone;
+
+  int64_t now = nowMs();
+  sqlite::Statement lease(
+      db, "SELECT host, pid, expires_ms FROM leases WHERE key = ?1");
+  if (Error error = lease.takePrepareError())
+    return std::move(error);
+  lease.bind(1, key);
+  Expected<bool> held = lease.step();
+  if (!held)
+    return held.takeError();
+  if (*held) {
+    std::string host = lease.getText(0);
+    int64_t pid = lease.getInt(1);
+    bool mine = host == hostName && pid == getpid();
+    if (!mine && isLeaseLive(host, pid, lease.getInt(2), now))
+      return ClaimStatus::HeldElsewhere;
+  }
+  sqlite::Statement take(db, "INSERT OR REPLACE INTO leases (key, host, pid, "
+                             "acquired_ms, expires_ms) VALUES (?1, ?2, ?3, "
+                             "?4, ?5)");
+  if (Error error = take.takePrepareError())
+    return std::move(error);
+  take.bind(1, key)
+      .bind(2, hostName)
+      .bind(3, (int64_t)getpid())
+      .bind(4, now)
+      .bind(5, now + (int64_t)ttlSeconds * 1000);
+  if (Error error = take.run())
+    return std::move(error);
+  if (Error error = transaction.commit())
+    return std::move(error);
+  return ClaimStatus::Claimed;
+}
+
+Error Cache::renew(StringRef key, unsigned ttlSeconds) {
+  if (Error error = checkKey(key))
+    return error;
+  sqlite::Statement renew(db, "UPDATE leases SET expires_ms = ?4 WHERE key = "
+                              "?1 AND host = ?2 AND pid = ?3");
+  if (Error error = renew.takePrepareError())
+    return error;
+  renew.bind(1, key)
+      .bind(2, hostName)
+      .bind(3, (int64_t)getpid())
+      .bind(4, nowMs() + (int64_t)ttlSeconds * 1000);
+  if (Error error = renew.run())
+    return error;
+  if (sqlite3_changes(db) == 0)
+    return makeError("no lease on " + key + " held by this process");
+  return Error::success();
+}
+
+Error Cache::release(StringRef key) {
+  if (Error error = checkKey(key))
+    return error;
+  sqlite::Statement release(
+      db, "DELETE FROM leases WHERE key = ?1 AND host = ?2 AND pid = ?3");
+  if (Error error = release.takePrepareError())
+    return error;
+  release.bind(1, key).bind(2, hostName).bind(3, (int64_t)getpid());
+  return release.run();
+}
+
+Expected<EvictionReport> Cache::evict(uint64_t maxBytes) {
+  if (readOnly)
+    return makeError("the cache at " + directory + " is read-only");
+  EvictionReport report;
+  sqlite::WriteTransaction transaction(db);
+  if (Error error = transaction.begin())
+    return std::move(error);
+  sqlite::Statement total(db, "SELECT COALESCE(SUM(size), 0) FROM entries");
+  if (Error error = total.takePrepareError())
+    return std::move(error);
+  Expected<bool> row = total.step();
+  if (!row)
+    return row.takeError();
+  uint64_t bytes = total.getInt(0);
+
+  struct Candidate {
+    std::string key;
+    uint64_t size;
+    bool ok;
+  };
+  std::vector<Candidate> victims;
+  {
+    sqlite::Statement oldest(
+        db, "SELECT e.key, e.size, e.status, l.host, l.pid, l.expires_ms "
+            "FROM entries e LEFT JOIN leases l ON l.key = e.key "
+            "ORDER BY e.last_used_ms ASC, e.key ASC");
+    if (Error error = oldest.takePrepareError())
+      return std::move(error);
+    int64_t now = nowMs();
+    uint64_t remaining = bytes;
+    while (remaining > maxBytes) {
+      Expected<bool> next = oldest.step();
+      if (!next)
+        return next.takeError();
+      if (!*next)
+        break;
+      // Never evict what someone is compiling right now.
+      if (!oldest.getText(3).empty() &&
+          isLeaseLive(oldest.getText(3), oldest.getInt(4), oldest.getInt(5),
+                      now))
+        continue;
+      Candidate victim{oldest.getText(0), (uint64_t)oldest.getInt(1),
+                       oldest.getText(2) == "ok"};
+      remaining -= std::min(remaining, victim.size);
+      victims.push_back(std::move(victim));
+    }
+  }
+  for (const Candidate &victim : victims) {
+    if (Error error = removeEntryAndFile(victim.key, victim.ok))
+      return std::move(error);
+    ++report.removedEntries;
+    report.removedBytes += victim.size;
+  }
+  if (Error error = transaction.commit())
+    return std::move(error);
+  report.remainingBytes = bytes - std::min(bytes, report.removedBytes);
+  return report;
+}
+
+Expected<VerifyReport> Cache::verify(bool repair) {
+  if (repair && readOnly)
+    return makeError("the cache at " + directory +
+                     " is read-only and cannot be repaired");
+  VerifyReport report;
+  // With --repair everything happens under the write lock, so that no
+  // publish is half way between its rename and its row while we look.
+  std::optional<sqlite::WriteTransaction> transaction;
+  if (repair) {
+    transaction.emplace(db);
+    if (Error error = transaction->begin())
+      return std::move(error);
+  }
+  llvm::StringSet<> known;
+  std::vector<std::string> badKeys;
+  {
+    sqlite::Statement all(db, "SELECT key, status, size, checksum FROM entries");
+    if (Error error = all.takePrepareError())
+      return std::move(error);
+    while (true) {
+      Expected<bool> row = all.step();
+      if (!row)
+        return row.takeError();
+      if (!*row)
+        break;
+      std::string key = all.getText(0);
+      if (all.getText(1) != "ok") {
+        known.insert(key + ".log");
+        continue;
+      }
+      known.insert(key);
+      ++report.checked;
+      std::string path = getObjectPath(key);
+      if (!llvm::sys::fs::exists(path)) {
+        report.missingFiles.push_back(key);
+        badKeys.push_back(key);
+        continue;
+      }
+      Expected<std::pair<std::string, uint64_t>> sum = checksumFile(path);
+      if (!sum || sum->first != all.getText(3) ||
+          sum->second != (uint64_t)all.getInt(2)) {
+        if (!sum)
+          llvm::consumeError(sum.takeError());
+        report.corruptFiles.push_back(key);
+        badKeys.push_back(key);
+      }
+    }
+  }
+  // Files without rows.
+  std::vector<std::string> orphanPaths;
+  std::error_code ec;
+  for (const char *sub : {"objects", "logs"}) {
+    llvm::SmallString<256> root(directory);
+    llvm::sys::path::append(root, sub);
+    for (llvm::sys::fs::recursive_directory_iterator it(root, ec), end;
+         !ec && it != end; it.increment(ec)) {
+      if (it->type() != llvm::sys::fs::file_type::regular_file)
+        continue;
+      StringRef name = llvm::sys::path::filename(it->path());
+      if (!known.contains(name)) {
+        report.orphanFiles.push_back(it->path());
+        orphanPaths.push_back(it->path());
+      }
+    }
+  }
+  // Staging files older than an hour belong to writers that died.
+  llvm::SmallString<256> tmpRoot(directory);
+  llvm::sys::path::append(tmpRoot, "tmp");
+  auto hourAgo = std::chrono::system_clock::now() - std::chrono::hours(1);
+  for (llvm::sys::fs::directory_iterator it(tmpRoot, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(it->path(), status))
+      continue;
+    if (status.getLastModificationTime() < hourAgo)
+      report.staleTemporaries.push_back(it->path());
+  }
+  if (!repair)
+    return report;
+
+  for (const std::string &key : badKeys)
+    if (Error error = removeEntryAndFile(key, /*isOk=*/true))
+      return std::move(error);
+  for (const std::string &path : orphanPaths)
+    ::unlink(path.c_str());
+  for (const std::string &path : report.staleTemporaries)
+    ::unlink(path.c_str());
+  if (Error error = transaction->commit())
+    return std::move(error);
+  report.repaired = true;
+  return report;
+}
+
+Expected<CacheStats> Cache::getStats() {
+  CacheStats stats;
+  sqlite::Statement totals(
+      db, "SELECT COUNT(*), COALESCE(SUM(status = 'failed'), 0), "
+          "COALESCE(SUM(size), 0), COALESCE(SUM(compile_seconds * hits), 0) "
+          "FROM entries");
+  if (Error error = totals.takePrepareError())
+    return std::move(error);
+  Expected<bool> row = totals.step();
+  if (!row)
+    return row.takeError();
+  stats.entries = totals.getInt(0);
+  stats.failedEntries = totals.getInt(1);
+  stats.bytes = totals.getInt(2);
+  stats.compileSecondsSaved = totals.getDouble(3);
+
+  sqlite::Statement counters(db, "SELECT name, value FROM stats");
+  if (Error error = counters.takePrepareError())
+    return std::move(error);
+  while (true) {
+    Expected<bool> next = counters.step();
+    if (!next)
+      return next.takeError();
+    if (!*next)
+      break;
+    std::string name = counters.getText(0);
+    uint64_t value = counters.getInt(1);
+    if (name == "hits")
+      stats.hits = value;
+    else if (name == "misses")
+      stats.misses = value;
+    else if (name == "corrupt")
+      stats.corrupt = value;
+  }
+  sqlite::Statement leases(db, "SELECT host, pid, expires_ms FROM leases");
+  if (Error error = leases.takePrepareError())
+    return std::move(error);
+  int64_t now = nowMs();
+  while (true) {
+    Expected<bool> next = leases.step();
+    if (!next)
+      return next.takeError();
+    if (!*next)
+      break;
+    if (isLeaseLive(leases.getText(0), leases.getInt(1), leases.getInt(2),
+                    now))
+      ++stats.activeLeases;
+  }
+  return stats;
+}
+
+static Expected<std::vector<CacheEntry>>
+selectEntries(sqlite3 *db, const std::string &sql, StringRef parameter,
+              const Cache &cache) {
+  std::vector<CacheEntry> entries;
+  sqlite::Statement select(db, sql);
+  if (Error error = select.takePrepareError())
+    return std::move(error);
+  if (!parameter.empty())
+    select.bind(1, parameter);
+  while (true) {
+    Expected<bool> row = select.step();
+    if (!row)
+      return row.takeError();
+    if (!*row)
+      break;
+    CacheEntry entry = readEntry(select);
+    entry.path =
+        entry.ok ? cache.getObjectPath(entry.key) : cache.getLogPath(entry.key);
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+Expected<std::vector<CacheEntry>> Cache::list() {
+  return selectEntries(db,
+                       (llvm::Twine("SELECT ") + kEntryColumns +
+                        " FROM entries ORDER BY last_used_ms DESC, key ASC")
+                           .str(),
+                       "", *this);
+}
+
+Expected<std::vector<CacheEntry>>
+Cache::findExplanationCandidates(StringRef signature) {
+  Expected<std::vector<CacheEntry>> same = selectEntries(
+      db,
+      (llvm::Twine("SELECT ") + kEntryColumns +
+       " FROM entries WHERE signature = ?1 ORDER BY last_used_ms DESC")
+          .str(),
+      signature, *this);
+  if (!same || !same->empty())
+    return same;
+  // Bounded so that explaining a miss stays fast in a big cache.
+  return selectEntries(db,
+                       (llvm::Twine("SELECT ") + kEntryColumns +
+                        " FROM entries ORDER BY last_used_ms DESC LIMIT 1000")
+                           .str(),
+                       "", *this);
+}
+
+Expected<bool> Cache::remove(StringRef key) {
+  if (Error error = checkKey(key))
+    return std::move(error);
+  if (readOnly)
+    return makeError("the cache at " + directory + " is read-only");
+  sqlite::WriteTransaction transaction(db);
+  if (Error error = transaction.begin())
+    return std::move(error);
+  sqlite::Statement existing(db, "SELECT status FROM entries WHERE key = ?1");
+  if (Error error = existing.takePrepareError())
+    return std::move(error);
+  existing.bind(1, key);
+  Expected<bool> row = existing.step();
+  if (!row)
+    return row.takeError();
+  if (!*row)
+    return false;
+  if (Error error = removeEntryAndFile(key, existing.getText(0) == "ok"))
+    return std::move(error);
+  if (Error error = transaction.commit())
+    return std::move(error);
+  return true;
+}
+
+Error Cache::clear() {
+  if (readOnly)
+    return makeError("the cache at " + directory + " is read-only");
+  sqlite::WriteTransaction transaction(db);
+  if (Error error = transaction.begin())
+    return error;
+  std::vector<std::pair<std::string, bool>> keys;
+  {
+    sqlite::Statement all(db, "SELECT key, status FROM entries");
+    if (Error error = all.takePrepareError())
+      return error;
+    while (true) {
+      Expected<bool> row = all.step();
+      if (!row)
+        return row.takeError();
+      if (!*row)
+        break;
+      keys.emplace_back(all.getText(0), all.getText(1) == "ok");
+    }
+  }
+  for (const auto &[key, ok] : keys)
+    if (Error error = removeEntryAndFile(key, ok))
+      return error;
+  if (Error error = sqlite::execute(db, "DELETE FROM stats"))
+    return error;
+  return transaction.commit();
+}

@@ -1,0 +1,608 @@
+//===- CacheCommand.cpp - kiln cache ----------------------------*- C++ -*-===//
+//
+// This file implements `kiln cache`: check (is every graph cached, and why
+// not), put, get, ls, stats, explain, verify, prune, rm and clear, each with
+// text or JSON output.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+#include "GraphKeys.h"
+
+#include "kiln/Cache/Cache.h"
+#include "kiln/Cache/Explain.h"
+#include "kiln/Import/LoadGraph.h"
+#include "kiln/Signature/Signature.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <ctime>
+
+using namespace kiln;
+
+namespace {
+
+int reportError(llvm::Error error) {
+  llvm::errs() << "kiln cache: error: " << llvm::toString(std::move(error))
+               << "\n";
+  return ExitInputError;
+}
+
+void printJson(llvm::json::Value value) {
+  llvm::outs() << llvm::formatv("{0:2}", value) << "\n";
+}
+
+std::string formatBytes(uint64_t bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = bytes;
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  return unit == 0 ? llvm::formatv("{0} B", bytes).str()
+                   : llvm::formatv("{0:f1} {1}", value, units[unit]).str();
+}
+
+std::string formatTime(int64_t ms) {
+  time_t seconds = ms / 1000;
+  struct tm utc;
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+/// Parses `500M`, `20G`, `1.5T`, `4096` (binary multiples).
+std::optional<uint64_t> parseSize(llvm::StringRef text) {
+  text = text.trim();
+  uint64_t multiplier = 1;
+  if (!text.empty()) {
+    switch (llvm::toUpper(text.back())) {
+    case 'K':
+      multiplier = 1ull << 10;
+      break;
+    case 'M':
+      multiplier = 1ull << 20;
+      break;
+    case 'G':
+      multiplier = 1ull << 30;
+      break;
+    case 'T':
+      multiplier = 1ull << 40;
+      break;
+    default:
+      break;
+    }
+    if (multiplier != 1)
+      text = text.drop_back();
+  }
+  double value;
+  if (text.empty() || text.getAsDouble(value) || value < 0)
+    return std::nullopt;
+  return (uint64_t)(value * multiplier);
+}
+
+llvm::json::Object entryToJson(const CacheEntry &entry) {
+  llvm::json::Object object = entry.parts.toJson();
+  object["key"] = entry.key;
+  object["status"] = entry.ok ? "ok" : "failed";
+  object["path"] = entry.path;
+  object["size"] = (int64_t)entry.size;
+  object["checksum"] = entry.checksum;
+  object["compile_seconds"] = entry.compileSeconds;
+  object["created"] = formatTime(entry.createdMs);
+  object["last_used"] = formatTime(entry.lastUsedMs);
+  object["hits"] = entry.hits;
+  object["source"] = entry.source;
+  return object;
+}
+
+/// A short reason for a miss, for `check`.
+std::string describeMiss(Cache &cache, const GraphKey &graph) {
+  llvm::Expected<std::vector<CacheEntry>> candidates =
+      cache.findExplanationCandidates(graph.parts.signature.toHex());
+  if (!candidates) {
+    llvm::consumeError(candidates.takeError());
+    return "";
+  }
+  MissExplanation explanation =
+      explainMiss(graph.parts, graph.sketch, *candidates);
+  switch (explanation.kind) {
+  case MissExplanation::Kind::EmptyCache:
+    return "the cache is empty";
+  case MissExplanation::Kind::KeyPartsDiffer:
+    return "this computation is cached for another setting: " +
+           describeDifferences(explanation.differences);
+  case MissExplanation::Kind::SignatureDiffers:
+    return llvm::formatv("no cached graph has this computation; the nearest "
+                         "({0}) differs from op {1} on",
+                         explanation.nearest.source,
+                         explanation.firstDifferentOp + 1)
+        .str();
+  }
+  return "";
+}
+
+/// Keys for one graph; prints its problems.
+std::optional<GraphKey> keyOneGraph(const std::string &path,
+                                    const KeyOptions &options) {
+  std::string canonical;
+  if (!canonicalizeKeyOptions(options, canonical))
+    return std::nullopt;
+  std::vector<GraphKey> keys = computeGraphKeys({path}, options, canonical);
+  reportGraphProblems(keys);
+  if (!keys[0].ok)
+    return std::nullopt;
+  return std::move(keys[0]);
+}
+
+int runCheck(Cache &cache, const CacheOptions &options) {
+  std::string canonical;
+  if (!canonicalizeKeyOptions(options.keys, canonical))
+    return ExitInputError;
+  std::vector<GraphKey> keys =
+      computeGraphKeys(options.graphs, options.keys, canonical);
+  reportGraphProblems(keys);
+  unsigned hits = 0, misses = 0, failed = 0, errors = 0;
+  llvm::json::Array graphs;
+  for (const GraphKey &graph : keys) {
+    if (!graph.ok) {
+      ++errors;
+      graphs.push_back(llvm::json::Object{{"path", graph.path},
+                                          {"status", "error"}});
+      if (!options.json)
+        llvm::outs() << llvm::format("%-8s", "error") << "  " << graph.path
+                     << "  (the graph did not import)\n";
+      continue;
+    }
+    std::string key = graph.parts.key().toHex();
+    llvm::Expected<LookupResult> result =
+        cache.lookup(key, /*verify=*/!options.noVerify);
+    if (!result)
+      return reportError(result.takeError());
+    std::string status, reason;
+    switch (result->status) {
+    case LookupStatus::Hit:
+      status = "hit";
+      ++hits;
+      break;
+    case LookupStatus::Failed:
+      status = "failed";
+      reason = "its compilation failed; log: " + result->entry->path;
+      ++failed;
+      break;
+    case LookupStatus::Corrupt:
+      llvm::errs() << graph.path << ": warning: cached artifact " << key
+                   << " was corrupt and has been removed: " << result->problem
+                   << "\n";
+      status = "miss";
+      reason = "the cached artifact was corrupt: " + result->problem;
+      ++misses;
+      break;
+    case LookupStatus::Miss:
+      status = "miss";
+      reason = describeMiss(cache, graph);
+      ++misses;
+      break;
+    }
+    if (options.json) {
+      llvm::json::Object entry{{"path", graph.path},
+                               {"status", status},
+                               {"key", key},
+                               {"signature", graph.parts.signature.toHex()}};
+      if (!reason.empty())
+        entry["reason"] = reason;
+      graphs.push_back(std::move(entry));
+      continue;
+    }
+    llvm::outs() << llvm::format("%-8s", status.c_str()) << "  " << key
+                 << "  " << graph.path;
+    if (!reason.empty())
+      llvm::outs() << "  (" << reason << ")";
+    llvm::outs() << "\n";
+  }
+  if (options.json) {
+    printJson(llvm::json::Object{{"cache_dir", cache.getDirectory()},
+                                 {"graphs", std::move(graphs)},
+                                 {"total", (int64_t)keys.size()},
+                                 {"hits", hits},
+                                 {"misses", misses},
+                                 {"failed", failed},
+                                 {"errors", errors}});
+  } else {
+    llvm::outs() << "Total graphs: " << keys.size() << "\n"
+                 << "Cache hits: " << hits << "\n"
+                 << "Cache misses: " << misses << "\n"
+                 << "Failed compilations: " << failed << "\n";
+    if (errors)
+      llvm::outs() << "Graphs that did not import: " << errors << "\n";
+  }
+  if (errors)
+    return ExitInputError;
+  if (options.requireAll && (misses || failed))
+    return ExitSomeFailed;
+  return ExitSuccess;
+}
+
+int runPut(Cache &cache, const CacheOptions &options) {
+  std::optional<GraphKey> graph = keyOneGraph(options.graph, options.keys);
+  if (!graph)
+    return ExitInputError;
+  auto artifact = llvm::MemoryBuffer::getFile(
+      options.artifact, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!artifact) {
+    llvm::errs() << "kiln cache: error: " << options.artifact << ": "
+                 << artifact.getError().message() << "\n";
+    return ExitInputError;
+  }
+  if (llvm::Error error =
+          cache.publish(graph->parts, (*artifact)->getBuffer(),
+                        options.compileSeconds, options.graph, graph->sketch))
+    return reportError(std::move(error));
+  std::string key = graph->parts.key().toHex();
+  if (options.json)
+    printJson(llvm::json::Object{{"key", key},
+                                 {"path", cache.getObjectPath(key)},
+                                 {"graph", options.graph}});
+  else
+    llvm::outs() << "stored " << key << "  " << options.graph << "\n";
+  return ExitSuccess;
+}
+
+int runGet(Cache &cache, const CacheOptions &options) {
+  std::optional<GraphKey> graph = keyOneGraph(options.graph, options.keys);
+  if (!graph)
+    return ExitInputError;
+  std::string key = graph->parts.key().toHex();
+  llvm::Expected<LookupResult> result = cache.lookup(key, /*verify=*/true);
+  if (!result)
+    return reportError(result.takeError());
+  if (result->status != LookupStatus::Hit) {
+    if (result->status == LookupStatus::Corrupt)
+      llvm::errs() << options.graph << ": warning: cached artifact " << key
+                   << " was corrupt and has been removed: " << result->problem
+                   << "\n";
+    if (options.json)
+      printJson(llvm::json::Object{{"key", key}, {"status", "miss"}});
+    else
+      llvm::outs() << "miss  " << key << "  " << options.graph << "\n";
+    return ExitSomeFailed;
+  }
+  auto artifact = llvm::MemoryBuffer::getFile(
+      result->entry->path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!artifact) {
+    llvm::errs() << "kiln cache: error: " << result->entry->path << ": "
+                 << artifact.getError().message() << "\n";
+    return ExitSomeFailed;
+  }
+  // Written through a temporary and renamed, so a reader never sees half.
+  if (llvm::Error error = llvm::writeToOutput(
+          options.output, [&](llvm::raw_ostream &os) {
+            os << (*artifact)->getBuffer();
+            return llvm::Error::success();
+          }))
+    return reportError(std::move(error));
+  if (options.json)
+    printJson(llvm::json::Object{{"key", key},
+                                 {"status", "hit"},
+                                 {"output", options.output},
+                                 {"size", (int64_t)result->entry->size}});
+  else
+    llvm::outs() << "hit  " << key << "  " << options.graph << " -> "
+                 << options.output << "\n";
+  return ExitSuccess;
+}
+
+int runList(Cache &cache, const CacheOptions &options) {
+  llvm::Expected<std::vector<CacheEntry>> entries = cache.list();
+  if (!entries)
+    return reportError(entries.takeError());
+  if (options.json) {
+    llvm::json::Array array;
+    for (const CacheEntry &entry : *entries)
+      array.push_back(entryToJson(entry));
+    printJson(llvm::json::Object{{"cache_dir", cache.getDirectory()},
+                                 {"entries", std::move(array)}});
+    return ExitSuccess;
+  }
+  for (const CacheEntry &entry : *entries)
+    llvm::outs() << entry.key << "  " << llvm::format("%-6s", entry.ok ? "ok" : "failed")
+                 << llvm::format("%10s", formatBytes(entry.size).c_str())
+                 << llvm::format("  %5lld hits  ", (long long)entry.hits)
+                 << formatTime(entry.lastUsedMs) << "  " << entry.source
+                 << "\n";
+  llvm::outs() << entries->size() << " entries in " << cache.getDirectory()
+               << "\n";
+  return ExitSuccess;
+}
+
+int runStats(Cache &cache, const CacheOptions &options) {
+  llvm::Expected<CacheStats> stats = cache.getStats();
+  if (!stats)
+    return reportError(stats.takeError());
+  uint64_t lookups = stats->hits + stats->misses;
+  double hitRate = lookups ? 100.0 * stats->hits / lookups : 0;
+  if (options.json) {
+    printJson(llvm::json::Object{
+        {"cache_dir", cache.getDirectory()},
+        {"entries", (int64_t)stats->entries},
+        {"failed_entries", (int64_t)stats->failedEntries},
+        {"bytes", (int64_t)stats->bytes},
+        {"hits", (int64_t)stats->hits},
+        {"misses", (int64_t)stats->misses},
+        {"hit_rate_percent", hitRate},
+        {"corrupt_found", (int64_t)stats->corrupt},
+        {"active_leases", (int64_t)stats->activeLeases},
+        {"compile_seconds_saved", stats->compileSecondsSaved},
+        {"read_only", cache.isReadOnly()}});
+    return ExitSuccess;
+  }
+  llvm::outs() << "Cache directory: " << cache.getDirectory()
+               << (cache.isReadOnly() ? " (read-only)" : "") << "\n"
+               << "Entries: " << stats->entries << " ("
+               << stats->failedEntries << " failed compilations)\n"
+               << "Size: " << formatBytes(stats->bytes) << "\n"
+               << "Hits: " << stats->hits << "\n"
+               << "Misses: " << stats->misses << "\n"
+               << llvm::format("Hit rate: %.1f%%\n", hitRate)
+               << "Corrupt artifacts found: " << stats->corrupt << "\n"
+               << "Compilations in progress: " << stats->activeLeases << "\n"
+               << llvm::format("Compile time saved: %.1f s\n",
+                               stats->compileSecondsSaved);
+  return ExitSuccess;
+}
+
+/// `file:line:col (python source)` of an op, from the importer's fused
+/// location.
+std::string describeOpLocation(mlir::Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  mlir::Location loc = op->getLoc();
+  if (auto fused = llvm::dyn_cast<mlir::FusedLoc>(loc))
+    loc = fused.getLocations()[0];
+  if (auto file = llvm::dyn_cast<mlir::FileLineColLoc>(loc))
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  return text;
+}
+
+int runExplain(Cache &cache, const CacheOptions &options) {
+  std::string canonical;
+  if (!canonicalizeKeyOptions(options.keys, canonical))
+    return ExitInputError;
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      loadGraph(options.graph, &context, llvm::errs());
+  if (!module)
+    return ExitInputError;
+  mlir::FailureOr<GraphSignature> signature =
+      computeSignature(*module, /*keepSketchOps=*/true);
+  if (mlir::failed(signature))
+    return ExitInputError;
+  KeyParts parts = makeKeyParts(signature->signature, canonical,
+                                options.keys.targetTriple, options.keys.cpu);
+  std::string key = parts.key().toHex();
+  llvm::Expected<std::vector<CacheEntry>> candidates =
+      cache.findExplanationCandidates(parts.signature.toHex());
+  if (!candidates)
+    return reportError(candidates.takeError());
+  for (const CacheEntry &entry : *candidates)
+    if (entry.key == key) {
+      std::string status = entry.ok ? "hit" : "failed";
+      if (options.json)
+        printJson(llvm::json::Object{{"key", key}, {"status", status}});
+      else
+        llvm::outs() << status << "  " << key << "  " << options.graph
+                     << (entry.ok ? "" : "  (its compilation failed; log: " +
+                                             entry.path + ")")
+                     << "\n";
+      return entry.ok ? ExitSuccess : ExitSomeFailed;
+    }
+
+  MissExplanation explanation =
+      explainMiss(parts, signature->sketch, *candidates);
+  llvm::json::Object report{{"key", key}, {"status", "miss"}};
+  std::string text = "miss  " + key + "  " + options.graph + "\n";
+  switch (explanation.kind) {
+  case MissExplanation::Kind::EmptyCache:
+    report["reason"] = "empty cache";
+    text += "the cache at " + cache.getDirectory().str() + " is empty\n";
+    break;
+  case MissExplanation::Kind::KeyPartsDiffer: {
+    report["reason"] = "key parts differ";
+    report["nearest"] = explanation.nearest.key;
+    llvm::json::Array parts;
+    text += "the same computation is cached as " + explanation.nearest.key +
+            " (from " + explanation.nearest.source + "), but:\n";
+    for (const KeyPartDifference &diff : explanation.differences) {
+      parts.push_back(llvm::json::Object{
+          {"part", diff.part}, {"here", diff.ours}, {"cached", diff.theirs}});
+      text += "  " + diff.part + ": " + (diff.ours.empty() ? "-" : diff.ours) +
+              " here, " + (diff.theirs.empty() ? "-" : diff.theirs) +
+              " in the cache\n";
+    }
+    report["differences"] = std::move(parts);
+    break;
+  }
+  case MissExplanation::Kind::SignatureDiffers: {
+    report["reason"] = "signature differs";
+    report["nearest"] = explanation.nearest.key;
+    report["nearest_source"] = explanation.nearest.source;
+    size_t index = explanation.firstDifferentOp;
+    report["first_different_op"] = (int64_t)index + 1;
+    text += "no cached graph has this computation; the nearest is " +
+            explanation.nearest.key + " (from " + explanation.nearest.source +
+            "),\nwhich matches the first " + std::to_string(index) +
+            " ops and differs from op " + std::to_string(index + 1) + " on:\n";
+    if (index < signature->sketchOps.size()) {
+      mlir::Operation *op = signature->sketchOps[index];
+      std::string printed;
+      llvm::raw_string_ostream os(printed);
+      op->print(os, mlir::OpPrintingFlags().skipRegions().useLocalScope());
+      std::string where = describeOpLocation(op);
+      report["op"] = printed;
+      report["location"] = where;
+      text += "  " + where + ": " + printed + "\n";
+    } else {
+      text += "  this graph ends there; the cached one goes on\n";
+    }
+    break;
+  }
+  }
+  if (options.json)
+    printJson(std::move(report));
+  else
+    llvm::outs() << text;
+  return ExitSomeFailed;
+}
+
+int runVerify(Cache &cache, const CacheOptions &options) {
+  llvm::Expected<VerifyReport> report = cache.verify(options.repair);
+  if (!report)
+    return reportError(report.takeError());
+  auto toArray = [](const std::vector<std::string> &items) {
+    llvm::json::Array array;
+    for (const std::string &item : items)
+      array.push_back(item);
+    return array;
+  };
+  if (options.json) {
+    printJson(llvm::json::Object{
+        {"checked", (int64_t)report->checked},
+        {"missing_files", toArray(report->missingFiles)},
+        {"corrupt_files", toArray(report->corruptFiles)},
+        {"orphan_files", toArray(report->orphanFiles)},
+        {"stale_temporaries", toArray(report->staleTemporaries)},
+        {"clean", report->clean()},
+        {"repaired", report->repaired}});
+  } else {
+    llvm::outs() << "Checked " << report->checked << " artifacts\n";
+    for (const std::string &key : report->missingFiles)
+      llvm::outs() << "missing file: " << key << "\n";
+    for (const std::string &key : report->corruptFiles)
+      llvm::outs() << "checksum mismatch: " << key << "\n";
+    for (const std::string &path : report->orphanFiles)
+      llvm::outs() << "file without an entry: " << path << "\n";
+    for (const std::string &path : report->staleTemporaries)
+      llvm::outs() << "stale temporary file: " << path << "\n";
+    if (report->clean())
+      llvm::outs() << "The cache is consistent\n";
+    else if (report->repaired)
+      llvm::outs() << "Repaired: removed what was listed above\n";
+    else
+      llvm::outs() << "Run 'kiln cache verify --repair' to remove it\n";
+  }
+  return report->clean() || report->repaired ? ExitSuccess : ExitSomeFailed;
+}
+
+int runPrune(Cache &cache, const CacheOptions &options) {
+  std::optional<uint64_t> maxBytes = parseSize(options.maxSize);
+  if (!maxBytes) {
+    llvm::errs() << "kiln cache prune: error: --max-size takes a size like "
+                    "500M or 20G, not '"
+                 << options.maxSize << "'\n";
+    return ExitInputError;
+  }
+  llvm::Expected<EvictionReport> report = cache.evict(*maxBytes);
+  if (!report)
+    return reportError(report.takeError());
+  if (options.json)
+    printJson(llvm::json::Object{
+        {"removed_entries", (int64_t)report->removedEntries},
+        {"removed_bytes", (int64_t)report->removedBytes},
+        {"remaining_bytes", (int64_t)report->remainingBytes}});
+  else
+    llvm::outs() << "Removed " << report->removedEntries << " entries ("
+                 << formatBytes(report->removedBytes) << "); "
+                 << formatBytes(report->remainingBytes) << " remain\n";
+  return ExitSuccess;
+}
+
+int runRemove(Cache &cache, const CacheOptions &options) {
+  llvm::json::Array removed;
+  unsigned missing = 0;
+  for (const std::string &entry : options.graphs) {
+    std::string key = entry;
+    if (!Hash128::fromHex(entry) || llvm::sys::fs::exists(entry)) {
+      std::optional<GraphKey> graph = keyOneGraph(entry, options.keys);
+      if (!graph)
+        return ExitInputError;
+      key = graph->parts.key().toHex();
+    }
+    llvm::Expected<bool> done = cache.remove(key);
+    if (!done)
+      return reportError(done.takeError());
+    if (!*done)
+      ++missing;
+    removed.push_back(llvm::json::Object{{"entry", entry}, {"key", key},
+                                         {"removed", *done}});
+    if (!options.json)
+      llvm::outs() << (*done ? "removed  " : "absent   ") << key << "  "
+                   << entry << "\n";
+  }
+  if (options.json)
+    printJson(llvm::json::Object{{"entries", std::move(removed)}});
+  return missing ? ExitSomeFailed : ExitSuccess;
+}
+
+int runClear(Cache &cache, const CacheOptions &options) {
+  llvm::Expected<CacheStats> before = cache.getStats();
+  if (!before)
+    return reportError(before.takeError());
+  if (llvm::Error error = cache.clear())
+    return reportError(std::move(error));
+  if (options.json)
+    printJson(llvm::json::Object{{"removed_entries", (int64_t)before->entries},
+                                 {"removed_bytes", (int64_t)before->bytes}});
+  else
+    llvm::outs() << "Removed " << before->entries << " entries ("
+                 << formatBytes(before->bytes) << ") from "
+                 << cache.getDirectory() << "\n";
+  return ExitSuccess;
+}
+
+} // namespace
+
+int kiln::runCache(const CacheOptions &options) {
+  std::string directory =
+      options.cacheDir.empty() ? Cache::getDefaultDirectory() : options.cacheDir;
+  // A cache this user cannot write opens read-only by itself: lookups,
+  // ls, stats and explain still work there.
+  Cache::OpenOptions openOptions;
+  llvm::Expected<std::unique_ptr<Cache>> cache =
+      Cache::open(directory, openOptions);
+  if (!cache)
+    return reportError(cache.takeError());
+  const std::string &action = options.action;
+  if (action == "check")
+    return runCheck(**cache, options);
+  if (action == "put")
+    return runPut(**cache, options);
+  if (action == "get")
+    return runGet(**cache, options);
+  if (action == "ls")
+    return runList(**cache, options);
+  if (action == "stats")
+    return runStats(**cache, options);
+  if (action == "explain")
+    return runExplain(**cache, options);
+  if (action == "verify")
+    return runVerify(**cache, options);
+  if (action == "prune")
+    return runPrune(**cache, options);
+  if (action == "rm")
+    return runRemove(**cache, options);
+  if (action == "clear")
+    return runClear(**cache, options);
+  llvm::errs() << "kiln cache: error: unknown action '" << action << "'\n";
+  return ExitInputError;
+}

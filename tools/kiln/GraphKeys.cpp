@@ -1,0 +1,106 @@
+//===- GraphKeys.cpp - import and key many graphs in parallel ---*- C++ -*-===//
+//
+// This file implements parallel keying: each worker thread owns an
+// MLIRContext and takes the next graph from a shared counter, so that a few
+// big graphs and many small ones balance across cores.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GraphKeys.h"
+
+#include "kiln/Import/LoadGraph.h"
+#include "kiln/Signature/Signature.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <chrono>
+
+using namespace mlir;
+
+bool kiln::canonicalizeKeyOptions(const KeyOptions &options,
+                                  std::string &canonical) {
+  CompileOptions parsed;
+  for (const std::string &option : options.options) {
+    size_t equal = option.find('=');
+    if (equal == std::string::npos || equal == 0) {
+      llvm::errs() << "kiln: error: --option takes K=V, got '" << option
+                   << "'\n";
+      return false;
+    }
+    parsed[option.substr(0, equal)] = option.substr(equal + 1);
+  }
+  std::string error;
+  FailureOr<std::string> result = canonicalizeOptions(parsed, error);
+  if (failed(result)) {
+    llvm::errs() << "kiln: error: " << error << "\n";
+    return false;
+  }
+  canonical = *result;
+  return true;
+}
+
+std::vector<kiln::GraphKey>
+kiln::computeGraphKeys(const std::vector<std::string> &paths,
+                       const KeyOptions &options,
+                       const std::string &canonicalOptions) {
+  size_t count = paths.size();
+  std::vector<GraphKey> keys(count);
+  if (count == 0)
+    return keys;
+  unsigned jobs = options.jobs
+                      ? options.jobs
+                      : llvm::hardware_concurrency().compute_thread_count();
+  jobs = std::max(1u, std::min<unsigned>(jobs, count));
+
+  std::atomic<size_t> next{0};
+  auto work = [&]() {
+    MLIRContext context(MLIRContext::Threading::DISABLED);
+    for (size_t i = next++; i < count; i = next++) {
+      GraphKey &key = keys[i];
+      key.path = paths[i];
+      llvm::raw_string_ostream diagnostics(key.diagnostics);
+      auto start = std::chrono::steady_clock::now();
+      OwningOpRef<ModuleOp> module = loadGraph(paths[i], &context, diagnostics);
+      auto imported = std::chrono::steady_clock::now();
+      key.importSeconds =
+          std::chrono::duration<double>(imported - start).count();
+      if (!module)
+        continue;
+      FailureOr<GraphSignature> signature = computeSignature(*module);
+      key.signatureSeconds = std::chrono::duration<double>(
+                                 std::chrono::steady_clock::now() - imported)
+                                 .count();
+      if (failed(signature))
+        continue;
+      key.parts = makeKeyParts(signature->signature, canonicalOptions,
+                               options.targetTriple, options.cpu);
+      key.sketch = std::move(signature->sketch);
+      key.elidedConstants = signature->elidedConstants;
+      key.ok = true;
+    }
+  };
+  if (jobs == 1) {
+    work();
+  } else {
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(jobs));
+    for (unsigned j = 0; j < jobs; ++j)
+      pool.async(work);
+    pool.wait();
+  }
+  return keys;
+}
+
+void kiln::reportGraphProblems(const std::vector<GraphKey> &keys) {
+  for (const GraphKey &key : keys) {
+    llvm::errs() << key.diagnostics;
+    if (key.ok && key.elidedConstants)
+      llvm::errs() << key.path << ": warning: " << key.elidedConstants
+                   << " constants are elided ({...}) in this dump; the key "
+                      "cannot tell apart graphs that differ only in those "
+                      "values, and the graph cannot be compiled\n";
+  }
+}

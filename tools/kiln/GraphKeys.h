@@ -1,0 +1,55 @@
+//===- GraphKeys.h - import and key many graphs in parallel -----*- C++ -*-===//
+//
+// This file declares what `kiln hash` and `kiln cache` share: importing a
+// list of graphs on several threads and computing each one's signature,
+// sketch and key.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_TOOLS_KILN_GRAPHKEYS_H
+#define KILN_TOOLS_KILN_GRAPHKEYS_H
+
+#include "kiln/Cache/Key.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// The key of one graph, or why there is none.
+struct GraphKey {
+  std::string path;
+  bool ok = false;
+  /// `file:line:col: error: ...` text when the graph failed to import.
+  std::string diagnostics;
+  KeyParts parts;
+  std::vector<uint64_t> sketch;
+  unsigned elidedConstants = 0;
+  double importSeconds = 0;
+  double signatureSeconds = 0;
+};
+
+/// How keys are made: target, CPU and compile options.
+struct KeyOptions {
+  std::vector<std::string> options; ///< `K=V`
+  std::string targetTriple;
+  std::string cpu;
+  unsigned jobs = 0; ///< 0: one per core
+};
+
+/// Canonicalizes `options.options` into `canonical`; prints an error and
+/// returns false when one is malformed.
+bool canonicalizeKeyOptions(const KeyOptions &options, std::string &canonical);
+
+/// Imports and keys `paths` on `options.jobs` threads, in input order.
+std::vector<GraphKey> computeGraphKeys(const std::vector<std::string> &paths,
+                                       const KeyOptions &options,
+                                       const std::string &canonicalOptions);
+
+/// Prints each failed graph's diagnostics and each elided-constant warning
+/// to stderr, in input order.
+void reportGraphProblems(const std::vector<GraphKey> &keys);
+
+} // namespace kiln
+
+#endif // KILN_TOOLS_KILN_GRAPHKEYS_H
