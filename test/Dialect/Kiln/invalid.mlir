@@ -1503,3 +1503,10 @@ func.func @collective_permute_result(%a: tensor<4xf32>) -> tensor<4xf16> {
   %0 = kiln.collective_permute %a {source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xf16>
   return %0 : tensor<4xf16>
 }
+
+// -----
+
+func.func @return_outside_region(%a: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'kiln.return' op expects parent op to be one of}}
+  kiln.return %a : tensor<f32>
+}

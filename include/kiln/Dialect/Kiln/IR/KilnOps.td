@@ -50,7 +50,10 @@ class Kiln_RegionOp<string mnemonic, list<Trait> traits = []>
 // Terminator
 //===----------------------------------------------------------------------===//
 
-def Kiln_ReturnOp : Kiln_Op<"return", [Pure, Terminator, ReturnLike]> {
+def Kiln_ReturnOp : Kiln_Op<"return", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["ReduceOp", "ReduceWindowOp", "SortOp", "ScatterOp",
+                 "WhileOp", "ConditionalOp", "AllReduceOp",
+                 "ReduceScatterOp"]>]> {
   let summary = "returns the values of a region (an HLO computation's ROOT)";
   let arguments = (ins Variadic<Kiln_TensorOrToken>:$results);
   let assemblyFormat = "attr-dict ($results^ `:` type($results))?";
