@@ -293,6 +293,19 @@ FailureOr<Hash128> SignatureWalker::hashFunction(func::FuncOp function) {
     DictionaryAttr attrs = function.getResultAttrDict(i);
     encodeAttribute(attrs ? attrs : DictionaryAttr::get(function.getContext()));
   }
+  // Attributes kept on the function itself (the dump's ROOT tuple's output
+  // shardings and names) change what is compiled.
+  llvm::SmallVector<NamedAttribute, 2> functionAttrs(
+      function->getDiscardableAttrs().begin(),
+      function->getDiscardableAttrs().end());
+  llvm::sort(functionAttrs, [](NamedAttribute a, NamedAttribute b) {
+    return a.getName().getValue() < b.getName().getValue();
+  });
+  putU64(functionAttrs.size());
+  for (NamedAttribute attr : functionAttrs) {
+    putBytes(attr.getName().getValue());
+    encodeAttribute(attr.getValue());
+  }
   XXH3_128bits_update(state, buffer.data(), buffer.size());
 
   LogicalResult walked = success();

@@ -614,7 +614,10 @@ LogicalResult Exporter::exportBlock(Block &block, ParamStyle style,
   Operation *terminator = block.getTerminator();
   ValueRange results = terminator->getOperands();
   Value savedRoot = rootValue;
-  rootValue = results.size() == 1 ? results[0] : Value();
+  bool rootIsTuple =
+      results.size() != 1 ||
+      (function && function->hasAttr("kiln.root"));
+  rootValue = rootIsTuple ? Value() : results[0];
   Operation *where = block.getParentOp();
   auto argLayout = [&](unsigned i) -> Attribute {
     return function ? function.getArgAttr(i, "kiln.layout") : Attribute();
@@ -674,7 +677,11 @@ LogicalResult Exporter::exportBlock(Block &block, ParamStyle style,
 
   (void)printShapeOf(results.getTypes(), nullptr, sig, where);
   rootValue = savedRoot;
-  if (results.size() == 1)
+  // Attributes of the dump's ROOT tuple, kept on the function.
+  DictionaryAttr rootAttrs =
+      function ? function->getAttrOfType<DictionaryAttr>("kiln.root")
+               : DictionaryAttr();
+  if (!rootIsTuple)
     return success(); // its defining line was marked ROOT
   std::string root = freshName("tuple");
   os << "  ROOT %" << root << " = ";
@@ -683,7 +690,21 @@ LogicalResult Exporter::exportBlock(Block &block, ParamStyle style,
   os << " tuple(";
   llvm::interleaveComma(results, os,
                         [&](Value v) { os << '%' << valueNames.lookup(v); });
-  os << ")\n";
+  os << ")";
+  if (rootAttrs)
+    for (NamedAttribute attr : rootAttrs) {
+      llvm::StringRef attrName = attr.getName().getValue();
+      if (!attrName.consume_front("kiln."))
+        continue;
+      if (auto raw = dyn_cast<StringAttr>(attr.getValue());
+          raw && attrName != "backend_config") {
+        os << ", " << attrName << '=' << raw.getValue();
+        continue;
+      }
+      if (failed(printAttribute(where, attrName, attr.getValue(), os)))
+        return failure();
+    }
+  os << "\n";
   return success();
 }
 

@@ -139,10 +139,12 @@ private:
   /// arguments and ending it with `func.return` or `kiln.return`.
   /// For a function, `functionArgAttrs` receives each argument's
   /// attributes (sharding, layout, ...); region arguments cannot hold any.
+  /// `rootAttrs` (functions only) receives the attributes of a ROOT tuple.
   LogicalResult
   importBody(unsigned index, Block *block, bool isFunction,
              llvm::SmallVectorImpl<Type> &resultTypes,
-             llvm::SmallVectorImpl<DictionaryAttr> *functionArgAttrs);
+             llvm::SmallVectorImpl<DictionaryAttr> *functionArgAttrs,
+             DictionaryAttr *rootAttrs = nullptr);
   LogicalResult checkSignature(const Computation &computation,
                                llvm::ArrayRef<Type> parameterTypes,
                                llvm::ArrayRef<Type> resultTypes);
@@ -266,9 +268,12 @@ FailureOr<func::FuncOp> Importer::getOrImportFunction(unsigned index,
   Block *block = function.addEntryBlock();
   llvm::SmallVector<Type> resultTypes;
   llvm::SmallVector<DictionaryAttr> functionArgAttrs;
+  DictionaryAttr rootAttrs;
   if (failed(importBody(index, block, /*isFunction=*/true, resultTypes,
-                        &functionArgAttrs)))
+                        &functionArgAttrs, &rootAttrs)))
     return failure();
+  if (rootAttrs)
+    function->setAttr("kiln.root", rootAttrs);
   function.setFunctionType(
       builder.getFunctionType(block->getArgumentTypes(), resultTypes));
   if (llvm::any_of(functionArgAttrs,
@@ -389,7 +394,8 @@ LogicalResult Importer::checkSignature(const Computation &computation,
 LogicalResult Importer::importBody(
     unsigned index, Block *block, bool isFunction,
     llvm::SmallVectorImpl<Type> &resultTypes,
-    llvm::SmallVectorImpl<DictionaryAttr> *functionArgAttrs) {
+    llvm::SmallVectorImpl<DictionaryAttr> *functionArgAttrs,
+    DictionaryAttr *rootAttrs) {
   const Computation &computation = text.computations[index];
   std::vector<InstructionState> states(computation.instructions.size());
 
@@ -469,6 +475,24 @@ LogicalResult Importer::importBody(
 
   const Instruction &root = computation.instructions[computation.rootIndex];
   llvm::ArrayRef<Value> rootValues = states[computation.rootIndex].values;
+  // A ROOT tuple is flattened away; its attributes (JAX's output shardings,
+  // NeuronX's output names) describe the function's results and are kept on
+  // the function.
+  if (rootAttrs && root.opcode == "tuple") {
+    NamedAttrList attrs;
+    for (const AttrRef &attr : root.attrs) {
+      auto kind = getAttrKinds().find(attr.name);
+      if (kind != getAttrKinds().end() && kind->second == AttrKind::Metadata)
+        continue;
+      if (failed(addCommonAttr(attr,
+                               kind == getAttrKinds().end() ? AttrKind::Sharding
+                                                            : kind->second,
+                               attrs)))
+        return failure();
+    }
+    if (!attrs.empty())
+      *rootAttrs = attrs.getDictionary(context);
+  }
   for (Value value : rootValues)
     resultTypes.push_back(value.getType());
   Location rootLoc = positions.getLocation(root.loc);
@@ -537,8 +561,10 @@ Location Importer::getFrameLocation(int64_t frameId) {
     if (!function.empty())
       callee = NameLoc::get(StringAttr::get(context, function), callee);
     loc = callee;
-    // Dumps mark the outermost frame with a parent id equal to its own.
-    int64_t parent = frame->second.parentFrameId;
+    // XLA prints a frame's parent as its 1-based id plus one (the proto's
+    // parent_frame_id + 1, where 0 means none): printed P is frame P - 1,
+    // and 1 marks an outermost frame.
+    int64_t parent = frame->second.parentFrameId - 1;
     if (parent > 0 && parent != frameId) {
       Location caller = getFrameLocation(parent);
       if (!isa<UnknownLoc>(caller))
@@ -609,6 +635,33 @@ LogicalResult Importer::convertAttr(const Instruction &inst,
   auto nameFor = [&](llvm::StringRef name) -> std::string {
     return isInherent(name) ? name.str() : ("kiln." + name).str();
   };
+  // An attribute the op does not declare keeps its text, so that nothing
+  // can be mistaken for the op's own attributes and the exporter writes it
+  // back as it was.
+  auto declares = [&]() {
+    switch (kind) {
+    case AttrKind::Slice:
+      return isInherent("start_indices");
+    case AttrKind::Padding:
+      return isInherent("edge_padding_low");
+    case AttrKind::Window:
+      return isInherent("window_dimensions");
+    case AttrKind::BackendConfig:
+    case AttrKind::Metadata:
+    case AttrKind::Sharding:
+    case AttrKind::FrontendAttributes:
+    case AttrKind::Computation:
+    case AttrKind::ComputationList:
+      return true;
+    default:
+      return isInherent(attr.name);
+    }
+  };
+  if (!declares()) {
+    attrs.set(("kiln." + attr.name).str(),
+              builder.getStringAttr(attr.valueText()));
+    return success();
+  }
   seek(attr);
   switch (kind) {
   case AttrKind::IntList: {
@@ -731,24 +784,32 @@ LogicalResult Importer::importInstruction(const Computation &computation,
   Location loc = getInstructionLocation(inst);
 
   // Operands, flattened; a `%t#N` reference picks element N of a tuple.
+  // Each operand is also kept as (producer, node of its shape tree) so that
+  // get-tuple-element can index into it.
   llvm::SmallVector<Value, 4> operands;
   llvm::SmallVector<unsigned, 4> operandLeafCounts;
+  llvm::SmallVector<std::pair<const InstructionState *, unsigned>, 4>
+      operandNodes;
   for (const OperandRef &ref : inst.operands) {
     const InstructionState &producer =
         states[computation.instructionByName.lookup(ref.name)];
-    llvm::ArrayRef<Value> produced = producer.values;
+    unsigned node = 0;
     if (ref.tupleIndex >= 0) {
-      if (!producer.shape.isTuple ||
-          ref.tupleIndex >= (int64_t)producer.shape.numElements())
+      const ShapeNode &root = producer.shape.root();
+      if (!root.isTuple || ref.tupleIndex >= (int64_t)root.children.size())
         return positions.emitError(ref.loc)
                << "'" << ref.name << "#" << ref.tupleIndex
                << "' names no element of " << ref.name << "'s shape";
-      unsigned begin = producer.shape.elementBegin[ref.tupleIndex];
-      unsigned end = producer.shape.elementBegin[ref.tupleIndex + 1];
-      produced = produced.slice(begin, end - begin);
+      node = root.children[ref.tupleIndex];
     }
+    const ShapeNode &picked = producer.shape.nodes[node];
+    llvm::ArrayRef<Value> produced = llvm::ArrayRef<Value>(producer.values)
+                                         .slice(picked.leafBegin,
+                                                picked.leafEnd -
+                                                    picked.leafBegin);
     operands.append(produced.begin(), produced.end());
     operandLeafCounts.push_back(produced.size());
+    operandNodes.push_back({&producer, node});
   }
 
   auto checkTypes = [&](llvm::ArrayRef<Value> got) -> LogicalResult {
@@ -785,21 +846,23 @@ LogicalResult Importer::importInstruction(const Computation &computation,
     int64_t index;
     if (failed(values.parseInt(index)) || failed(finish(*indexAttr)))
       return failure();
-    const Shape &tuple =
-        states[computation.instructionByName.lookup(inst.operands[0].name)]
-            .shape;
-    if (!tuple.isTuple || index < 0 || index >= (int64_t)tuple.numElements())
+    const Shape &tuple = operandNodes[0].first->shape;
+    const ShapeNode &node = tuple.nodes[operandNodes[0].second];
+    if (!node.isTuple || index < 0 || index >= (int64_t)node.children.size())
       return positions.emitError(indexAttr->valueBegin)
              << "index " << index << " is out of range for operand '"
              << inst.operands[0].name << "' with "
-             << (tuple.isTuple ? tuple.numElements() : 0) << " tuple elements";
-    unsigned begin = tuple.elementBegin[index];
-    unsigned end = tuple.elementBegin[index + 1];
-    state.values.assign(operands.begin() + begin, operands.begin() + end);
+             << (node.isTuple ? node.children.size() : 0)
+             << " tuple elements";
+    const ShapeNode &element = tuple.nodes[node.children[index]];
+    // `operands` holds the leaves of `node`; the element is a sub-range.
+    state.values.assign(
+        operands.begin() + (element.leafBegin - node.leafBegin),
+        operands.begin() + (element.leafEnd - node.leafBegin));
     return checkTypes(state.values);
   }
   if (opcode == "constant") {
-    if (state.shape.isTuple || state.shape.leaves.size() != 1 ||
+    if (state.shape.isTuple() || state.shape.leaves.size() != 1 ||
         !isa<RankedTensorType>(state.shape.leaves[0]))
       return positions.emitError(inst.loc)
              << "tuple and token constants are not supported";
@@ -865,7 +928,7 @@ LogicalResult Importer::importInstruction(const Computation &computation,
     state.values.assign(call.getResults().begin(), call.getResults().end());
     return checkTypes(state.values);
   }
-  if (opcode == "copy" && state.shape.isTuple) {
+  if (opcode == "copy" && state.shape.isTuple()) {
     // A tuple copy copies each leaf.
     for (Value value : operands) {
       if (isa<TokenType>(value.getType())) {

@@ -7,6 +7,7 @@
 #include "HloLexer.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace kiln;
 using namespace kiln::hlo;
@@ -16,8 +17,19 @@ std::string Token::describe() const {
   case Eof:
     return "end of file";
   case Error:
-    return "invalid character '" + llvm::StringRef(spelling).take_front(1).str() +
-           "'";
+    if (spelling.starts_with("\""))
+      return "an unterminated string (no closing '\"')";
+    if (spelling.starts_with("/*"))
+      return "an unterminated comment (no closing '*/')";
+    if (!spelling.empty() && (unsigned char)spelling[0] >= 0x80)
+      return llvm::formatv("byte 0x{0:x-2} that is not HLO text",
+                           (unsigned)(unsigned char)spelling[0])
+          .str();
+    if (!spelling.empty() && (unsigned char)spelling[0] < 0x20)
+      return llvm::formatv("control byte 0x{0:x-2}",
+                           (unsigned)(unsigned char)spelling[0])
+          .str();
+    return "invalid character '" + spelling.take_front(1).str() + "'";
   case String:
     return "string " + spelling.take_front(40).str();
   case PercentName:
@@ -112,7 +124,9 @@ Token Lexer::lex() {
   default:
     if (!isWordChar(c))
       return make(Token::Error, start);
-    while (cur < end && isWordChar(*cur))
+    // A word never swallows the `-` of `->` (as in `b01f_01io->b01f`).
+    while (cur < end && isWordChar(*cur) &&
+           !(*cur == '-' && cur + 1 < end && cur[1] == '>'))
       ++cur;
     return make(Token::Word, start);
   }

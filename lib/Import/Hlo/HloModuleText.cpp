@@ -111,6 +111,13 @@ LogicalResult TokenCursor::skipValue() {
         return failure();
       continue;
     }
+    // `b01f_01io->b01f` (convolution dimension labels).
+    if (tok.is(Token::Arrow)) {
+      consume();
+      if (failed(skipPrimary()))
+        return failure();
+      continue;
+    }
     // `T(1,0)` directly after an iota list transposes it.
     if (tok.isWord("T") && tok.spelling.end() < getBufferEnd() &&
         *tok.spelling.end() == '(') {
@@ -355,11 +362,12 @@ LogicalResult ModuleTextParser::skipShape() {
 
 LogicalResult ModuleTextParser::parseInstruction(Computation &computation) {
   Instruction inst;
+  // An instruction is located where its line starts, `ROOT` included.
+  inst.loc = cursor.current().loc();
   if (cursor.current().isWord("ROOT")) {
     inst.isRoot = true;
     cursor.consume();
   }
-  inst.loc = cursor.current().loc();
   if (failed(cursor.parseName(inst.name, "an instruction name")))
     return failure();
   if (failed(cursor.expect(Token::Equal, "'=' after instruction name '" +

@@ -54,7 +54,7 @@ Type ValueParser::getElementType(llvm::StringRef name) {
 
 LogicalResult ValueParser::parseShape(Shape &shape) {
   shape = Shape();
-  return parseShapeInto(shape, /*topLevel=*/true);
+  return failure(failed(parseShapeInto(shape)));
 }
 
 /// Returns true if `layout` (the text inside the braces) is the default
@@ -73,25 +73,26 @@ static bool isDefaultLayout(llvm::StringRef layout, int64_t rank) {
   return true;
 }
 
-LogicalResult ValueParser::parseShapeInto(Shape &shape, bool topLevel) {
+FailureOr<unsigned> ValueParser::parseShapeInto(Shape &shape) {
   const Token &tok = cursor.current();
+  unsigned index = shape.nodes.size();
+  shape.nodes.emplace_back();
+  shape.nodes[index].leafBegin = shape.leaves.size();
   if (tok.is(Token::LParen)) {
-    // Nested tuples flatten into their parent's leaves; only the top level
-    // records where its elements begin.
     cursor.consume();
-    if (topLevel)
-      shape.isTuple = true;
+    shape.nodes[index].isTuple = true;
     while (!cursor.current().is(Token::RParen)) {
-      if (topLevel)
-        shape.elementBegin.push_back(shape.leaves.size());
-      if (failed(parseShapeInto(shape, /*topLevel=*/false)))
+      FailureOr<unsigned> child = parseShapeInto(shape);
+      if (failed(child))
         return failure();
+      shape.nodes[index].children.push_back(*child);
       if (!cursor.consumeIf(Token::Comma))
         break;
     }
-    if (topLevel)
-      shape.elementBegin.push_back(shape.leaves.size());
-    return cursor.expect(Token::RParen, "',' or ')' in a tuple shape");
+    if (failed(cursor.expect(Token::RParen, "',' or ')' in a tuple shape")))
+      return failure();
+    shape.nodes[index].leafEnd = shape.leaves.size();
+    return index;
   }
   if (!tok.is(Token::Word))
     return cursor.emitExpected("a shape");
@@ -145,7 +146,8 @@ LogicalResult ValueParser::parseShapeInto(Shape &shape, bool topLevel) {
   }
   shape.leaves.push_back(type);
   shape.layouts.push_back(layout);
-  return success();
+  shape.nodes[index].leafEnd = shape.leaves.size();
+  return index;
 }
 
 LogicalResult ValueParser::parseInt(int64_t &value) {

@@ -21,21 +21,27 @@
 namespace kiln {
 namespace hlo {
 
-/// An HLO shape, flattened: tuples become their leaves in order. Top-level
-/// element boundaries are kept so that get-tuple-element can pick a range.
+/// One node of a shape's tuple tree: an array (a single leaf) or a tuple of
+/// child nodes, covering leaves [leafBegin, leafEnd).
+struct ShapeNode {
+  bool isTuple = false;
+  unsigned leafBegin = 0;
+  unsigned leafEnd = 0;
+  llvm::SmallVector<unsigned, 0> children; ///< node indices
+};
+
+/// An HLO shape, flattened: tuples become their leaves in order. The tuple
+/// tree is kept (node 0 is the whole shape) so that get-tuple-element and
+/// `%t#N` can pick the leaves of any element, however deeply nested.
 struct Shape {
   llvm::SmallVector<mlir::Type, 1> leaves;
   /// Per leaf: the layout text (e.g. `{2,3,1,0}`) when it is not the default
   /// descending one, else null.
   llvm::SmallVector<mlir::StringAttr, 1> layouts;
-  /// For a tuple: the first leaf of each top-level element, then the count
-  /// of leaves. Empty for an array shape.
-  llvm::SmallVector<unsigned, 0> elementBegin;
-  bool isTuple = false;
+  std::vector<ShapeNode> nodes;
 
-  unsigned numElements() const {
-    return isTuple ? elementBegin.size() - 1 : 1;
-  }
+  const ShapeNode &root() const { return nodes[0]; }
+  bool isTuple() const { return !nodes.empty() && nodes[0].isTuple; }
   bool hasNonDefaultLayout() const {
     for (mlir::StringAttr layout : layouts)
       if (layout)
@@ -115,7 +121,7 @@ public:
   mlir::Type getElementType(llvm::StringRef name);
 
 private:
-  mlir::LogicalResult parseShapeInto(Shape &shape, bool topLevel);
+  mlir::FailureOr<unsigned> parseShapeInto(Shape &shape);
   mlir::LogicalResult parseXSeparated(llvm::StringRef word,
                                       llvm::SmallVectorImpl<int64_t> &values);
   mlir::LogicalResult parseLiteralElements(llvm::SmallVectorImpl<Token> &words,
