@@ -111,6 +111,11 @@ private:
   LogicalResult exportConstant(Operation *op, llvm::raw_ostream &os);
   LogicalResult printAttribute(Operation *op, llvm::StringRef name,
                                Attribute value, llvm::raw_ostream &os);
+  /// Prints the `kiln.<name>` attributes the importer kept from the dump
+  /// (all but layouts, which go into shapes) as `, <name>=<value>`.
+  LogicalResult printKeptAttributes(Operation *where,
+                                    llvm::ArrayRef<NamedAttribute> attrs,
+                                    llvm::raw_ostream &os);
   LogicalResult printLiteral(DenseElementsAttr value, llvm::raw_ostream &os);
   void printMetadata(Location loc, llvm::raw_ostream &os);
   LogicalResult printType(Type type, Attribute layout, llvm::raw_ostream &os,
@@ -407,6 +412,26 @@ LogicalResult Exporter::printAttribute(Operation *op, llvm::StringRef name,
   return success();
 }
 
+LogicalResult Exporter::printKeptAttributes(Operation *where,
+                                            llvm::ArrayRef<NamedAttribute> attrs,
+                                            llvm::raw_ostream &os) {
+  for (NamedAttribute attr : attrs) {
+    llvm::StringRef attrName = attr.getName().getValue();
+    if (!attrName.consume_front("kiln.") || attrName == "layout" ||
+        attrName == "root")
+      continue;
+    // Text kept verbatim goes back verbatim; backend configs were unquoted.
+    if (auto raw = dyn_cast<StringAttr>(attr.getValue());
+        raw && attrName != "backend_config") {
+      os << ", " << attrName << '=' << raw.getValue();
+      continue;
+    }
+    if (failed(printAttribute(where, attrName, attr.getValue(), os)))
+      return failure();
+  }
+  return success();
+}
+
 LogicalResult Exporter::exportConstant(Operation *op, llvm::raw_ostream &os) {
   os << '(';
   if (isa<ElidedConstantOp>(op)) {
@@ -566,18 +591,9 @@ LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
     os << ", to_apply=%" << callee;
   }
   // Discardable attributes the importer kept: kiln.<hlo attribute name>.
-  for (NamedAttribute attr : op->getDiscardableAttrs()) {
-    llvm::StringRef attrName = attr.getName().getValue();
-    if (!attrName.consume_front("kiln.") || attrName == "layout")
-      continue;
-    if (auto raw = dyn_cast<StringAttr>(attr.getValue());
-        raw && attrName != "backend_config") {
-      os << ", " << attrName << '=' << raw.getValue();
-      continue;
-    }
-    if (failed(printAttribute(op, attrName, attr.getValue(), os)))
-      return failure();
-  }
+  llvm::SmallVector<NamedAttribute> kept(op->getDiscardableAttrs());
+  if (failed(printKeptAttributes(op, kept, os)))
+    return failure();
   printMetadata(op->getLoc(), os);
   os << '\n';
 
@@ -650,22 +666,11 @@ LogicalResult Exporter::exportBlock(Block &block, ParamStyle style,
                            where)))
         return failure();
       os << " parameter(" << arg.getArgNumber() << ')';
-      if (function)
-        for (NamedAttribute attr :
-             function.getArgAttrDict(arg.getArgNumber())
-                 ? function.getArgAttrDict(arg.getArgNumber()).getValue()
-                 : llvm::ArrayRef<NamedAttribute>()) {
-          llvm::StringRef attrName = attr.getName().getValue();
-          if (!attrName.consume_front("kiln.") || attrName == "layout")
-            continue;
-          if (auto raw = dyn_cast<StringAttr>(attr.getValue());
-              raw && attrName != "backend_config") {
-            os << ", " << attrName << '=' << raw.getValue();
-            continue;
-          }
-          if (failed(printAttribute(where, attrName, attr.getValue(), os)))
-            return failure();
-        }
+      if (DictionaryAttr attrs =
+              function ? function.getArgAttrDict(arg.getArgNumber())
+                       : DictionaryAttr())
+        if (failed(printKeptAttributes(where, attrs.getValue(), os)))
+          return failure();
       os << '\n';
     }
   }
@@ -691,19 +696,8 @@ LogicalResult Exporter::exportBlock(Block &block, ParamStyle style,
   llvm::interleaveComma(results, os,
                         [&](Value v) { os << '%' << valueNames.lookup(v); });
   os << ")";
-  if (rootAttrs)
-    for (NamedAttribute attr : rootAttrs) {
-      llvm::StringRef attrName = attr.getName().getValue();
-      if (!attrName.consume_front("kiln."))
-        continue;
-      if (auto raw = dyn_cast<StringAttr>(attr.getValue());
-          raw && attrName != "backend_config") {
-        os << ", " << attrName << '=' << raw.getValue();
-        continue;
-      }
-      if (failed(printAttribute(where, attrName, attr.getValue(), os)))
-        return failure();
-    }
+  if (rootAttrs && failed(printKeptAttributes(where, rootAttrs.getValue(), os)))
+    return failure();
   os << "\n";
   return success();
 }
