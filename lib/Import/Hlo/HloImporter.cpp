@@ -21,6 +21,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/SourceMgr.h"
@@ -163,8 +164,10 @@ private:
   LogicalResult addCommonAttr(const AttrRef &attr, AttrKind kind,
                               NamedAttrList &attrs);
   FailureOr<unsigned> lookupComputation(const AttrRef &attr);
-  Location getInstructionLocation(const Instruction &inst);
-  Location getMetadataLocation(const AttrRef &metadata);
+  /// Fails (after a diagnostic) when the instruction's metadata is
+  /// malformed: bad input is never half accepted.
+  FailureOr<Location> getInstructionLocation(const Instruction &inst);
+  FailureOr<Location> getMetadataLocation(const AttrRef &metadata);
   Location getFrameLocation(int64_t frameId);
   /// Places the cursor at an attribute's value.
   void seek(const AttrRef &attr) { cursor.resetTo(attr.valueBegin); }
@@ -183,6 +186,21 @@ private:
   std::vector<Use> functionUse;
   std::vector<bool> regionInProgress;
   std::vector<bool> usedAsRegion;
+  /// Computations being imported inside one another (calls and regions).
+  /// Real graphs nest a few levels; the bound keeps the recursion, and the
+  /// verifier's and printer's after it, far from the stack's end.
+  static constexpr unsigned kMaxNesting = 256;
+  unsigned nesting = 0;
+  LogicalResult enterComputation(const Computation &computation,
+                                 const char *useLoc) {
+    if (nesting >= kMaxNesting)
+      return positions.emitError(useLoc ? useLoc : computation.loc)
+             << "computations nest more than " << kMaxNesting
+             << " levels deep (through calls and regions) at '"
+             << computation.name << "'";
+    ++nesting;
+    return success();
+  }
   llvm::StringMap<Location> metadataLocations;
   llvm::DenseMap<int64_t, Location> frameLocations;
   llvm::DenseSet<int64_t> framesInProgress;
@@ -256,6 +274,9 @@ FailureOr<func::FuncOp> Importer::getOrImportFunction(unsigned index,
     return positions.emitError(useLoc ? useLoc : computation.loc)
            << "computation '" << computation.name
            << "' calls itself (directly or through other computations)";
+  if (failed(enterComputation(computation, useLoc)))
+    return failure();
+  llvm::scope_exit leave([&] { --nesting; });
   functionUse[index] = Use::InProgress;
 
   OpBuilder::InsertionGuard guard(builder);
@@ -290,6 +311,9 @@ LogicalResult Importer::importRegion(unsigned index, Region &region,
     return positions.emitError(useLoc)
            << "computation '" << computation.name
            << "' calls itself (directly or through other computations)";
+  if (failed(enterComputation(computation, useLoc)))
+    return failure();
+  llvm::scope_exit leave([&] { --nesting; });
   regionInProgress[index] = true;
   usedAsRegion[index] = true;
   Block *block = new Block();
@@ -430,7 +454,9 @@ LogicalResult Importer::importBody(
     cursor.resetTo(inst.shapeBegin);
     if (failed(values.parseShape(state.shape)))
       return failure();
-    Location loc = getInstructionLocation(inst);
+    FailureOr<Location> loc = getInstructionLocation(inst);
+    if (failed(loc))
+      return failure();
     // Attributes of a function's parameters (sharding, frontend attributes,
     // layouts) are kept on its arguments.
     NamedAttrList argAttrs;
@@ -449,7 +475,8 @@ LogicalResult Importer::importBody(
       }
     }
     for (unsigned leaf = 0; leaf < state.shape.leaves.size(); ++leaf) {
-      state.values.push_back(block->addArgument(state.shape.leaves[leaf], loc));
+      state.values.push_back(
+          block->addArgument(state.shape.leaves[leaf], *loc));
       if (!functionArgAttrs)
         continue;
       NamedAttrList leafAttrs = argAttrs;
@@ -509,37 +536,40 @@ LogicalResult Importer::importBody(
   return success();
 }
 
-Location Importer::getInstructionLocation(const Instruction &inst) {
+FailureOr<Location>
+Importer::getInstructionLocation(const Instruction &inst) {
   Location position = positions.getLocation(inst.loc);
   const AttrRef *metadata = inst.findAttr("metadata");
   if (!metadata)
     return position;
-  Location meta = getMetadataLocation(*metadata);
-  if (isa<UnknownLoc>(meta))
+  FailureOr<Location> meta = getMetadataLocation(*metadata);
+  if (failed(meta))
+    return failure();
+  if (isa<UnknownLoc>(*meta))
     return position;
   // The HLO position comes first so that diagnostics point into the dump;
   // the metadata part points at the user's Python line.
-  return FusedLoc::get(context, {position, meta});
+  return FusedLoc::get(context, {position, *meta});
 }
 
-Location Importer::getMetadataLocation(const AttrRef &attr) {
+FailureOr<Location> Importer::getMetadataLocation(const AttrRef &attr) {
   auto it = metadataLocations.find(attr.valueText());
   if (it != metadataLocations.end())
     return it->second;
   seek(attr);
   Metadata metadata;
-  Location loc = UnknownLoc::get(context);
-  if (succeeded(values.parseMetadata(metadata))) {
-    Location source = UnknownLoc::get(context);
-    if (metadata.stackFrameId > 0)
-      source = getFrameLocation(metadata.stackFrameId);
-    if (isa<UnknownLoc>(source) && !metadata.sourceFile.empty())
-      source = FileLineColLoc::get(context, metadata.sourceFile,
-                                   metadata.sourceLine, metadata.sourceColumn);
-    loc = metadata.opName.empty()
-              ? source
-              : NameLoc::get(StringAttr::get(context, metadata.opName), source);
-  }
+  if (failed(values.parseMetadata(metadata)) || failed(finish(attr)))
+    return failure();
+  Location source = UnknownLoc::get(context);
+  if (metadata.stackFrameId > 0)
+    source = getFrameLocation(metadata.stackFrameId);
+  if (isa<UnknownLoc>(source) && !metadata.sourceFile.empty())
+    source = FileLineColLoc::get(context, metadata.sourceFile,
+                                 metadata.sourceLine, metadata.sourceColumn);
+  Location loc =
+      metadata.opName.empty()
+          ? source
+          : NameLoc::get(StringAttr::get(context, metadata.opName), source);
   metadataLocations.try_emplace(attr.valueText(), loc);
   return loc;
 }
@@ -781,7 +811,10 @@ LogicalResult Importer::importInstruction(const Computation &computation,
   cursor.resetTo(inst.shapeBegin);
   if (failed(values.parseShape(state.shape)))
     return failure();
-  Location loc = getInstructionLocation(inst);
+  FailureOr<Location> instLoc = getInstructionLocation(inst);
+  if (failed(instLoc))
+    return failure();
+  Location loc = *instLoc;
 
   // Operands, flattened; a `%t#N` reference picks element N of a tuple.
   // Each operand is also kept as (producer, node of its shape tree) so that

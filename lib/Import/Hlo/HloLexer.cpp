@@ -21,13 +21,14 @@ std::string Token::describe() const {
       return "an unterminated string (no closing '\"')";
     if (spelling.starts_with("/*"))
       return "an unterminated comment (no closing '*/')";
-    if (!spelling.empty() && (unsigned char)spelling[0] >= 0x80)
-      return llvm::formatv("byte 0x{0:x-2} that is not HLO text",
-                           (unsigned)(unsigned char)spelling[0])
-          .str();
-    if (!spelling.empty() && (unsigned char)spelling[0] < 0x20)
-      return llvm::formatv("control byte 0x{0:x-2}",
-                           (unsigned)(unsigned char)spelling[0])
+    if (!spelling.empty() && ((unsigned char)spelling[0] >= 0x80 ||
+                              (unsigned char)spelling[0] < 0x20 ||
+                              spelling[0] == 0x7f))
+      return llvm::formatv("invalid character 0x{0:x-2} ({1})",
+                           (unsigned)(unsigned char)spelling[0],
+                           (unsigned char)spelling[0] >= 0x80
+                               ? "not ASCII: binary data, or not HLO text"
+                               : "a control character")
           .str();
     return "invalid character '" + spelling.take_front(1).str() + "'";
   case String:

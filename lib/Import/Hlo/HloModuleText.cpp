@@ -454,10 +454,16 @@ LogicalResult ModuleTextParser::parseOperands(Instruction &inst) {
     operand.loc = cursor.current().loc();
     if (failed(cursor.parseName(operand.name, "an operand name")))
       return failure();
-    if (cursor.consumeIf(Token::Hash) &&
-        failed(cursor.parseInt(operand.tupleIndex,
-                               "a tuple element number after '#'")))
-      return failure();
+    if (cursor.consumeIf(Token::Hash)) {
+      const char *numberLoc = cursor.current().loc();
+      if (failed(cursor.parseInt(operand.tupleIndex,
+                                 "a tuple element number after '#'")))
+        return failure();
+      if (operand.tupleIndex < 0)
+        return positions.emitError(numberLoc)
+               << "tuple element number must not be negative, found "
+               << operand.tupleIndex;
+    }
     inst.operands.push_back(operand);
   } while (cursor.consumeIf(Token::Comma));
   return cursor.expect(Token::RParen, "',' or ')' in the operand list of '" +

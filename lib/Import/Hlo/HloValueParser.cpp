@@ -10,6 +10,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <cerrno>
@@ -79,7 +80,13 @@ FailureOr<unsigned> ValueParser::parseShapeInto(Shape &shape) {
   shape.nodes.emplace_back();
   shape.nodes[index].leafBegin = shape.leaves.size();
   if (tok.is(Token::LParen)) {
+    // Real shapes nest a few levels; a bound keeps the recursion safe.
+    if (tupleDepth >= kMaxTupleDepth)
+      return cursor.emitError("tuple shapes nest deeper than " +
+                              llvm::Twine(kMaxTupleDepth) + " levels");
     cursor.consume();
+    ++tupleDepth;
+    llvm::scope_exit leave([&] { --tupleDepth; });
     shape.nodes[index].isTuple = true;
     while (!cursor.current().is(Token::RParen)) {
       FailureOr<unsigned> child = parseShapeInto(shape);
@@ -231,6 +238,7 @@ ValueParser::parseWordList(llvm::SmallVectorImpl<std::string> &words) {
 }
 
 LogicalResult ValueParser::parseIotaList(IotaList &iota) {
+  const char *begin = cursor.current().loc();
   auto parseBracketList = [&](llvm::SmallVectorImpl<int64_t> &values,
                               Token::Kind open, Token::Kind close,
                               llvm::StringRef what) -> LogicalResult {
@@ -264,9 +272,9 @@ LogicalResult ValueParser::parseIotaList(IotaList &iota) {
   for (int64_t d : iota.reshape)
     reshaped *= d;
   if (total != reshaped)
-    return cursor.emitError("iota list " + llvm::Twine(total) +
-                            " elements do not match the " +
-                            llvm::Twine(reshaped) + " it is reshaped from");
+    return cursor.getPositions().emitError(begin)
+           << "iota list has " << total << " elements but is reshaped from "
+           << reshaped;
   if (!iota.transpose.empty()) {
     llvm::SmallVector<int64_t> sorted(iota.transpose.begin(), iota.transpose.end());
     llvm::sort(sorted);
@@ -274,8 +282,9 @@ LogicalResult ValueParser::parseIotaList(IotaList &iota) {
     for (size_t i = 0; isPermutation && i < sorted.size(); ++i)
       isPermutation = sorted[i] == (int64_t)i;
     if (!isPermutation)
-      return cursor.emitError("iota list transpose T(...) is not a "
-                              "permutation of its reshape dimensions");
+      return cursor.getPositions().emitError(begin)
+             << "iota list transpose T(...) is not a permutation of its "
+                "reshape dimensions";
   }
   return success();
 }
@@ -316,11 +325,13 @@ LogicalResult ValueParser::parseIntMatrix(DenseIntElementsAttr &matrix,
   llvm::SmallVector<int64_t> values;
   int64_t rows = 0, columns = 0;
   if (cursor.current().is(Token::LSquare)) {
+    const char *begin = cursor.current().loc();
     IotaList iota;
     if (failed(parseIotaList(iota)))
       return failure();
     if (iota.dims.size() != 2)
-      return cursor.emitError("iota " + llvm::Twine(what) + " must have 2 dimensions");
+      return cursor.getPositions().emitError(begin)
+             << "iota " << what << " must have 2 dimensions";
     rows = iota.dims[0];
     columns = iota.dims[1];
     values = expandIotaList(iota);
@@ -446,9 +457,10 @@ LogicalResult ValueParser::parseWindow(Window &window) {
             .Default(nullptr);
     if (!target)
       return cursor.emitError("unknown window field '" + field + "'");
-    if (!cursor.current().is(Token::Word) ||
-        failed(parseXSeparated(cursor.current().spelling, *target)))
+    if (!cursor.current().is(Token::Word))
       return cursor.emitExpected("dimensions separated by 'x'");
+    if (failed(parseXSeparated(cursor.current().spelling, *target)))
+      return failure();
     cursor.consume();
   }
   size_t rank = window.size.size();
@@ -531,43 +543,55 @@ LogicalResult ValueParser::parseMetadata(Metadata &metadata) {
   return success();
 }
 
-LogicalResult
-ValueParser::parseLiteralElements(llvm::SmallVectorImpl<Token> &words,
-                                  bool &elided) {
+LogicalResult ValueParser::parseLiteralElements(
+    llvm::ArrayRef<int64_t> dims, size_t depth, bool isComplex,
+    llvm::SmallVectorImpl<Token> &words) {
+  // One level of braces per dimension, each with as many elements as the
+  // dimension; the recursion is as deep as the shape's rank, no deeper.
   const Token &tok = cursor.current();
-  if (tok.is(Token::LBrace)) {
-    cursor.consume();
-    // `{...}`: the dump left the value out.
-    if (cursor.current().is(Token::Word) &&
-        cursor.current().spelling == "...") {
-      cursor.consume();
-      elided = true;
-      return cursor.expect(Token::RBrace, "'}' after '...'");
-    }
+  if (depth < dims.size()) {
+    const char *open = tok.loc();
+    if (failed(cursor.expect(Token::LBrace,
+                             "'{' for dimension " + std::to_string(depth) +
+                                 " of the literal")))
+      return failure();
+    int64_t count = 0;
     while (!cursor.current().is(Token::RBrace)) {
-      if (failed(parseLiteralElements(words, elided)))
+      if (failed(parseLiteralElements(dims, depth + 1, isComplex, words)))
         return failure();
+      ++count;
       if (!cursor.consumeIf(Token::Comma))
         break;
     }
-    return cursor.expect(Token::RBrace, "',' or '}' in a literal");
+    if (failed(cursor.expect(Token::RBrace, "',' or '}' in a literal")))
+      return failure();
+    if (count != dims[depth])
+      return cursor.getPositions().emitError(open)
+             << "literal has " << count << " elements in dimension " << depth
+             << ", its shape says " << dims[depth];
+    return success();
   }
-  if (tok.is(Token::LParen)) {
+  if (tok.is(Token::LBrace))
+    return cursor.emitError("literal nests deeper than its shape's rank " +
+                            llvm::Twine(dims.size()));
+  if (isComplex) {
     // A complex element: (real, imaginary).
-    cursor.consume();
+    if (failed(cursor.expect(Token::LParen,
+                             "'(' to start a complex element (real, imag)")))
+      return failure();
     Token real = cursor.current();
     if (!real.is(Token::Word))
-      return cursor.emitExpected("the real part of a complex number");
+      return cursor.emitExpected("the real part of a complex element");
     cursor.consume();
-    if (failed(cursor.expect(Token::Comma, "',' in a complex number")))
+    if (failed(cursor.expect(Token::Comma, "',' in a complex element")))
       return failure();
     Token imag = cursor.current();
     if (!imag.is(Token::Word))
-      return cursor.emitExpected("the imaginary part of a complex number");
+      return cursor.emitExpected("the imaginary part of a complex element");
     cursor.consume();
     words.push_back(real);
     words.push_back(imag);
-    return cursor.expect(Token::RParen, "')' after a complex number");
+    return cursor.expect(Token::RParen, "')' after a complex element");
   }
   if (!tok.is(Token::Word))
     return cursor.emitExpected("a literal value");
@@ -582,13 +606,28 @@ LogicalResult ValueParser::parseLiteral(RankedTensorType type,
                                         bool &elided) {
   elided = false;
   cursor.resetTo(begin);
+  // `{...}`: the dump left the value out.
+  if (cursor.current().is(Token::LBrace)) {
+    TokenCursor peek = cursor;
+    peek.consume();
+    if (peek.current().isWord("...")) {
+      peek.consume();
+      if (!peek.current().is(Token::RBrace))
+        return peek.emitExpected("'}' after '...'");
+      peek.consume();
+      if (peek.current().loc() != end)
+        return peek.emitExpected("')' after the literal");
+      elided = true;
+      return success();
+    }
+  }
   llvm::SmallVector<Token, 16> words;
-  if (failed(parseLiteralElements(words, elided)))
+  if (failed(parseLiteralElements(type.getShape(), 0,
+                                  isa<ComplexType>(type.getElementType()),
+                                  words)))
     return failure();
   if (cursor.current().loc() != end)
     return cursor.emitExpected("')' after the literal");
-  if (elided)
-    return success();
 
   Type elementType = type.getElementType();
   int64_t count = type.getNumElements();

@@ -124,12 +124,16 @@ private:
   mlir::FailureOr<unsigned> parseShapeInto(Shape &shape);
   mlir::LogicalResult parseXSeparated(llvm::StringRef word,
                                       llvm::SmallVectorImpl<int64_t> &values);
-  mlir::LogicalResult parseLiteralElements(llvm::SmallVectorImpl<Token> &words,
-                                           bool &elided);
+  mlir::LogicalResult parseLiteralElements(llvm::ArrayRef<int64_t> dims,
+                                           size_t depth, bool isComplex,
+                                           llvm::SmallVectorImpl<Token> &words);
+
+  static constexpr unsigned kMaxTupleDepth = 256;
 
   TokenCursor &cursor;
   mlir::MLIRContext *context;
   llvm::StringMap<mlir::Type> elementTypes;
+  unsigned tupleDepth = 0;
 };
 
 /// Expands an iota list into its values.
