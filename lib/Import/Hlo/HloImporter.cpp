@@ -881,12 +881,20 @@ LogicalResult Importer::importInstruction(const Computation &computation,
       return failure();
     const Shape &tuple = operandNodes[0].first->shape;
     const ShapeNode &node = tuple.nodes[operandNodes[0].second];
-    if (!node.isTuple || index < 0 || index >= (int64_t)node.children.size())
+    if (!node.isTuple || index < 0 || index >= (int64_t)node.children.size()) {
+      const OperandRef &ref = inst.operands[0];
+      std::string operand = ref.name.str();
+      if (ref.tupleIndex >= 0)
+        operand += "#" + std::to_string(ref.tupleIndex);
+      if (!node.isTuple)
+        return positions.emitError(ref.loc)
+               << "get-tuple-element needs a tuple operand, but '" << operand
+               << "' is an array";
       return positions.emitError(indexAttr->valueBegin)
              << "index " << index << " is out of range for operand '"
-             << inst.operands[0].name << "' with "
-             << (node.isTuple ? node.children.size() : 0)
+             << operand << "' with " << node.children.size()
              << " tuple elements";
+    }
     const ShapeNode &element = tuple.nodes[node.children[index]];
     // `operands` holds the leaves of `node`; the element is a sub-range.
     state.values.assign(

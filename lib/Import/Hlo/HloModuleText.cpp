@@ -419,19 +419,18 @@ LogicalResult ModuleTextParser::parseOperands(Instruction &inst) {
   }
   if (inst.opcode == "constant") {
     inst.literalBegin = cursor.current().loc();
-    // A literal is a scalar word, a `{...}` array, or a `(...)` tuple.
-    int depth = 0;
-    while (depth > 0 || !cursor.current().is(Token::RParen)) {
+    // A literal is words and bracketed groups up to the `)` that closes the
+    // operand list; groups are skipped with their brackets matched, so that
+    // a stray `)` inside is reported here and not lines later.
+    while (!cursor.current().is(Token::RParen)) {
       const Token &tok = cursor.current();
-      if (tok.is(Token::Eof) || tok.is(Token::Error))
-        return cursor.emitExpected("a literal value");
       if (tok.is(Token::LBrace) || tok.is(Token::LParen) ||
-          tok.is(Token::LSquare))
-        ++depth;
-      if (tok.is(Token::RBrace) || tok.is(Token::RParen) ||
-          tok.is(Token::RSquare))
-        --depth;
-      if (depth < 0)
+          tok.is(Token::LSquare)) {
+        if (failed(cursor.skipBalanced()))
+          return failure();
+        continue;
+      }
+      if (!tok.is(Token::Word) && !tok.is(Token::Comma))
         return cursor.emitExpected("a literal value");
       cursor.consume();
     }

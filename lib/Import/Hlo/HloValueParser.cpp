@@ -266,11 +266,24 @@ LogicalResult ValueParser::parseIotaList(IotaList &iota) {
                                 "'(' after 'T'")))
       return failure();
   }
-  int64_t total = 1, reshaped = 1;
-  for (int64_t d : iota.dims)
-    total *= d;
-  for (int64_t d : iota.reshape)
-    reshaped *= d;
+  // Sizes are device counts: positive, and bounded so that a malformed
+  // list can neither overflow nor ask for gigabytes of ids.
+  auto product = [&](llvm::ArrayRef<int64_t> dims,
+                     int64_t &result) -> LogicalResult {
+    result = 1;
+    for (int64_t d : dims) {
+      if (d < 1 || d > kMaxIotaElements || result * d > kMaxIotaElements)
+        return cursor.getPositions().emitError(begin)
+               << "iota list sizes must be positive with at most "
+               << kMaxIotaElements << " elements in all, found " << d;
+      result *= d;
+    }
+    return success();
+  };
+  int64_t total, reshaped;
+  if (failed(product(iota.dims, total)) ||
+      failed(product(iota.reshape, reshaped)))
+    return failure();
   if (total != reshaped)
     return cursor.getPositions().emitError(begin)
            << "iota list has " << total << " elements but is reshaped from "

@@ -129,6 +129,8 @@ private:
                                            llvm::SmallVectorImpl<Token> &words);
 
   static constexpr unsigned kMaxTupleDepth = 256;
+  /// More device ids than any cluster has.
+  static constexpr int64_t kMaxIotaElements = 1 << 24;
 
   TokenCursor &cursor;
   mlir::MLIRContext *context;
