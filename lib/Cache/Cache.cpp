@@ -3,8 +3,9 @@
 // This file implements the cache. The rule that keeps it consistent under
 // concurrency and crashes: every change to objects/ and logs/ (rename into
 // place, unlink) happens while this process holds the index's write lock
-// (inside BEGIN IMMEDIATE), and a row is committed only after its file is
-// durable. Bytes are written and fsynced in tmp/ before the lock is taken,
+// (inside BEGIN IMMEDIATE), a row is committed only after its file is
+// durable, and a file is unlinked only after the deletion of its row has
+// committed. Bytes are written and fsynced in tmp/ before the lock is taken,
 // so the lock is held only for a rename, a directory fsync and a row.
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +14,7 @@
 
 #include "Sqlite.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Errno.h"
@@ -171,6 +173,16 @@ Expected<std::unique_ptr<Cache>> Cache::open(StringRef directory,
                               : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   int result = sqlite3_open_v2(indexPath.c_str(), &cache->db,
                                flags | SQLITE_OPEN_FULLMUTEX, nullptr);
+  if (result == SQLITE_OK && cache->readOnly) {
+    // SQLite opens lazily: a WAL database whose -wal and -shm files are
+    // gone (no writer has it open, the last one checkpointed it) and cannot
+    // be created here fails only at its first read.
+    int probe = sqlite3_exec(cache->db, "SELECT COUNT(*) FROM sqlite_master",
+                             nullptr, nullptr, nullptr) &
+                0xff;
+    if (probe == SQLITE_READONLY || probe == SQLITE_CANTOPEN)
+      result = probe;
+  }
   if (result != SQLITE_OK && cache->readOnly) {
     // A WAL database in a directory we cannot write: read it as immutable.
     sqlite3_close_v2(cache->db);
@@ -291,19 +303,58 @@ Error Cache::bumpCounter(StringRef name) {
   return statement.run();
 }
 
-Error Cache::removeEntryAndFile(StringRef key, bool isOk) {
-  // Caller holds the write lock.
+namespace {
+
+/// An entry whose row a transaction deletes; its file goes once that
+/// transaction has committed (unlinkRemovedFiles).
+struct RemovedEntry {
+  std::string key;
+  bool isOk;
+};
+
+/// Deletes the row of `key`; the caller holds the write lock. The file stays
+/// until the deletion has committed: were it unlinked first, a crash or a
+/// failed commit (a full disk) would leave a row whose file is gone.
+Error deleteRow(sqlite3 *db, StringRef key) {
   sqlite::Statement remove(db, "DELETE FROM entries WHERE key = ?1");
   if (Error error = remove.takePrepareError())
     return error;
   remove.bind(1, key);
-  if (Error error = remove.run())
-    return error;
-  std::string path = isOk ? getObjectPath(key) : getLogPath(key);
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT)
-    return errnoError("removing " + path, errno);
-  return Error::success();
+  return remove.run();
 }
+
+/// Unlinks the files of `removed`, whose rows a committed transaction
+/// deleted: under the write lock again (see the file comment), and only the
+/// files that no row names now, since a key may have been published again
+/// in between. A crash before this leaves files without rows: garbage that
+/// `verify --repair` deletes.
+Error unlinkRemovedFiles(sqlite3 *db, const Cache &cache,
+                         llvm::ArrayRef<RemovedEntry> removed) {
+  if (removed.empty())
+    return Error::success();
+  sqlite::WriteTransaction transaction(db);
+  if (Error error = transaction.begin())
+    return error;
+  for (const RemovedEntry &entry : removed) {
+    sqlite::Statement current(
+        db, "SELECT 1 FROM entries WHERE key = ?1 AND status = ?2");
+    if (Error error = current.takePrepareError())
+      return error;
+    current.bind(1, entry.key).bind(2, entry.isOk ? "ok" : "failed");
+    Expected<bool> row = current.step();
+    if (!row)
+      return row.takeError();
+    if (*row)
+      continue; // the file of a newer entry
+    std::string path = entry.isOk ? cache.getObjectPath(entry.key)
+                                  : cache.getLogPath(entry.key);
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+      return errnoError("removing " + path, errno);
+  }
+  return transaction.commit();
+}
+
+} // namespace
 
 Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
   if (Error error = checkKey(key))
@@ -368,24 +419,41 @@ Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
     sqlite::WriteTransaction transaction(db);
     if (Error error = transaction.begin())
       return std::move(error);
-    // Remove only the entry we judged: if it was republished meanwhile
-    // its checksum differs and it stays.
-    sqlite::Statement same(db, "SELECT 1 FROM entries WHERE key = ?1 AND "
-                               "checksum = ?2");
-    if (Error error = same.takePrepareError())
-      return std::move(error);
-    same.bind(1, key).bind(2, entry.checksum);
-    Expected<bool> stillThere = same.step();
-    if (!stillThere)
-      return stillThere.takeError();
-    if (*stillThere)
-      if (Error error = removeEntryAndFile(key, /*isOk=*/true))
+    // Judge only the entry we read: if another process removed it (evict,
+    // rm) or replaced it (removed and published again) after we read its
+    // row, its file was gone or new for that reason, not corrupt, and the
+    // read is a plain miss (FORMAT.md: removal never breaks a reader).
+    // (Statements end before the commit: one left open would keep a read
+    // snapshot that the next write transaction cannot start from.)
+    bool stillThere = false;
+    {
+      sqlite::Statement same(db, "SELECT 1 FROM entries WHERE key = ?1 AND "
+                                 "checksum = ?2 AND created_ms = ?3");
+      if (Error error = same.takePrepareError())
         return std::move(error);
-    if (Error error = bumpCounter("corrupt"))
-      return std::move(error);
+      same.bind(1, key).bind(2, entry.checksum).bind(3, entry.createdMs);
+      Expected<bool> row = same.step();
+      if (!row)
+        return row.takeError();
+      stillThere = *row;
+    }
+    if (stillThere) {
+      if (Error error = deleteRow(db, key))
+        return std::move(error);
+      if (Error error = bumpCounter("corrupt"))
+        return std::move(error);
+    }
     if (Error error = bumpCounter("misses"))
       return std::move(error);
     if (Error error = transaction.commit())
+      return std::move(error);
+    if (!stillThere) {
+      result.status = LookupStatus::Miss;
+      result.entry.reset();
+      result.problem.clear();
+      return result;
+    }
+    if (Error error = unlinkRemovedFiles(db, *this, {{key.str(), true}}))
       return std::move(error);
     return result;
   }
@@ -411,16 +479,21 @@ Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
   return result;
 }
 
-Error Cache::writeFileAtomically(StringRef finalPath, StringRef bytes) {
-  // Stage in tmp/ under a name no other process uses.
+namespace {
+
+/// Writes `bytes` to a new file in `directory`/tmp, under a name no other
+/// process uses, and fsyncs and closes it; returns its path. No lock is
+/// needed: nothing else knows the name. On failure nothing is left behind.
+Expected<std::string> stageFile(StringRef directory, StringRef name,
+                                StringRef bytes,
+                                std::optional<uint64_t> failWritesAfterBytes) {
   static std::atomic<uint64_t> counter{0};
   std::random_device random;
   llvm::SmallString<256> tmpPath(directory);
-  llvm::sys::path::append(
-      tmpPath, "tmp",
-      llvm::formatv("{0}.{1}.{2}.{3:x}", llvm::sys::path::filename(finalPath),
-                    getpid(), counter++, random())
-          .str());
+  llvm::sys::path::append(tmpPath, "tmp",
+                          llvm::formatv("{0}.{1}.{2}.{3:x}", name, getpid(),
+                                        counter++, random())
+                              .str());
   int fd = ::open(tmpPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
                   0644);
   if (fd < 0)
@@ -431,10 +504,9 @@ Error Cache::writeFileAtomically(StringRef finalPath, StringRef bytes) {
     return errnoError(what, error);
   };
   uint64_t written = 0;
-  std::optional<uint64_t> limit = options.testHooks.failWritesAfterBytes;
   while (written < bytes.size()) {
     size_t chunk = std::min<size_t>(bytes.size() - written, 1 << 20);
-    if (limit && written + chunk > *limit)
+    if (failWritesAfterBytes && written + chunk > *failWritesAfterBytes)
       return fail("writing " + tmpPath, ENOSPC);
     ssize_t n = ::write(fd, bytes.data() + written, chunk);
     if (n < 0) {
@@ -451,9 +523,13 @@ Error Cache::writeFileAtomically(StringRef finalPath, StringRef bytes) {
     ::unlink(tmpPath.c_str());
     return errnoError("closing " + tmpPath, error);
   }
+  return std::string(tmpPath);
+}
 
-  // The caller holds the write lock from here on (see the file comment);
-  // rename and directory sync make the file durable before its row.
+/// Renames the staged file `tmpPath` to `finalPath` and syncs the directory,
+/// so that the file is durable before its row. The caller holds the write
+/// lock (see the file comment). On failure the staged file is removed.
+Error moveIntoPlace(const std::string &tmpPath, StringRef finalPath) {
   llvm::SmallString<256> parent(llvm::sys::path::parent_path(finalPath));
   if (std::error_code error = llvm::sys::fs::create_directories(parent)) {
     ::unlink(tmpPath.c_str());
@@ -465,6 +541,17 @@ Error Cache::writeFileAtomically(StringRef finalPath, StringRef bytes) {
     return errnoError("renaming into " + finalPath, error);
   }
   return syncDirectory(parent);
+}
+
+} // namespace
+
+Error Cache::writeFileAtomically(StringRef finalPath, StringRef bytes) {
+  Expected<std::string> staged =
+      stageFile(directory, llvm::sys::path::filename(finalPath), bytes,
+                options.testHooks.failWritesAfterBytes);
+  if (!staged)
+    return staged.takeError();
+  return moveIntoPlace(*staged, finalPath);
 }
 
 Error Cache::insertEntry(const KeyParts &parts, bool ok, uint64_t size,
@@ -516,20 +603,59 @@ Error Cache::publish(const KeyParts &parts, StringRef artifact,
   std::string checksum = Hash128::of(artifact).toHex();
   std::string finalPath = getObjectPath(key);
 
+  // Published once already: keep the first, and write nothing.
+  auto isPublished = [&]() -> Expected<bool> {
+    sqlite::Statement existing(db, "SELECT status FROM entries WHERE key = ?1");
+    if (Error error = existing.takePrepareError())
+      return std::move(error);
+    existing.bind(1, key);
+    Expected<bool> row = existing.step();
+    if (!row)
+      return row.takeError();
+    return *row && existing.getText(0) == "ok";
+  };
+  Expected<bool> published = isPublished();
+  if (!published)
+    return published.takeError();
+  if (*published)
+    return Error::success();
+
+  // The bytes are written and synced before the write lock is taken (see
+  // the file comment), so that a big artifact does not hold up every other
+  // process's lookups and publishes while it goes to disk.
+  Expected<std::string> staged =
+      stageFile(directory, key, artifact, options.testHooks.failWritesAfterBytes);
+  if (!staged)
+    return staged.takeError();
+  std::string stagedPath = *staged;
+  llvm::scope_exit dropStaged([&] {
+    if (!stagedPath.empty())
+      ::unlink(stagedPath.c_str());
+  });
+
   sqlite::WriteTransaction transaction(db);
   if (Error error = transaction.begin())
     return error;
-  sqlite::Statement existing(db, "SELECT status FROM entries WHERE key = ?1");
-  if (Error error = existing.takePrepareError())
-    return error;
-  existing.bind(1, key);
-  Expected<bool> row = existing.step();
-  if (!row)
-    return row.takeError();
-  if (*row && existing.getText(0) == "ok")
-    return Error::success(); // published once already; keep the first
-  if (Error error = writeFileAtomically(finalPath, artifact))
-    return error;
+  // A failed compilation retried with success: its row is replaced, and
+  // its log goes once the new row has committed.
+  bool replacesFailure = false;
+  {
+    sqlite::Statement existing(db,
+                               "SELECT status FROM entries WHERE key = ?1");
+    if (Error error = existing.takePrepareError())
+      return error;
+    existing.bind(1, key);
+    Expected<bool> row = existing.step();
+    if (!row)
+      return row.takeError();
+    if (*row && existing.getText(0) == "ok")
+      return Error::success(); // published meanwhile; keep the first
+    replacesFailure = *row;
+  }
+  Error moved = moveIntoPlace(stagedPath, finalPath);
+  stagedPath.clear(); // renamed, or removed by moveIntoPlace
+  if (moved)
+    return moved;
   bool inserted = false;
   if (Error error = insertEntry(parts, /*ok=*/true, artifact.size(), checksum,
                                 compileSeconds, source, sketch, inserted)) {
@@ -540,6 +666,10 @@ Error Cache::publish(const KeyParts &parts, StringRef artifact,
     ::unlink(finalPath.c_str());
     return error;
   }
+  // The artifact is in; a log that stays behind is only garbage for
+  // `verify --repair`.
+  if (replacesFailure)
+    llvm::consumeError(unlinkRemovedFiles(db, *this, {{key, false}}));
   return Error::success();
 }
 
@@ -668,13 +798,17 @@ Expected<EvictionReport> Cache::evict(uint64_t maxBytes) {
   sqlite::WriteTransaction transaction(db);
   if (Error error = transaction.begin())
     return std::move(error);
-  sqlite::Statement total(db, "SELECT COALESCE(SUM(size), 0) FROM entries");
-  if (Error error = total.takePrepareError())
-    return std::move(error);
-  Expected<bool> row = total.step();
-  if (!row)
-    return row.takeError();
-  uint64_t bytes = total.getInt(0);
+  uint64_t bytes = 0;
+  {
+    sqlite::Statement total(db,
+                            "SELECT COALESCE(SUM(size), 0) FROM entries");
+    if (Error error = total.takePrepareError())
+      return std::move(error);
+    Expected<bool> row = total.step();
+    if (!row)
+      return row.takeError();
+    bytes = total.getInt(0);
+  }
 
   struct Candidate {
     std::string key;
@@ -708,13 +842,17 @@ Expected<EvictionReport> Cache::evict(uint64_t maxBytes) {
       victims.push_back(std::move(victim));
     }
   }
+  std::vector<RemovedEntry> removed;
   for (const Candidate &victim : victims) {
-    if (Error error = removeEntryAndFile(victim.key, victim.ok))
+    if (Error error = deleteRow(db, victim.key))
       return std::move(error);
+    removed.push_back({victim.key, victim.ok});
     ++report.removedEntries;
     report.removedBytes += victim.size;
   }
   if (Error error = transaction.commit())
+    return std::move(error);
+  if (Error error = unlinkRemovedFiles(db, *this, removed))
     return std::move(error);
   report.remainingBytes = bytes - std::min(bytes, report.removedBytes);
   return report;
@@ -800,14 +938,19 @@ Expected<VerifyReport> Cache::verify(bool repair) {
   if (!repair)
     return report;
 
-  for (const std::string &key : badKeys)
-    if (Error error = removeEntryAndFile(key, /*isOk=*/true))
+  std::vector<RemovedEntry> removed;
+  for (const std::string &key : badKeys) {
+    if (Error error = deleteRow(db, key))
       return std::move(error);
+    removed.push_back({key, true});
+  }
   for (const std::string &path : orphanPaths)
     ::unlink(path.c_str());
   for (const std::string &path : report.staleTemporaries)
     ::unlink(path.c_str());
   if (Error error = transaction->commit())
+    return std::move(error);
+  if (Error error = unlinkRemovedFiles(db, *this, removed))
     return std::move(error);
   report.repaired = true;
   return report;
@@ -921,18 +1064,25 @@ Expected<bool> Cache::remove(StringRef key) {
   sqlite::WriteTransaction transaction(db);
   if (Error error = transaction.begin())
     return std::move(error);
-  sqlite::Statement existing(db, "SELECT status FROM entries WHERE key = ?1");
-  if (Error error = existing.takePrepareError())
-    return std::move(error);
-  existing.bind(1, key);
-  Expected<bool> row = existing.step();
-  if (!row)
-    return row.takeError();
-  if (!*row)
-    return false;
-  if (Error error = removeEntryAndFile(key, existing.getText(0) == "ok"))
+  bool isOk = false;
+  {
+    sqlite::Statement existing(db,
+                               "SELECT status FROM entries WHERE key = ?1");
+    if (Error error = existing.takePrepareError())
+      return std::move(error);
+    existing.bind(1, key);
+    Expected<bool> row = existing.step();
+    if (!row)
+      return row.takeError();
+    if (!*row)
+      return false;
+    isOk = existing.getText(0) == "ok";
+  }
+  if (Error error = deleteRow(db, key))
     return std::move(error);
   if (Error error = transaction.commit())
+    return std::move(error);
+  if (Error error = unlinkRemovedFiles(db, *this, {{key.str(), isOk}}))
     return std::move(error);
   return true;
 }
@@ -957,10 +1107,15 @@ Error Cache::clear() {
       keys.emplace_back(all.getText(0), all.getText(1) == "ok");
     }
   }
-  for (const auto &[key, ok] : keys)
-    if (Error error = removeEntryAndFile(key, ok))
+  std::vector<RemovedEntry> removed;
+  for (const auto &[key, ok] : keys) {
+    if (Error error = deleteRow(db, key))
       return error;
+    removed.push_back({key, ok});
+  }
   if (Error error = sqlite::execute(db, "DELETE FROM stats"))
     return error;
-  return transaction.commit();
+  if (Error error = transaction.commit())
+    return error;
+  return unlinkRemovedFiles(db, *this, removed);
 }

@@ -64,7 +64,25 @@ kiln::canonicalizeOptions(const CompileOptions &options, std::string &error) {
     }
     if (known && value == known->defaultValue)
       continue;
-    canonical += name + "=" + value + "\n";
+    if (name.empty() || llvm::any_of(name, [](char c) {
+          return c == '=' || c == '\n' || (unsigned char)c < 0x20;
+        })) {
+      error = "option name '" + name + "' must not be empty or hold '=' or "
+              "control characters";
+      return mlir::failure();
+    }
+    // One `name=value` line per option: a value's backslashes and line
+    // breaks are escaped so that no value can pass for two options.
+    std::string escaped;
+    for (char c : value) {
+      if (c == '\\')
+        escaped += "\\\\";
+      else if (c == '\n')
+        escaped += "\\n";
+      else
+        escaped += c;
+    }
+    canonical += name + "=" + escaped + "\n";
   }
   return canonical;
 }

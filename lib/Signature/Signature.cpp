@@ -42,6 +42,9 @@ static const std::pair<llvm::StringRef, llvm::StringRef> kExclusions[] = {
      "functions are reached through calls from the entry"},
     {"computations that the entry never reaches",
      "dead code is not compiled"},
+    {"control-predecessors (ordering constraints between instructions)",
+     "they name instructions; they order side effects for the scheduler "
+     "and do not change any value"},
     {"function visibility and the function type attribute",
      "the entry is the only public function; argument and result types are "
      "hashed from the body"},
@@ -56,6 +59,8 @@ namespace {
 
 /// Inherent attributes of builtin and func ops that carry only names.
 bool isExcludedAttribute(Operation *op, llvm::StringRef name) {
+  if (name == "kiln.control-predecessors")
+    return true;
   if (isa<func::FuncOp>(op))
     return name == "sym_name" || name == "sym_visibility" ||
            name == "function_type" || name == "arg_attrs" ||

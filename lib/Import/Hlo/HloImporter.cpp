@@ -259,7 +259,8 @@ LogicalResult Importer::importModuleAttributes(ModuleOp module) {
     } else {
       // entry_computation_layout, input_output_alias, is_scheduled, ...:
       // kept verbatim for the exporter and for external compilers.
-      module->setAttr(name, builder.getStringAttr(attr.valueText()));
+      module->setAttr(name,
+                      builder.getStringAttr(canonicalizeText(attr.valueText())));
     }
   }
   return success();
@@ -638,14 +639,17 @@ LogicalResult Importer::addCommonAttr(const AttrRef &attr, AttrKind kind,
     if (cursor.current().is(Token::String)) {
       config = unescapeString(cursor.current().spelling);
     } else {
-      config = attr.valueText().str();
+      config = canonicalizeText(attr.valueText());
     }
     attrs.set(name, StringAttr::get(context, config));
     return success();
   }
   default:
-    // Sharding and attributes kiln does not interpret: kept verbatim.
-    attrs.set(name, StringAttr::get(context, attr.valueText()));
+    // Sharding and attributes kiln does not interpret: kept as their
+    // canonical text. Metadata inside a sharding is not part of it.
+    attrs.set(name, StringAttr::get(
+                        context, canonicalizeText(attr.valueText(),
+                                                  kind == AttrKind::Sharding)));
     return success();
   }
 }
@@ -689,7 +693,7 @@ LogicalResult Importer::convertAttr(const Instruction &inst,
   };
   if (!declares()) {
     attrs.set(("kiln." + attr.name).str(),
-              builder.getStringAttr(attr.valueText()));
+              builder.getStringAttr(canonicalizeText(attr.valueText())));
     return success();
   }
   seek(attr);
@@ -1007,7 +1011,7 @@ LogicalResult Importer::importGeneric(const Instruction &inst, Location loc,
     auto found = getAttrKinds().find(attr.name);
     if (found == getAttrKinds().end()) {
       attrs.set(("kiln." + attr.name).str(),
-                builder.getStringAttr(attr.valueText()));
+                builder.getStringAttr(canonicalizeText(attr.valueText())));
       continue;
     }
     AttrKind kind = found->second;

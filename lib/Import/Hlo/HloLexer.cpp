@@ -209,3 +209,45 @@ std::string hlo::unescapeString(llvm::StringRef quoted) {
   }
   return out;
 }
+
+std::string hlo::canonicalizeText(llvm::StringRef text, bool dropMetadata) {
+  Lexer lexer(text);
+  std::string out;
+  out.reserve(text.size());
+  bool lastWasWordLike = false;
+  int skipDepth = 0; // inside a dropped metadata group
+  Token previous, beforePrevious;
+  for (Token tok = lexer.lex(); !tok.is(Token::Eof); tok = lexer.lex()) {
+    if (tok.is(Token::Error))
+      return text.str(); // not ours to judge here; keep it as it was
+    if (skipDepth > 0) {
+      if (tok.is(Token::LBrace))
+        ++skipDepth;
+      else if (tok.is(Token::RBrace))
+        --skipDepth;
+      continue;
+    }
+    if (dropMetadata && tok.is(Token::LBrace) &&
+        previous.is(Token::Equal) && beforePrevious.isWord("metadata")) {
+      // Remove the `metadata=` already written, and a separating space.
+      out.resize(out.size() - (sizeof("metadata=") - 1));
+      while (!out.empty() && out.back() == ' ')
+        out.pop_back();
+      skipDepth = 1;
+      lastWasWordLike = false;
+      previous = beforePrevious = Token();
+      continue;
+    }
+    bool wordLike = tok.is(Token::Word) || tok.is(Token::PercentName) ||
+                    tok.is(Token::String);
+    if (wordLike && lastWasWordLike)
+      out += ' ';
+    if (tok.is(Token::PercentName))
+      out += '%';
+    out += tok.spelling.str();
+    lastWasWordLike = wordLike;
+    beforePrevious = previous;
+    previous = tok;
+  }
+  return out;
+}

@@ -88,6 +88,12 @@ inline bool isWordChar(char c) {
 /// Parses a decimal (optionally negative) integer word; false if it is not one.
 bool parseInteger(llvm::StringRef word, int64_t &value);
 
+/// Rewrites a value's text as its tokens with the least spacing that keeps
+/// them apart, without comments, so that two spellings of one value (a
+/// `/*index=5*/` comment, extra spaces) are one text. With `dropMetadata`,
+/// `metadata={...}` groups (source lines inside shardings) are left out.
+std::string canonicalizeText(llvm::StringRef text, bool dropMetadata = false);
+
 /// Returns the contents of a string token with escapes resolved.
 std::string unescapeString(llvm::StringRef quoted);
 

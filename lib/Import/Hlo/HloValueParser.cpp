@@ -508,7 +508,8 @@ LogicalResult ValueParser::parseFrontendAttributes(DictionaryAttr &dict) {
       const char *begin = cursor.current().loc();
       if (failed(cursor.skipBalanced()))
         return failure();
-      value = llvm::StringRef(begin, cursor.lastTokenEnd() - begin).str();
+      value = canonicalizeText(
+          llvm::StringRef(begin, cursor.lastTokenEnd() - begin));
     } else if (failed(parseText(value))) {
       return failure();
     }
