@@ -22,6 +22,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include <functional>
 #include "llvm/Support/Format.h"
 
 using namespace mlir;
@@ -418,7 +419,8 @@ LogicalResult Exporter::printKeptAttributes(Operation *where,
   for (NamedAttribute attr : attrs) {
     llvm::StringRef attrName = attr.getName().getValue();
     if (!attrName.consume_front("kiln.") || attrName == "layout" ||
-        attrName == "root")
+        attrName == "root" || attrName == "parameter_tuples" ||
+        attrName == "result_tuple")
       continue;
     // Text kept verbatim goes back verbatim; backend configs were unquoted.
     if (auto raw = dyn_cast<StringAttr>(attr.getValue());
@@ -619,60 +621,209 @@ LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
   return success();
 }
 
+namespace {
+/// The tuple structure of an HLO shape, from the importer's `_`/`(...)`
+/// spelling (kiln.parameter_tuples, kiln.result_tuple).
+struct TupleTree {
+  bool isTuple = false;
+  std::vector<TupleTree> children;
+
+  unsigned countLeaves() const {
+    if (!isTuple)
+      return 1;
+    unsigned count = 0;
+    for (const TupleTree &child : children)
+      count += child.countLeaves();
+    return count;
+  }
+  static TupleTree parse(llvm::StringRef &text) {
+    TupleTree tree;
+    if (!text.consume_front("(")) {
+      text.consume_front("_");
+      return tree;
+    }
+    tree.isTuple = true;
+    while (!text.empty() && !text.consume_front(")")) {
+      tree.children.push_back(parse(text));
+      text.consume_front(",");
+    }
+    return tree;
+  }
+  static TupleTree parse(llvm::StringRef text, unsigned expectedLeaves) {
+    TupleTree tree = parse(text);
+    // A malformed spelling falls back to a flat tuple of the leaves.
+    if (tree.countLeaves() != expectedLeaves) {
+      tree = TupleTree();
+      tree.isTuple = true;
+      tree.children.resize(expectedLeaves);
+    }
+    return tree;
+  }
+  static TupleTree flat(unsigned leaves) {
+    TupleTree tree;
+    tree.isTuple = true;
+    tree.children.resize(leaves);
+    return tree;
+  }
+};
+} // namespace
+
+/// Prints the shape of `tree` over `types[offset...]`, advancing `offset`.
+static LogicalResult
+printTreeShape(const TupleTree &tree, TypeRange types,
+               llvm::function_ref<Attribute(unsigned)> layoutOf,
+               unsigned &offset, llvm::raw_ostream &os,
+               llvm::function_ref<LogicalResult(Type, Attribute,
+                                                llvm::raw_ostream &)>
+                   printLeaf) {
+  if (!tree.isTuple) {
+    unsigned index = offset++;
+    return printLeaf(types[index], layoutOf(index), os);
+  }
+  os << '(';
+  for (size_t i = 0; i < tree.children.size(); ++i) {
+    if (i)
+      os << ", ";
+    if (failed(printTreeShape(tree.children[i], types, layoutOf, offset, os,
+                              printLeaf)))
+      return failure();
+  }
+  os << ')';
+  return success();
+}
+
 LogicalResult Exporter::exportBlock(Block &block, ParamStyle style,
                                     func::FuncOp function,
                                     llvm::raw_ostream &os,
                                     std::string &signature) {
   llvm::raw_string_ostream sig(signature);
-  sig << '(';
-  // Regions exported while walking this block set their own root; keep
-  // ours across them.
+  Operation *where = block.getParentOp();
   Operation *terminator = block.getTerminator();
   ValueRange results = terminator->getOperands();
-  Value savedRoot = rootValue;
-  bool rootIsTuple =
-      results.size() != 1 ||
-      (function && function->hasAttr("kiln.root"));
-  rootValue = rootIsTuple ? Value() : results[0];
-  Operation *where = block.getParentOp();
+  auto printLeaf = [&](Type type, Attribute layout, llvm::raw_ostream &out) {
+    return printType(type, layout, out, where);
+  };
   auto argLayout = [&](unsigned i) -> Attribute {
     return function ? function.getArgAttr(i, "kiln.layout") : Attribute();
   };
-  if (style == ParamStyle::Tuple && block.getNumArguments() != 1) {
-    std::string tuple = freshName("arg_tuple");
-    sig << tuple << ": ";
-    os << "  %" << tuple << " = ";
-    (void)printShapeOf(block.getArgumentTypes(), nullptr, sig, where);
-    if (failed(printShapeOf(block.getArgumentTypes(), nullptr, os, where)))
-      return failure();
-    os << " parameter(0)\n";
-    for (BlockArgument arg : block.getArguments()) {
-      std::string element = freshName("get-tuple-element");
-      beginInstruction(os, element, arg);
-      if (failed(printType(arg.getType(), nullptr, os, where)))
-        return failure();
-      os << " get-tuple-element(%" << tuple << "), index=" << arg.getArgNumber()
-         << '\n';
-      valueNames[arg] = element;
+  auto noLayout = [](unsigned) { return Attribute(); };
+
+  // The HLO parameters: a tuple for while and conditional regions, the
+  // structure the importer recorded for functions, else one per argument.
+  unsigned numArgs = block.getNumArguments();
+  std::vector<TupleTree> parameters;
+  ArrayAttr parameterTuples =
+      function ? function->getAttrOfType<ArrayAttr>("kiln.parameter_tuples")
+               : ArrayAttr();
+  if (style == ParamStyle::Tuple && numArgs != 1) {
+    parameters.push_back(TupleTree::flat(numArgs));
+  } else if (parameterTuples) {
+    for (Attribute structure : parameterTuples) {
+      llvm::StringRef text = cast<StringAttr>(structure).getValue();
+      parameters.push_back(TupleTree::parse(text));
     }
+    unsigned leaves = 0;
+    for (const TupleTree &tree : parameters)
+      leaves += tree.countLeaves();
+    if (leaves != numArgs)
+      return where->emitError("kiln.parameter_tuples describes ")
+             << leaves << " leaves, the function has " << numArgs
+             << " arguments";
   } else {
-    for (BlockArgument arg : block.getArguments()) {
-      std::string name = freshName("Arg_" + std::to_string(arg.getArgNumber()));
+    parameters.assign(numArgs, TupleTree());
+  }
+
+  // The results: the recorded structure, a flat tuple for several values
+  // (or when the dump's ROOT tuple had attributes), else the value itself.
+  DictionaryAttr rootAttrs =
+      function ? function->getAttrOfType<DictionaryAttr>("kiln.root")
+               : DictionaryAttr();
+  StringAttr resultTuple =
+      function ? function->getAttrOfType<StringAttr>("kiln.result_tuple")
+               : StringAttr();
+  std::optional<TupleTree> resultTree;
+  if (resultTuple)
+    resultTree = TupleTree::parse(resultTuple.getValue(), results.size());
+  else if (results.size() != 1 || rootAttrs)
+    resultTree = TupleTree::flat(results.size());
+
+  // Regions exported while walking this block set their own root; keep
+  // ours across them.
+  Value savedRoot = rootValue;
+  rootValue = resultTree ? Value() : results[0];
+
+  sig << '(';
+  unsigned argIndex = 0;
+  for (unsigned number = 0; number < parameters.size(); ++number) {
+    const TupleTree &tree = parameters[number];
+    if (number)
+      sig << ", ";
+    if (!tree.isTuple) {
+      BlockArgument arg = block.getArgument(argIndex++);
+      std::string name = freshName("Arg_" + std::to_string(number));
       valueNames[arg] = name;
-      sig << (arg.getArgNumber() ? ", " : "") << name << ": ";
+      sig << name << ": ";
       (void)printType(arg.getType(), nullptr, sig, where);
       beginInstruction(os, name, arg);
       if (failed(printType(arg.getType(), argLayout(arg.getArgNumber()), os,
                            where)))
         return failure();
-      os << " parameter(" << arg.getArgNumber() << ')';
+      os << " parameter(" << number << ')';
       if (DictionaryAttr attrs =
               function ? function.getArgAttrDict(arg.getArgNumber())
                        : DictionaryAttr())
         if (failed(printKeptAttributes(where, attrs.getValue(), os)))
           return failure();
       os << '\n';
+      continue;
     }
+    // A tuple parameter, taken apart with get-tuple-element.
+    std::string name = freshName("arg_tuple");
+    unsigned first = argIndex;
+    unsigned offset = argIndex;
+    sig << name << ": ";
+    (void)printTreeShape(tree, block.getArgumentTypes(), noLayout, offset,
+                         sig, printLeaf);
+    os << "  %" << name << " = ";
+    offset = argIndex;
+    if (failed(printTreeShape(tree, block.getArgumentTypes(), argLayout,
+                              offset, os, printLeaf)))
+      return failure();
+    os << " parameter(" << number << ')';
+    // The importer copied the parameter's attributes to every leaf.
+    if (DictionaryAttr attrs =
+            function ? function.getArgAttrDict(first) : DictionaryAttr())
+      if (failed(printKeptAttributes(where, attrs.getValue(), os)))
+        return failure();
+    os << '\n';
+    std::function<LogicalResult(const TupleTree &, const std::string &)>
+        takeApart = [&](const TupleTree &node,
+                        const std::string &parent) -> LogicalResult {
+      for (size_t k = 0; k < node.children.size(); ++k) {
+        const TupleTree &child = node.children[k];
+        std::string element = freshName("get-tuple-element");
+        if (!child.isTuple) {
+          BlockArgument arg = block.getArgument(argIndex++);
+          beginInstruction(os, element, arg);
+          if (failed(printType(arg.getType(), argLayout(arg.getArgNumber()),
+                               os, where)))
+            return failure();
+          valueNames[arg] = element;
+        } else {
+          os << "  %" << element << " = ";
+          unsigned at = argIndex;
+          if (failed(printTreeShape(child, block.getArgumentTypes(), argLayout,
+                                    at, os, printLeaf)))
+            return failure();
+        }
+        os << " get-tuple-element(%" << parent << "), index=" << k << '\n';
+        if (child.isTuple && failed(takeApart(child, element)))
+          return failure();
+      }
+      return success();
+    };
+    if (failed(takeApart(tree, name)))
+      return failure();
   }
   sig << ") -> ";
 
@@ -680,25 +831,48 @@ LogicalResult Exporter::exportBlock(Block &block, ParamStyle style,
     if (failed(exportOp(&op, os)))
       return failure();
 
-  (void)printShapeOf(results.getTypes(), nullptr, sig, where);
   rootValue = savedRoot;
-  // Attributes of the dump's ROOT tuple, kept on the function.
-  DictionaryAttr rootAttrs =
-      function ? function->getAttrOfType<DictionaryAttr>("kiln.root")
-               : DictionaryAttr();
-  if (!rootIsTuple)
+  auto noResultLayout = [](unsigned) { return Attribute(); };
+  if (!resultTree) {
+    (void)printType(results[0].getType(), nullptr, sig, where);
     return success(); // its defining line was marked ROOT
-  std::string root = freshName("tuple");
-  os << "  ROOT %" << root << " = ";
-  if (failed(printShapeOf(results.getTypes(), nullptr, os, where)))
+  }
+  unsigned offset = 0;
+  (void)printTreeShape(*resultTree, results.getTypes(), noResultLayout, offset,
+                       sig, printLeaf);
+  // Inner tuples first, then the ROOT tuple with the dump's attributes.
+  std::function<FailureOr<std::string>(const TupleTree &, unsigned &, bool)>
+      build = [&](const TupleTree &node, unsigned &leaf,
+                  bool isRoot) -> FailureOr<std::string> {
+    if (!node.isTuple)
+      return valueNames.lookup(results[leaf++]);
+    unsigned begin = leaf;
+    std::vector<std::string> elements;
+    for (const TupleTree &child : node.children) {
+      FailureOr<std::string> element = build(child, leaf, false);
+      if (failed(element))
+        return failure();
+      elements.push_back(*element);
+    }
+    std::string name = freshName("tuple");
+    os << (isRoot ? "  ROOT %" : "  %") << name << " = ";
+    unsigned at = begin;
+    if (failed(printTreeShape(node, results.getTypes(), noResultLayout, at, os,
+                              printLeaf)))
+      return failure();
+    os << " tuple(";
+    llvm::interleaveComma(elements, os,
+                          [&](const std::string &n) { os << '%' << n; });
+    os << ")";
+    if (isRoot && rootAttrs &&
+        failed(printKeptAttributes(where, rootAttrs.getValue(), os)))
+      return failure();
+    os << "\n";
+    return name;
+  };
+  unsigned leaf = 0;
+  if (failed(build(*resultTree, leaf, true)))
     return failure();
-  os << " tuple(";
-  llvm::interleaveComma(results, os,
-                        [&](Value v) { os << '%' << valueNames.lookup(v); });
-  os << ")";
-  if (rootAttrs && failed(printKeptAttributes(where, rootAttrs.getValue(), os)))
-    return failure();
-  os << "\n";
   return success();
 }
 

@@ -140,12 +140,14 @@ private:
   /// arguments and ending it with `func.return` or `kiln.return`.
   /// For a function, `functionArgAttrs` receives each argument's
   /// attributes (sharding, layout, ...); region arguments cannot hold any.
-  /// `rootAttrs` (functions only) receives the attributes of a ROOT tuple.
+  /// `interface` (functions only) receives what flattening hides of the
+  /// function's interface: its ROOT tuple's attributes and the tuple
+  /// structure of its parameters and result.
   LogicalResult
   importBody(unsigned index, Block *block, bool isFunction,
              llvm::SmallVectorImpl<Type> &resultTypes,
              llvm::SmallVectorImpl<DictionaryAttr> *functionArgAttrs,
-             DictionaryAttr *rootAttrs = nullptr);
+             NamedAttrList *interface = nullptr);
   LogicalResult checkSignature(const Computation &computation,
                                llvm::ArrayRef<Type> parameterTypes,
                                llvm::ArrayRef<Type> resultTypes);
@@ -290,12 +292,12 @@ FailureOr<func::FuncOp> Importer::getOrImportFunction(unsigned index,
   Block *block = function.addEntryBlock();
   llvm::SmallVector<Type> resultTypes;
   llvm::SmallVector<DictionaryAttr> functionArgAttrs;
-  DictionaryAttr rootAttrs;
+  NamedAttrList interface;
   if (failed(importBody(index, block, /*isFunction=*/true, resultTypes,
-                        &functionArgAttrs, &rootAttrs)))
+                        &functionArgAttrs, &interface)))
     return failure();
-  if (rootAttrs)
-    function->setAttr("kiln.root", rootAttrs);
+  for (NamedAttribute attr : interface)
+    function->setAttr(attr.getName(), attr.getValue());
   function.setFunctionType(
       builder.getFunctionType(block->getArgumentTypes(), resultTypes));
   if (llvm::any_of(functionArgAttrs,
@@ -420,7 +422,7 @@ LogicalResult Importer::importBody(
     unsigned index, Block *block, bool isFunction,
     llvm::SmallVectorImpl<Type> &resultTypes,
     llvm::SmallVectorImpl<DictionaryAttr> *functionArgAttrs,
-    DictionaryAttr *rootAttrs) {
+    NamedAttrList *interface) {
   const Computation &computation = text.computations[index];
   std::vector<InstructionState> states(computation.instructions.size());
 
@@ -506,7 +508,7 @@ LogicalResult Importer::importBody(
   // A ROOT tuple is flattened away; its attributes (JAX's output shardings,
   // NeuronX's output names) describe the function's results and are kept on
   // the function.
-  if (rootAttrs && root.opcode == "tuple") {
+  if (interface && root.opcode == "tuple") {
     NamedAttrList attrs;
     for (const AttrRef &attr : root.attrs) {
       auto kind = getAttrKinds().find(attr.name);
@@ -519,10 +521,32 @@ LogicalResult Importer::importBody(
         return failure();
     }
     if (!attrs.empty())
-      *rootAttrs = attrs.getDictionary(context);
+      interface->set("kiln.root", attrs.getDictionary(context));
   }
   for (Value value : rootValues)
     resultTypes.push_back(value.getType());
+  if (interface) {
+    // Flattening makes one tuple parameter look like several parameters,
+    // and a 1-tuple or nested tuple result like a flat one; the structure
+    // is a different calling convention, so it is kept.
+    llvm::SmallVector<Attribute> parameterTuples;
+    bool anyTuple = false;
+    for (int instIndex : parameterByNumber) {
+      const Shape &shape = states[instIndex].shape;
+      anyTuple |= shape.isTuple();
+      parameterTuples.push_back(
+          builder.getStringAttr(describeTupleStructure(shape)));
+    }
+    if (anyTuple)
+      interface->set("kiln.parameter_tuples",
+                     builder.getArrayAttr(parameterTuples));
+    const Shape &rootShape = states[computation.rootIndex].shape;
+    std::string structure = describeTupleStructure(rootShape);
+    bool flat = rootShape.isTuple() && rootShape.leaves.size() >= 2 &&
+                rootShape.nodes.size() == rootShape.leaves.size() + 1;
+    if (rootShape.isTuple() && !flat)
+      interface->set("kiln.result_tuple", builder.getStringAttr(structure));
+  }
   Location rootLoc = positions.getLocation(root.loc);
   if (isFunction)
     func::ReturnOp::create(builder, rootLoc, rootValues);

@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <cerrno>
+#include <functional>
 #include <cstdlib>
 #include <numeric>
 
@@ -155,6 +156,26 @@ FailureOr<unsigned> ValueParser::parseShapeInto(Shape &shape) {
   shape.layouts.push_back(layout);
   shape.nodes[index].leafEnd = shape.leaves.size();
   return index;
+}
+
+std::string hlo::describeTupleStructure(const Shape &shape) {
+  std::string text;
+  std::function<void(unsigned)> visit = [&](unsigned index) {
+    const ShapeNode &node = shape.nodes[index];
+    if (!node.isTuple) {
+      text += '_';
+      return;
+    }
+    text += '(';
+    for (size_t i = 0; i < node.children.size(); ++i) {
+      if (i)
+        text += ',';
+      visit(node.children[i]);
+    }
+    text += ')';
+  };
+  visit(0);
+  return text;
 }
 
 LogicalResult ValueParser::parseInt(int64_t &value) {

@@ -50,6 +50,10 @@ struct Shape {
   }
 };
 
+/// The tuple structure of `shape` with `_` for each array leaf, e.g.
+/// `(_,(_,_))`, or `_` for an array shape.
+std::string describeTupleStructure(const Shape &shape);
+
 /// The parts of `metadata={...}` that kiln keeps.
 struct Metadata {
   std::string opName;
