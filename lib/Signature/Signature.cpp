@@ -61,6 +61,9 @@ namespace {
 bool isExcludedAttribute(Operation *op, llvm::StringRef name) {
   if (name == "kiln.control-predecessors")
     return true;
+  // Hashed by the callees' signatures instead of their names.
+  if (name == "kiln.called_computations")
+    return true;
   if (isa<func::FuncOp>(op))
     return name == "sym_name" || name == "sym_visibility" ||
            name == "function_type" || name == "arg_attrs" ||
@@ -189,16 +192,24 @@ void SignatureWalker::encodeAttribute(Attribute attr) {
 }
 
 LogicalResult SignatureWalker::encodeOp(Operation *op, XXH3_state_t *state) {
-  // A callee is hashed first: hashing it reuses the encoding buffer.
-  std::optional<Hash128> calleeHash;
-  if (auto call = dyn_cast<func::CallOp>(op)) {
-    auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+  // Callees (of a call, or a custom call's called computations) are hashed
+  // first, by content: hashing them reuses the encoding buffer.
+  llvm::SmallVector<FlatSymbolRefAttr, 1> calleeRefs;
+  if (auto call = dyn_cast<func::CallOp>(op))
+    calleeRefs.push_back(call.getCalleeAttr());
+  if (auto called = op->getAttrOfType<ArrayAttr>("kiln.called_computations"))
+    for (Attribute ref : called)
+      if (auto symbol = dyn_cast<FlatSymbolRefAttr>(ref))
+        calleeRefs.push_back(symbol);
+  llvm::SmallVector<Hash128, 1> calleeHashes;
+  for (FlatSymbolRefAttr ref : calleeRefs) {
+    auto callee = module.lookupSymbol<func::FuncOp>(ref);
     if (!callee)
-      return call.emitError("call to unknown function @") << call.getCallee();
+      return op->emitError("reference to unknown function ") << ref;
     FailureOr<Hash128> hash = hashFunction(callee);
     if (failed(hash))
       return failure();
-    calleeHash = *hash;
+    calleeHashes.push_back(*hash);
   }
   buffer.clear();
   putBytes(op->getName().getStringRef());
@@ -223,10 +234,10 @@ LogicalResult SignatureWalker::encodeOp(Operation *op, XXH3_state_t *state) {
     putBytes(attr.getName().getValue());
     encodeAttribute(attr.getValue());
   }
-  if (calleeHash) {
+  for (const Hash128 &calleeHash : calleeHashes) {
     putTag('c');
-    putU64(calleeHash->high);
-    putU64(calleeHash->low);
+    putU64(calleeHash.high);
+    putU64(calleeHash.low);
   }
   if (isa<ElidedConstantOp>(op))
     ++result.elidedConstants;

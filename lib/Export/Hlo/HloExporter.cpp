@@ -422,6 +422,23 @@ LogicalResult Exporter::printKeptAttributes(Operation *where,
         attrName == "root" || attrName == "parameter_tuples" ||
         attrName == "result_tuple")
       continue;
+    if (attrName == "called_computations") {
+      auto callees = dyn_cast<ArrayAttr>(attr.getValue());
+      if (!callees)
+        return where->emitError("kiln.called_computations must be an array");
+      os << ", called_computations={";
+      for (auto [i, ref] : llvm::enumerate(callees)) {
+        auto symbol = dyn_cast<FlatSymbolRefAttr>(ref);
+        auto callee =
+            symbol ? module.lookupSymbol<func::FuncOp>(symbol) : nullptr;
+        if (!callee || functionNames.lookup(callee).empty())
+          return where->emitError("called computation ")
+                 << ref << " is not an exported function";
+        os << (i ? ", %" : "%") << functionNames.lookup(callee);
+      }
+      os << '}';
+      continue;
+    }
     // Text kept verbatim goes back verbatim; backend configs were unquoted.
     if (auto raw = dyn_cast<StringAttr>(attr.getValue());
         raw && attrName != "backend_config") {
@@ -924,14 +941,24 @@ LogicalResult Exporter::exportModule(llvm::raw_ostream &os) {
       [&](func::FuncOp function) -> LogicalResult {
     if (!exported.insert(function).second)
       return success();
-    WalkResult walk = function.walk([&](func::CallOp call) {
-      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
-      if (!callee) {
-        call.emitError("call to unknown function @") << call.getCallee();
-        return WalkResult::interrupt();
+    WalkResult walk = function.walk([&](Operation *op) {
+      llvm::SmallVector<FlatSymbolRefAttr, 1> refs;
+      if (auto call = dyn_cast<func::CallOp>(op))
+        refs.push_back(call.getCalleeAttr());
+      if (auto called =
+              op->getAttrOfType<ArrayAttr>("kiln.called_computations"))
+        for (Attribute ref : called)
+          if (auto symbol = dyn_cast<FlatSymbolRefAttr>(ref))
+            refs.push_back(symbol);
+      for (FlatSymbolRefAttr ref : refs) {
+        auto callee = module.lookupSymbol<func::FuncOp>(ref);
+        if (!callee) {
+          op->emitError("reference to unknown function ") << ref;
+          return WalkResult::interrupt();
+        }
+        if (callee != function && failed(visit(callee)))
+          return WalkResult::interrupt();
       }
-      if (callee != function && failed(visit(callee)))
-        return WalkResult::interrupt();
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())

@@ -46,6 +46,7 @@ enum class AttrKind {
   Window,
   Computation,
   ComputationList,
+  CalledComputations,
   Metadata,
   Sharding,
   FrontendAttributes,
@@ -86,6 +87,7 @@ const llvm::StringMap<AttrKind> &getAttrKinds() {
                              "true_computation", "false_computation"})
       map[name] = AttrKind::Computation;
     map["branch_computations"] = AttrKind::ComputationList;
+    map["called_computations"] = AttrKind::CalledComputations;
     map["metadata"] = AttrKind::Metadata;
     map["sharding"] = AttrKind::Sharding;
     map["frontend_attributes"] = AttrKind::FrontendAttributes;
@@ -166,6 +168,9 @@ private:
   LogicalResult addCommonAttr(const AttrRef &attr, AttrKind kind,
                               NamedAttrList &attrs);
   FailureOr<unsigned> lookupComputation(const AttrRef &attr);
+  /// Imports each computation of `{%a, %b}` as a private function and
+  /// returns their symbols.
+  FailureOr<ArrayAttr> importCalledComputations(const AttrRef &attr);
   /// Fails (after a diagnostic) when the instruction's metadata is
   /// malformed: bad input is never half accepted.
   FailureOr<Location> getInstructionLocation(const Instruction &inst);
@@ -645,6 +650,38 @@ FailureOr<unsigned> Importer::lookupComputation(const AttrRef &attr) {
   return it->second;
 }
 
+FailureOr<ArrayAttr> Importer::importCalledComputations(const AttrRef &attr) {
+  // Names first: importing a function moves the cursor.
+  llvm::SmallVector<std::pair<unsigned, const char *>> callees;
+  seek(attr);
+  if (failed(cursor.expect(Token::LBrace, "'{' to start a computation list")))
+    return failure();
+  while (!cursor.current().is(Token::RBrace)) {
+    const char *nameLoc = cursor.current().loc();
+    llvm::StringRef name;
+    if (failed(cursor.parseName(name, "a computation name")))
+      return failure();
+    auto it = text.computationByName.find(name);
+    if (it == text.computationByName.end())
+      return positions.emitError(nameLoc)
+             << "'" << attr.name << "' names undefined computation '" << name
+             << "'";
+    callees.push_back({it->second, nameLoc});
+    if (!cursor.consumeIf(Token::Comma))
+      break;
+  }
+  if (failed(cursor.expect(Token::RBrace, "',' or '}'")) || failed(finish(attr)))
+    return failure();
+  llvm::SmallVector<Attribute> symbols;
+  for (auto [index, nameLoc] : callees) {
+    FailureOr<func::FuncOp> function = getOrImportFunction(index, nameLoc);
+    if (failed(function))
+      return failure();
+    symbols.push_back(FlatSymbolRefAttr::get(function->getSymNameAttr()));
+  }
+  return builder.getArrayAttr(symbols);
+}
+
 LogicalResult Importer::addCommonAttr(const AttrRef &attr, AttrKind kind,
                                       NamedAttrList &attrs) {
   std::string name = ("kiln." + attr.name).str();
@@ -710,6 +747,7 @@ LogicalResult Importer::convertAttr(const Instruction &inst,
     case AttrKind::FrontendAttributes:
     case AttrKind::Computation:
     case AttrKind::ComputationList:
+    case AttrKind::CalledComputations:
       return true;
     default:
       return isInherent(attr.name);
@@ -822,6 +860,7 @@ LogicalResult Importer::convertAttr(const Instruction &inst,
     return success(); // already the op's location
   case AttrKind::Computation:
   case AttrKind::ComputationList:
+  case AttrKind::CalledComputations:
     return positions.emitError(attr.nameLoc)
            << "attribute '" << attr.name << "' is not valid on HLO '"
            << inst.opcode << "'";
@@ -1039,6 +1078,15 @@ LogicalResult Importer::importGeneric(const Instruction &inst, Location loc,
       continue;
     }
     AttrKind kind = found->second;
+    if (kind == AttrKind::CalledComputations) {
+      // Computations a custom call may run (`called_computations={...}`):
+      // private functions, referenced by symbol and hashed by content.
+      FailureOr<ArrayAttr> callees = importCalledComputations(attr);
+      if (failed(callees))
+        return failure();
+      attrs.set("kiln.called_computations", *callees);
+      continue;
+    }
     if (kind == AttrKind::Computation || kind == AttrKind::ComputationList) {
       // Which region each computation becomes.
       int regionIndex = -1;
