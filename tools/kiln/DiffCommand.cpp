@@ -12,6 +12,7 @@
 #include "kiln/Import/LoadGraph.h"
 #include "kiln/Signature/Signature.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/Support/raw_ostream.h"
@@ -86,6 +87,29 @@ int kiln::runDiff(const DiffOptions &options) {
                     "entry's parameter attributes differ (sharding, layouts, "
                     "partitions, aliasing)\n";
     return ExitSomeFailed;
+  }
+  // A call differs when its callee does; the op that differs is further
+  // on, where the sketch walks the callee's body.
+  Operation *callSite = nullptr;
+  auto isCallLike = [](Operation *op) {
+    return isa<func::CallOp>(op) || op->hasAttr("kiln.called_computations");
+  };
+  while (index < common && index < a->sketchOps.size() &&
+         isCallLike(a->sketchOps[index])) {
+    size_t next = index + 1;
+    while (next < common && a->sketch[next] == b->sketch[next])
+      ++next;
+    if (next >= common)
+      break;
+    if (!callSite)
+      callSite = a->sketchOps[index];
+    index = next;
+  }
+  if (callSite) {
+    auto function = a->sketchOps[index]->getParentOfType<func::FuncOp>();
+    llvm::outs() << "the call at " << describeLocation(callSite->getLoc())
+                 << " differs inside @"
+                 << (function ? function.getSymName() : "?") << "\n";
   }
   llvm::outs() << "first difference at op " << index + 1 << " of "
                << a->sketch.size() << " (" << options.first << ") and "
