@@ -31,6 +31,7 @@ TEST(HloOpcodes, EveryKilnOpIsRegistered) {
        context.getRegisteredOperations()) {
     if (name.getDialectNamespace() != "kiln" ||
         name.getStringRef() == "kiln.return" ||
+        name.getStringRef() == "kiln.annotate" ||
         name.getStringRef() == "kiln.elided_constant")
       continue;
     llvm::StringRef hlo = hloOpcodeForKilnOpName(name.getStringRef());

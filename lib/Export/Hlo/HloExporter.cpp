@@ -110,6 +110,9 @@ private:
                             std::string &signature);
   LogicalResult exportOp(Operation *op, llvm::raw_ostream &os);
   LogicalResult exportConstant(Operation *op, llvm::raw_ostream &os);
+  /// Writes a kiln.annotate back as the tuple or get-tuple-element that
+  /// carried its attributes.
+  LogicalResult exportAnnotate(AnnotateOp op, llvm::raw_ostream &os);
   LogicalResult printAttribute(Operation *op, llvm::StringRef name,
                                Attribute value, llvm::raw_ostream &os);
   /// Prints the `kiln.<name>` attributes the importer kept from the dump
@@ -466,7 +469,71 @@ LogicalResult Exporter::exportConstant(Operation *op, llvm::raw_ostream &os) {
   return success();
 }
 
+LogicalResult Exporter::exportAnnotate(AnnotateOp op, llvm::raw_ostream &os) {
+  llvm::SmallVector<NamedAttribute> kept(op->getDiscardableAttrs());
+  ValueRange operands = op.getOperands();
+  auto printTuple = [&](llvm::StringRef name, ValueRange values) {
+    os << "  %" << name << " = ";
+    (void)printShapeOf(values.getTypes(), nullptr, os, op);
+    os << " tuple(";
+    llvm::interleaveComma(values, os,
+                          [&](Value v) { os << '%' << valueNames.lookup(v); });
+    os << ')';
+  };
+  auto takeElements = [&](const std::string &tuple) -> LogicalResult {
+    for (OpResult result : op->getResults()) {
+      std::string element = freshName("get-tuple-element");
+      beginInstruction(os, element, result);
+      if (failed(printType(result.getType(), nullptr, os, op)))
+        return failure();
+      os << " get-tuple-element(%" << tuple
+         << "), index=" << result.getResultNumber() << '\n';
+      valueNames[result] = element;
+    }
+    return success();
+  };
+  if (op.getHloOpcode() == "tuple") {
+    std::string tuple = freshName("tuple");
+    printTuple(tuple, operands);
+    if (failed(printKeptAttributes(op, kept, os)))
+      return failure();
+    os << '\n';
+    return takeElements(tuple);
+  }
+  // get-tuple-element: element 0 of a tuple built around the values.
+  std::string inner;
+  if (operands.size() != 1) {
+    inner = freshName("tuple");
+    printTuple(inner, operands);
+    os << '\n';
+  }
+  std::string wrapper = freshName("tuple");
+  os << "  %" << wrapper << " = (";
+  if (operands.size() == 1) {
+    (void)printType(operands[0].getType(), nullptr, os, op);
+    os << ") tuple(%" << valueNames.lookup(operands[0]) << ")\n";
+  } else {
+    (void)printShapeOf(operands.getTypes(), nullptr, os, op);
+    os << ") tuple(%" << inner << ")\n";
+  }
+  std::string element = freshName("get-tuple-element");
+  beginInstruction(os, element,
+                   operands.size() == 1 ? op->getResult(0) : Value());
+  (void)printShapeOf(operands.getTypes(), nullptr, os, op);
+  os << " get-tuple-element(%" << wrapper << "), index=0";
+  if (failed(printKeptAttributes(op, kept, os)))
+    return failure();
+  os << '\n';
+  if (operands.size() == 1) {
+    valueNames[op->getResult(0)] = element;
+    return success();
+  }
+  return takeElements(element);
+}
+
 LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
+  if (auto annotateOp = dyn_cast<AnnotateOp>(op))
+    return exportAnnotate(annotateOp, os);
   // Operands that the HLO op takes as one tuple are packed first.
   std::vector<std::string> operandNames;
   llvm::SmallVector<std::string, 2> regionNames;

@@ -168,6 +168,16 @@ private:
   LogicalResult addCommonAttr(const AttrRef &attr, AttrKind kind,
                               NamedAttrList &attrs);
   FailureOr<unsigned> lookupComputation(const AttrRef &attr);
+  /// The attributes of a structural instruction (tuple, get-tuple-element,
+  /// call) other than metadata and `skip`, as kept `kiln.*` attributes.
+  LogicalResult collectKeptAttrs(const Instruction &inst,
+                                 llvm::ArrayRef<llvm::StringRef> skip,
+                                 NamedAttrList &attrs);
+  /// Wraps `values` in a kiln.annotate carrying `attrs`, the attributes of
+  /// a flattened tuple or get-tuple-element; no op when there are none.
+  LogicalResult annotate(const Instruction &inst, Location loc,
+                         NamedAttrList &attrs,
+                         llvm::SmallVectorImpl<Value> &values);
   /// Imports each computation of `{%a, %b}` as a private function and
   /// returns their symbols.
   FailureOr<ArrayAttr> importCalledComputations(const AttrRef &attr);
@@ -682,6 +692,36 @@ FailureOr<ArrayAttr> Importer::importCalledComputations(const AttrRef &attr) {
   return builder.getArrayAttr(symbols);
 }
 
+LogicalResult Importer::collectKeptAttrs(const Instruction &inst,
+                                         llvm::ArrayRef<llvm::StringRef> skip,
+                                         NamedAttrList &attrs) {
+  for (const AttrRef &attr : inst.attrs) {
+    if (llvm::is_contained(skip, attr.name))
+      continue;
+    auto kind = getAttrKinds().find(attr.name);
+    if (kind != getAttrKinds().end() && kind->second == AttrKind::Metadata)
+      continue;
+    if (failed(addCommonAttr(attr,
+                             kind == getAttrKinds().end() ? AttrKind::Sharding
+                                                          : kind->second,
+                             attrs)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult Importer::annotate(const Instruction &inst, Location loc,
+                                 NamedAttrList &attrs,
+                                 llvm::SmallVectorImpl<Value> &values) {
+  if (attrs.empty())
+    return success();
+  attrs.set("hlo_opcode", builder.getStringAttr(inst.opcode));
+  auto op = AnnotateOp::create(builder, loc, ValueRange(values).getTypes(),
+                               values, attrs.getAttrs());
+  values.assign(op->getResults().begin(), op->getResults().end());
+  return success();
+}
+
 LogicalResult Importer::addCommonAttr(const AttrRef &attr, AttrKind kind,
                                       NamedAttrList &attrs) {
   std::string name = ("kiln." + attr.name).str();
@@ -931,7 +971,19 @@ LogicalResult Importer::importInstruction(const Computation &computation,
   llvm::StringRef opcode = inst.opcode;
   if (opcode == "tuple") {
     state.values.assign(operands.begin(), operands.end());
-    return checkTypes(state.values);
+    if (failed(checkTypes(state.values)))
+      return failure();
+    // A function's ROOT tuple keeps its attributes on the function
+    // (kiln.root); any other tuple on a kiln.annotate.
+    bool isFunctionRoot =
+        &inst == &computation.instructions[computation.rootIndex] &&
+        isa_and_nonnull<func::FuncOp>(builder.getBlock()->getParentOp());
+    if (isFunctionRoot)
+      return success();
+    NamedAttrList attrs;
+    if (failed(collectKeptAttrs(inst, {}, attrs)))
+      return failure();
+    return annotate(inst, loc, attrs, state.values);
   }
   if (opcode == "get-tuple-element") {
     const AttrRef *indexAttr = inst.findAttr("index");
@@ -967,7 +1019,12 @@ LogicalResult Importer::importInstruction(const Computation &computation,
     state.values.assign(
         operands.begin() + (element.leafBegin - node.leafBegin),
         operands.begin() + (element.leafEnd - node.leafBegin));
-    return checkTypes(state.values);
+    if (failed(checkTypes(state.values)))
+      return failure();
+    NamedAttrList attrs;
+    if (failed(collectKeptAttrs(inst, {"index"}, attrs)))
+      return failure();
+    return annotate(inst, loc, attrs, state.values);
   }
   if (opcode == "constant") {
     if (state.shape.isTuple() || state.shape.leaves.size() != 1 ||

@@ -214,7 +214,9 @@ std::string hlo::canonicalizeText(llvm::StringRef text, bool dropMetadata) {
   Lexer lexer(text);
   std::string out;
   out.reserve(text.size());
-  bool lastWasWordLike = false;
+  // Word-likeness of the last three tokens written, newest last: a dropped
+  // `metadata={...}` restores the one before `metadata`.
+  bool written[3] = {false, false, false};
   int skipDepth = 0; // inside a dropped metadata group
   Token previous, beforePrevious;
   for (Token tok = lexer.lex(); !tok.is(Token::Eof); tok = lexer.lex()) {
@@ -234,18 +236,20 @@ std::string hlo::canonicalizeText(llvm::StringRef text, bool dropMetadata) {
       while (!out.empty() && out.back() == ' ')
         out.pop_back();
       skipDepth = 1;
-      lastWasWordLike = false;
+      written[2] = written[0];
       previous = beforePrevious = Token();
       continue;
     }
     bool wordLike = tok.is(Token::Word) || tok.is(Token::PercentName) ||
                     tok.is(Token::String);
-    if (wordLike && lastWasWordLike)
+    if (wordLike && written[2])
       out += ' ';
     if (tok.is(Token::PercentName))
       out += '%';
     out += tok.spelling.str();
-    lastWasWordLike = wordLike;
+    written[0] = written[1];
+    written[1] = written[2];
+    written[2] = wordLike;
     beforePrevious = previous;
     previous = tok;
   }

@@ -1510,3 +1510,19 @@ func.func @return_outside_region(%a: tensor<f32>) -> tensor<f32> {
   // expected-error @+1 {{'kiln.return' op expects parent op to be one of}}
   kiln.return %a : tensor<f32>
 }
+
+// -----
+
+func.func @annotate_bad_opcode(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{hlo_opcode must be 'tuple' or 'get-tuple-element', got 'add'}}
+  %0 = kiln.annotate %a {hlo_opcode = "add"} : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @annotate_bad_types(%a: tensor<2xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{result types must equal the operand types}}
+  %0 = kiln.annotate %a {hlo_opcode = "tuple"} : (tensor<2xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

@@ -469,3 +469,10 @@ func.func @dynamic_dims(%a: tensor<?xf32>, %b: tensor<2x?xf32>, %c: tensor<2x3xf
   %2 = kiln.transpose %b {dimensions = array<i64: 1, 0>} : (tensor<2x?xf32>) -> tensor<?x2xf32>
   return %0, %1, %2 : tensor<2x?xf32>, tensor<2x?xf32>, tensor<?x2xf32>
 }
+
+// CHECK-LABEL: func.func @annotate
+func.func @annotate(%a: tensor<2xf32>, %t: !kiln.token) -> (tensor<2xf32>, !kiln.token) {
+  // CHECK: kiln.annotate %{{.*}}, %{{.*}} {hlo_opcode = "tuple", kiln.sharding = "{{[{][{]}}replicated},{maximal device=0}}"} : (tensor<2xf32>, !kiln.token) -> (tensor<2xf32>, !kiln.token)
+  %0:2 = kiln.annotate %a, %t {hlo_opcode = "tuple", kiln.sharding = "{{replicated},{maximal device=0}}"} : (tensor<2xf32>, !kiln.token) -> (tensor<2xf32>, !kiln.token)
+  return %0#0, %0#1 : tensor<2xf32>, !kiln.token
+}

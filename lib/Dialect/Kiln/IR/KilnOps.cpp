@@ -1357,6 +1357,16 @@ LogicalResult ConditionalOp::verify() {
   return success();
 }
 
+LogicalResult AnnotateOp::verify() {
+  if (getHloOpcode() != "tuple" && getHloOpcode() != "get-tuple-element")
+    return emitOpError("hlo_opcode must be 'tuple' or 'get-tuple-element', "
+                       "got '")
+           << getHloOpcode() << "'";
+  if (getOperandTypes() != getResultTypes())
+    return emitOpError("result types must equal the operand types");
+  return success();
+}
+
 LogicalResult OptimizationBarrierOp::verify() {
   return verifyTypes(*this, "result types", getOperands().getTypes(),
                      getResultTypes());

@@ -480,6 +480,21 @@ def Kiln_ConditionalOp : Kiln_Op<"conditional", [IsolatedFromAbove, RecursiveMem
   let hasVerifier = 1;
 }
 
+def Kiln_AnnotateOp : Kiln_GenericFormatOp<"annotate", [Pure]> {
+  let summary = "identity that keeps the attributes of an HLO tuple or get-tuple-element";
+  let description = [{
+    Tuples are flattened, so HLO `tuple` and `get-tuple-element` become no
+    op at all. When such an instruction carries attributes (a sharding that
+    feeds SPMD partitioning, frontend attributes), the importer keeps them
+    on this identity op over the values concerned; `hlo_opcode` says which
+    instruction it was, so that the exporter can write it back.
+  }];
+  let arguments = (ins Variadic<Kiln_TensorOrToken>:$operands,
+                   StrAttr:$hlo_opcode);
+  let results = (outs Variadic<Kiln_TensorOrToken>:$outputs);
+  let hasVerifier = 1;
+}
+
 def Kiln_OptimizationBarrierOp : Kiln_GenericFormatOp<"optimization_barrier"> {
   let summary = "HLO opt-barrier: values that optimizations must not move across";
   let arguments = (ins Variadic<Kiln_TensorOrToken>:$operands);
