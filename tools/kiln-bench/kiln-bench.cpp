@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CacheBench.h"
+
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Import/Hlo/HloImporter.h"
 
@@ -464,8 +466,8 @@ int runImportBench(const ImportBenchOptions &options) {
 
 int main(int argc, char **argv) {
   CLI::App app{"kiln-bench: measures kiln's import of HLO text (speed, "
-               "memory) against the\nfloor of reading and hashing the file. "
-               "Reports only; always exits 0.\n",
+               "memory) against the\nfloor of reading and hashing the file, "
+               "and the compile cache. Reports only;\nasserts nothing.\n",
                "kiln-bench"};
   app.require_subcommand(1);
 
@@ -481,11 +483,63 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   import->add_flag("--json", options.json, "Print JSON instead of a table");
 
+  kiln::bench::CacheBenchOptions cacheOptions;
+  CLI::App *cache = app.add_subcommand(
+      "cache",
+      "Time the compile cache: lookup latency (p50/p99) in a cache of\n"
+      "--entries entries, with and without verification, alone and beside a\n"
+      "publishing process; publish throughput for 4 KiB and 4 MiB artifacts;\n"
+      "and `kiln cache check` over a corpus split into read, import,\n"
+      "signature and lookup. Run from the repository root:\n"
+      "  build/bin/kiln-bench cache");
+  cache->add_option("--entries", cacheOptions.entries,
+                    "Entries of the cache whose lookups are timed")
+      ->capture_default_str();
+  cache->add_option("--entry-bytes", cacheOptions.entryBytes,
+                    "Artifact size of those entries")
+      ->capture_default_str();
+  cache->add_option("--populate", cacheOptions.populate,
+                    "How that cache is filled: 'bulk' (a test-only path: "
+                    "files written and rows inserted in one transaction by "
+                    "kiln-bench) or 'publish' (Cache::publish each, with its "
+                    "fsyncs; slow)")
+      ->check(CLI::IsMember({"bulk", "publish"}))
+      ->capture_default_str();
+  cache->add_option("--lookups", cacheOptions.lookups,
+                    "Lookups timed for each kind of lookup")
+      ->capture_default_str();
+  cache->add_option("--small-publishes", cacheOptions.smallPublishes,
+                    "4 KiB artifacts published for the throughput")
+      ->capture_default_str();
+  cache->add_option("--large-publishes", cacheOptions.largePublishes,
+                    "4 MiB artifacts published for the throughput")
+      ->capture_default_str();
+  cache->add_option("--contended-seconds", cacheOptions.contendedSeconds,
+                    "Seconds of lookups beside a publishing process (0: "
+                    "skip)")
+      ->capture_default_str();
+  cache->add_option("--corpus", cacheOptions.corpus,
+                    "Graphs for the `kiln cache check` split (files or "
+                    "directories; default: ../shared/corpus/hlo)");
+  cache->add_option("--repeat", cacheOptions.repeat,
+                    "Runs of the `kiln cache check` split")
+      ->check(CLI::Range(1u, 1000u))
+      ->capture_default_str();
+  cache->add_option("--dir", cacheOptions.directory,
+                    "Where to make the caches (default: $TMPDIR, else /tmp)");
+  cache->add_flag("--keep", cacheOptions.keep,
+                  "Keep the caches instead of removing them");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &error) {
     // 0 for --help; any other parse problem is a usage error, as for kiln.
     return app.exit(error) == 0 ? 0 : 2;
+  }
+  if (cache->parsed()) {
+    if (cacheOptions.corpus.empty())
+      cacheOptions.corpus.push_back("../shared/corpus/hlo");
+    return kiln::bench::runCacheBench(cacheOptions);
   }
   if (options.paths.empty())
     options.paths.push_back("../shared/corpus/hlo");
