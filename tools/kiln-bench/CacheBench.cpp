@@ -25,6 +25,8 @@
 
 #include "CacheBench.h"
 
+#include "BenchFiles.h"
+
 #include "kiln/Cache/Cache.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Import/Hlo/HloImporter.h"
@@ -313,23 +315,6 @@ PublishResult timePublishes(const std::string &root, size_t bytes,
   return result;
 }
 
-/// Every *.hlo under `root` (or `root` itself), sorted.
-void collectGraphs(llvm::StringRef root, std::vector<std::string> &files) {
-  if (!llvm::sys::fs::is_directory(root)) {
-    if (llvm::sys::fs::exists(root))
-      files.push_back(root.str());
-    return;
-  }
-  std::vector<std::string> found;
-  std::error_code error;
-  for (llvm::sys::fs::recursive_directory_iterator it(root, error), end;
-       it != end && !error; it.increment(error))
-    if (llvm::sys::path::extension(it->path()) == ".hlo")
-      found.push_back(it->path());
-  llvm::sort(found);
-  llvm::append_range(files, found);
-}
-
 struct GraphSplit {
   std::string path;
   uint64_t bytes = 0;
@@ -603,8 +588,13 @@ int kiln::bench::runCacheBench(const CacheBenchOptions &options) {
   // 3. `kiln cache check` over a corpus, split.
   //===--------------------------------------------------------------------===//
   std::vector<std::string> graphs;
-  for (const std::string &path : options.corpus)
-    collectGraphs(path, graphs);
+  {
+    std::vector<BenchFile> files;
+    for (const std::string &path : options.corpus)
+      collectFiles(path, files);
+    for (const BenchFile &file : files)
+      graphs.push_back(file.path);
+  }
   if (graphs.empty()) {
     os << "kiln cache check: no *.hlo files found";
     for (const std::string &path : options.corpus)

@@ -9,7 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchFiles.h"
 #include "CacheBench.h"
+#include "SignatureBench.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Import/Hlo/HloImporter.h"
@@ -39,6 +41,8 @@
 #include <vector>
 
 using namespace mlir;
+using kiln::bench::BenchFile;
+using kiln::bench::collectFiles;
 
 namespace {
 
@@ -47,14 +51,6 @@ struct ImportBenchOptions {
   std::vector<std::string> paths;
   unsigned repeat = 5;
   bool json = false;
-};
-
-/// One HLO file to measure.
-struct BenchFile {
-  /// Where to open it.
-  std::string path;
-  /// How to show it: relative to the directory it was found in.
-  std::string name;
 };
 
 /// What was measured on one file. Times are in seconds, sizes in bytes.
@@ -79,39 +75,6 @@ double secondsSince(Clock::time_point start) {
 }
 
 double megabytes(uint64_t bytes) { return bytes / 1e6; }
-
-/// Adds `root` to `files`: the file itself, or every `*.hlo` below it when it
-/// is a directory, sorted by name.
-void collectFiles(llvm::StringRef root, std::vector<BenchFile> &files) {
-  if (!llvm::sys::fs::is_directory(root)) {
-    if (llvm::sys::fs::exists(root))
-      files.push_back({root.str(), root.str()});
-    else
-      llvm::errs() << "kiln-bench: warning: no such file or directory: " << root
-                   << "\n";
-    return;
-  }
-  std::vector<BenchFile> found;
-  std::error_code error;
-  for (llvm::sys::fs::recursive_directory_iterator it(root, error), end;
-       it != end && !error; it.increment(error)) {
-    llvm::StringRef path = it->path();
-    if (it->type() == llvm::sys::fs::file_type::directory_file ||
-        llvm::sys::path::extension(path) != ".hlo")
-      continue;
-    llvm::StringRef name = path;
-    name.consume_front(root);
-    name = name.ltrim('/');
-    found.push_back({path.str(), name.str()});
-  }
-  if (error)
-    llvm::errs() << "kiln-bench: warning: " << root << ": " << error.message()
-                 << "\n";
-  llvm::sort(found, [](const BenchFile &lhs, const BenchFile &rhs) {
-    return lhs.name < rhs.name;
-  });
-  llvm::append_range(files, found);
-}
 
 /// Reads a whole file into a heap buffer. `IsVolatile` makes MemoryBuffer
 /// read() the file rather than mmap it, so that the copy into memory is paid
@@ -530,11 +493,33 @@ int main(int argc, char **argv) {
   cache->add_flag("--keep", cacheOptions.keep,
                   "Keep the caches instead of removing them");
 
+  kiln::bench::SignatureBenchOptions signatureOptions;
+  CLI::App *signature = app.add_subcommand(
+      "signature",
+      "Time the import and the signature of each graph against the floor of\n"
+      "reading and hashing its bytes, then the whole corpus keyed on --jobs\n"
+      "threads. Run from the repository root: build/bin/kiln-bench signature");
+  signature->add_option("paths", signatureOptions.paths,
+                        "HLO files, or directories searched recursively for "
+                        "*.hlo (default: ../shared/corpus/hlo)");
+  signature->add_option("--repeat", signatureOptions.repeat, "Runs per file")
+      ->check(CLI::Range(1u, 1000u))
+      ->capture_default_str();
+  signature->add_option("-j,--jobs", signatureOptions.jobs,
+                        "Threads for the whole-corpus run")
+      ->check(CLI::Range(1u, 256u))
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &error) {
     // 0 for --help; any other parse problem is a usage error, as for kiln.
     return app.exit(error) == 0 ? 0 : 2;
+  }
+  if (signature->parsed()) {
+    if (signatureOptions.paths.empty())
+      signatureOptions.paths.push_back("../shared/corpus/hlo");
+    return kiln::bench::runSignatureBench(signatureOptions);
   }
   if (cache->parsed()) {
     if (cacheOptions.corpus.empty())

@@ -101,8 +101,10 @@ struct CacheTestHooks {
 class Cache {
 public:
   struct OpenOptions {
-    /// Open without writing anything (lookups only, no hit counting).
-    /// A directory that cannot be written is opened read-only anyway.
+    /// Open for lookups only: no entry, counter or file of the cache is
+    /// written (SQLite may still create its -wal and -shm files where the
+    /// directory allows). A directory that cannot be written is opened
+    /// read-only anyway.
     bool readOnly = false;
     /// How long to wait for another process's lock before retrying.
     unsigned busyTimeoutMs = 60000;
@@ -171,7 +173,6 @@ private:
                           llvm::StringRef checksum, double compileSeconds,
                           llvm::StringRef source,
                           llvm::ArrayRef<uint64_t> sketch, bool &inserted);
-  llvm::Error removeEntryAndFile(llvm::StringRef key, bool isOk);
   llvm::Error bumpCounter(llvm::StringRef name);
   bool isLeaseLive(llvm::StringRef host, int64_t pid, int64_t expiresMs,
                    int64_t nowMs) const;
