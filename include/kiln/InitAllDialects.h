@@ -9,6 +9,7 @@
 #define KILN_INITALLDIALECTS_H
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -24,7 +25,10 @@ inline void registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 /// Registers kiln's passes and the upstream passes its pipelines use.
-inline void registerAllPasses() { mlir::registerTransformsPasses(); }
+inline void registerAllPasses() {
+  mlir::registerTransformsPasses();
+  kiln::registerKilnPasses();
+}
 
 } // namespace kiln
 
