@@ -11,6 +11,7 @@
 
 #include "kiln/Cache/Cache.h"
 #include "kiln/Cache/Explain.h"
+#include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Import/LoadGraph.h"
 #include "kiln/Signature/Signature.h"
 
@@ -361,20 +362,6 @@ int runStats(Cache &cache, const CacheOptions &options) {
   return ExitSuccess;
 }
 
-/// `file:line:col (python source)` of an op, from the importer's fused
-/// location.
-std::string describeOpLocation(mlir::Operation *op) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  mlir::Location loc = op->getLoc();
-  if (auto fused = llvm::dyn_cast<mlir::FusedLoc>(loc))
-    loc = fused.getLocations()[0];
-  if (auto file = llvm::dyn_cast<mlir::FileLineColLoc>(loc))
-    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-       << file.getColumn();
-  return text;
-}
-
 int runExplain(Cache &cache, const CacheOptions &options) {
   std::string canonical;
   if (!canonicalizeKeyOptions(options.keys, canonical))
@@ -448,7 +435,7 @@ int runExplain(Cache &cache, const CacheOptions &options) {
       std::string printed;
       llvm::raw_string_ostream os(printed);
       op->print(os, mlir::OpPrintingFlags().skipRegions().useLocalScope());
-      std::string where = describeOpLocation(op);
+      std::string where = describeHloLocation(op->getLoc());
       report["op"] = printed;
       report["location"] = where;
       text += "  " + where + ": " + printed + "\n";

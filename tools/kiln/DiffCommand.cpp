@@ -9,6 +9,7 @@
 
 #include "Commands.h"
 
+#include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Import/LoadGraph.h"
 #include "kiln/Signature/Signature.h"
 
@@ -20,37 +21,6 @@
 using namespace mlir;
 
 namespace {
-
-/// `file:line:col` of an op in its dump, and the user's source line when the
-/// dump's metadata had one.
-std::string describeLocation(Location loc) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  Location position = loc, source = UnknownLoc::get(loc.getContext());
-  if (auto fused = dyn_cast<FusedLoc>(loc)) {
-    position = fused.getLocations()[0];
-    if (fused.getLocations().size() > 1)
-      source = fused.getLocations()[1];
-  }
-  if (auto file = dyn_cast<FileLineColLoc>(position))
-    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-       << file.getColumn();
-  std::string opName;
-  if (auto name = dyn_cast<NameLoc>(source)) {
-    opName = name.getName().str();
-    source = name.getChildLoc();
-  }
-  while (auto callSite = dyn_cast<CallSiteLoc>(source))
-    source = callSite.getCallee();
-  if (auto name = dyn_cast<NameLoc>(source))
-    source = name.getChildLoc();
-  if (auto file = dyn_cast<FileLineColLoc>(source))
-    os << " (" << file.getFilename().getValue() << ":" << file.getLine()
-       << (opName.empty() ? "" : ", " + opName) << ")";
-  else if (!opName.empty())
-    os << " (" << opName << ")";
-  return text;
-}
 
 std::string printOp(Operation *op) {
   std::string text;
@@ -107,7 +77,7 @@ int kiln::runDiff(const DiffOptions &options) {
   }
   if (callSite) {
     auto function = a->sketchOps[index]->getParentOfType<func::FuncOp>();
-    llvm::outs() << "the call at " << describeLocation(callSite->getLoc())
+    llvm::outs() << "the call at " << kiln::describeHloLocation(callSite->getLoc())
                  << " differs inside @"
                  << (function ? function.getSymName() : "?") << "\n";
   }
@@ -120,7 +90,7 @@ int kiln::runDiff(const DiffOptions &options) {
       return;
     }
     Operation *op = graph.sketchOps[index];
-    llvm::outs() << "  " << label << ": " << describeLocation(op->getLoc())
+    llvm::outs() << "  " << label << ": " << kiln::describeHloLocation(op->getLoc())
                  << "\n      " << printOp(op) << "\n";
   };
   show("A", *a);

@@ -10,6 +10,7 @@
 
 #include "kiln/Export/Hlo/HloExporter.h"
 
+#include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Dialect/Kiln/IR/HloOpcodes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
@@ -253,38 +254,22 @@ LogicalResult Exporter::printShapeOf(TypeRange types, ArrayAttr layouts,
 }
 
 void Exporter::printMetadata(Location loc, llvm::raw_ostream &os) {
-  // The importer writes fused[<HLO position>, <metadata>]; anything else
-  // carries no metadata.
-  auto fused = dyn_cast<FusedLoc>(loc);
-  if (!fused || fused.getLocations().size() != 2)
-    return;
-  Location meta = fused.getLocations()[1];
-  std::string opName;
-  if (auto name = dyn_cast<NameLoc>(meta)) {
-    opName = name.getName().str();
-    meta = name.getChildLoc();
-  }
-  // Of a call stack, the innermost frame is the user's line.
-  while (auto callSite = dyn_cast<CallSiteLoc>(meta))
-    meta = callSite.getCallee();
-  if (auto name = dyn_cast<NameLoc>(meta))
-    meta = name.getChildLoc();
-  auto file = dyn_cast<FileLineColLoc>(meta);
-  if (opName.empty() && !file)
+  // Only the metadata part of the importer's location goes back out; the
+  // dump position is where the op was, not part of it.
+  HloLocation parts = decodeHloLocation(loc);
+  if (parts.opName.empty() && !parts.source)
     return;
   os << ", metadata={";
-  bool first = true;
-  if (!opName.empty()) {
+  if (!parts.opName.empty()) {
     os << "op_name=";
-    printQuoted(os, opName);
-    first = false;
+    printQuoted(os, parts.opName);
   }
-  if (file) {
-    os << (first ? "" : " ") << "source_file=";
-    printQuoted(os, file.getFilename().getValue());
-    os << " source_line=" << file.getLine();
-    if (file.getColumn())
-      os << " source_column=" << file.getColumn();
+  if (parts.source) {
+    os << (parts.opName.empty() ? "" : " ") << "source_file=";
+    printQuoted(os, parts.source->getFilename().getValue());
+    os << " source_line=" << parts.source->getLine();
+    if (parts.source->getColumn())
+      os << " source_column=" << parts.source->getColumn();
   }
   os << '}';
 }
