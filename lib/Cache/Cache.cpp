@@ -594,6 +594,21 @@ Error Cache::insertEntry(const KeyParts &parts, bool ok, uint64_t size,
   return Error::success();
 }
 
+/// The status of `key`'s entry ("ok" or "failed"), or none.
+static Expected<std::optional<std::string>> readEntryStatus(sqlite3 *db,
+                                                            StringRef key) {
+  sqlite::Statement existing(db, "SELECT status FROM entries WHERE key = ?1");
+  if (Error error = existing.takePrepareError())
+    return std::move(error);
+  existing.bind(1, key);
+  Expected<bool> row = existing.step();
+  if (!row)
+    return row.takeError();
+  if (!*row)
+    return std::optional<std::string>();
+  return std::optional<std::string>(existing.getText(0));
+}
+
 Error Cache::publish(const KeyParts &parts, StringRef artifact,
                      double compileSeconds, StringRef source,
                      llvm::ArrayRef<uint64_t> sketch) {
@@ -605,14 +620,10 @@ Error Cache::publish(const KeyParts &parts, StringRef artifact,
 
   // Published once already: keep the first, and write nothing.
   auto isPublished = [&]() -> Expected<bool> {
-    sqlite::Statement existing(db, "SELECT status FROM entries WHERE key = ?1");
-    if (Error error = existing.takePrepareError())
-      return std::move(error);
-    existing.bind(1, key);
-    Expected<bool> row = existing.step();
-    if (!row)
-      return row.takeError();
-    return *row && existing.getText(0) == "ok";
+    Expected<std::optional<std::string>> status = readEntryStatus(db, key);
+    if (!status)
+      return status.takeError();
+    return *status == "ok";
   };
   Expected<bool> published = isPublished();
   if (!published)
@@ -640,17 +651,12 @@ Error Cache::publish(const KeyParts &parts, StringRef artifact,
   // its log goes once the new row has committed.
   bool replacesFailure = false;
   {
-    sqlite::Statement existing(db,
-                               "SELECT status FROM entries WHERE key = ?1");
-    if (Error error = existing.takePrepareError())
-      return error;
-    existing.bind(1, key);
-    Expected<bool> row = existing.step();
-    if (!row)
-      return row.takeError();
-    if (*row && existing.getText(0) == "ok")
+    Expected<std::optional<std::string>> status = readEntryStatus(db, key);
+    if (!status)
+      return status.takeError();
+    if (*status == "ok")
       return Error::success(); // published meanwhile; keep the first
-    replacesFailure = *row;
+    replacesFailure = status->has_value();
   }
   Error moved = moveIntoPlace(stagedPath, finalPath);
   stagedPath.clear(); // renamed, or removed by moveIntoPlace
@@ -682,14 +688,10 @@ Error Cache::recordFailure(const KeyParts &parts, StringRef log,
   sqlite::WriteTransaction transaction(db);
   if (Error error = transaction.begin())
     return error;
-  sqlite::Statement existing(db, "SELECT status FROM entries WHERE key = ?1");
-  if (Error error = existing.takePrepareError())
-    return error;
-  existing.bind(1, key);
-  Expected<bool> row = existing.step();
-  if (!row)
-    return row.takeError();
-  if (*row && existing.getText(0) == "ok")
+  Expected<std::optional<std::string>> status = readEntryStatus(db, key);
+  if (!status)
+    return status.takeError();
+  if (*status == "ok")
     return Error::success(); // a success elsewhere wins over a failure
   if (Error error = writeFileAtomically(getLogPath(key), log))
     return error;
@@ -719,14 +721,10 @@ Expected<ClaimStatus> Cache::claim(StringRef key, unsigned ttlSeconds,
   sqlite::WriteTransaction transaction(db);
   if (Error error = transaction.begin())
     return std::move(error);
-  sqlite::Statement existing(db, "SELECT status FROM entries WHERE key = ?1");
-  if (Error error = existing.takePrepareError())
-    return std::move(error);
-  existing.bind(1, key);
-  Expected<bool> row = existing.step();
-  if (!row)
-    return row.takeError();
-  if (*row && (existing.getText(0) == "ok" || !retryFailed))
+  Expected<std::optional<std::string>> status = readEntryStatus(db, key);
+  if (!status)
+    return status.takeError();
+  if (*status && (**status == "ok" || !retryFailed))
     return ClaimStatus::AlreadyDone;
 
   int64_t now = nowMs();
@@ -1066,17 +1064,12 @@ Expected<bool> Cache::remove(StringRef key) {
     return std::move(error);
   bool isOk = false;
   {
-    sqlite::Statement existing(db,
-                               "SELECT status FROM entries WHERE key = ?1");
-    if (Error error = existing.takePrepareError())
-      return std::move(error);
-    existing.bind(1, key);
-    Expected<bool> row = existing.step();
-    if (!row)
-      return row.takeError();
-    if (!*row)
+    Expected<std::optional<std::string>> status = readEntryStatus(db, key);
+    if (!status)
+      return status.takeError();
+    if (!*status)
       return false;
-    isOk = existing.getText(0) == "ok";
+    isOk = **status == "ok";
   }
   if (Error error = deleteRow(db, key))
     return std::move(error);
