@@ -18,8 +18,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Errno.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -51,8 +51,7 @@ int64_t nowMs() {
 }
 
 Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 message.str());
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
 }
 
 Error errnoError(const llvm::Twine &what, int error) {
@@ -90,8 +89,9 @@ bool isValidKey(StringRef key) {
 
 Error checkKey(StringRef key) {
   if (!isValidKey(key))
-    return makeError("'" + key + "' is not a cache key (32 lowercase hex "
-                                 "digits)");
+    return makeError("'" + key +
+                     "' is not a cache key (32 lowercase hex "
+                     "digits)");
   return Error::success();
 }
 
@@ -108,10 +108,12 @@ Cache::~Cache() {
 }
 
 std::string Cache::getDefaultDirectory() {
-  if (std::optional<std::string> dir = llvm::sys::Process::GetEnv("KILN_CACHE_DIR");
+  if (std::optional<std::string> dir =
+          llvm::sys::Process::GetEnv("KILN_CACHE_DIR");
       dir && !dir->empty())
     return *dir;
-  if (std::optional<std::string> xdg = llvm::sys::Process::GetEnv("XDG_CACHE_HOME");
+  if (std::optional<std::string> xdg =
+          llvm::sys::Process::GetEnv("XDG_CACHE_HOME");
       xdg && !xdg->empty())
     return (llvm::Twine(*xdg) + "/kiln").str();
   llvm::SmallString<128> home;
@@ -162,8 +164,7 @@ Expected<std::unique_ptr<Cache>> Cache::open(StringRef directory,
                          error.message());
       }
     }
-    if (!cache->readOnly && exists &&
-        access(indexPath.c_str(), W_OK) != 0)
+    if (!cache->readOnly && exists && access(indexPath.c_str(), W_OK) != 0)
       cache->readOnly = true;
   }
   if (cache->readOnly && !exists)
@@ -234,7 +235,8 @@ Error Cache::initializeSchema() {
     return Error::success();
   if (readOnly)
     return makeError("the cache at " + directory + " has format version " +
-                     llvm::Twine(*version) + " and is read-only, so it "
+                     llvm::Twine(*version) +
+                     " and is read-only, so it "
                      "cannot be upgraded to version " +
                      llvm::Twine(kCacheFormatVersion));
 
@@ -361,10 +363,9 @@ Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
     return std::move(error);
   LookupResult result;
   {
-    sqlite::Statement select(
-        db, (llvm::Twine("SELECT ") + kEntryColumns +
-             " FROM entries WHERE key = ?1")
-                .str());
+    sqlite::Statement select(db, (llvm::Twine("SELECT ") + kEntryColumns +
+                                  " FROM entries WHERE key = ?1")
+                                     .str());
     if (Error error = select.takePrepareError())
       return std::move(error);
     select.bind(1, key);
@@ -490,12 +491,12 @@ Expected<std::string> stageFile(StringRef directory, StringRef name,
   static std::atomic<uint64_t> counter{0};
   std::random_device random;
   llvm::SmallString<256> tmpPath(directory);
-  llvm::sys::path::append(tmpPath, "tmp",
-                          llvm::formatv("{0}.{1}.{2}.{3:x}", name, getpid(),
-                                        counter++, random())
-                              .str());
-  int fd = ::open(tmpPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                  0644);
+  llvm::sys::path::append(
+      tmpPath, "tmp",
+      llvm::formatv("{0}.{1}.{2}.{3:x}", name, getpid(), counter++, random())
+          .str());
+  int fd =
+      ::open(tmpPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0)
     return errnoError("creating " + tmpPath, errno);
   auto fail = [&](const llvm::Twine &what, int error) {
@@ -634,8 +635,8 @@ Error Cache::publish(const KeyParts &parts, StringRef artifact,
   // The bytes are written and synced before the write lock is taken (see
   // the file comment), so that a big artifact does not hold up every other
   // process's lookups and publishes while it goes to disk.
-  Expected<std::string> staged =
-      stageFile(directory, key, artifact, options.testHooks.failWritesAfterBytes);
+  Expected<std::string> staged = stageFile(
+      directory, key, artifact, options.testHooks.failWritesAfterBytes);
   if (!staged)
     return staged.takeError();
   std::string stagedPath = *staged;
@@ -798,8 +799,7 @@ Expected<EvictionReport> Cache::evict(uint64_t maxBytes) {
     return std::move(error);
   uint64_t bytes = 0;
   {
-    sqlite::Statement total(db,
-                            "SELECT COALESCE(SUM(size), 0) FROM entries");
+    sqlite::Statement total(db, "SELECT COALESCE(SUM(size), 0) FROM entries");
     if (Error error = total.takePrepareError())
       return std::move(error);
     Expected<bool> row = total.step();
@@ -872,37 +872,35 @@ Expected<VerifyReport> Cache::verify(bool repair) {
   llvm::StringSet<> known;
   std::vector<std::string> badKeys;
   {
-    sqlite::Statement all(db, "SELECT key, status, size, checksum FROM entries");
+    sqlite::Statement all(db,
+                          "SELECT key, status, size, checksum FROM entries");
     if (Error error = all.takePrepareError())
       return std::move(error);
-    while (true) {
-      Expected<bool> row = all.step();
-      if (!row)
-        return row.takeError();
-      if (!*row)
-        break;
-      std::string key = all.getText(0);
-      if (all.getText(1) != "ok") {
-        known.insert(key + ".log");
-        continue;
-      }
-      known.insert(key);
-      ++report.checked;
-      std::string path = getObjectPath(key);
-      if (!llvm::sys::fs::exists(path)) {
-        report.missingFiles.push_back(key);
-        badKeys.push_back(key);
-        continue;
-      }
-      Expected<std::pair<std::string, uint64_t>> sum = checksumFile(path);
-      if (!sum || sum->first != all.getText(3) ||
-          sum->second != (uint64_t)all.getInt(2)) {
-        if (!sum)
-          llvm::consumeError(sum.takeError());
-        report.corruptFiles.push_back(key);
-        badKeys.push_back(key);
-      }
-    }
+    if (Error error = all.forEachRow([&]() -> Error {
+          std::string key = all.getText(0);
+          if (all.getText(1) != "ok") {
+            known.insert(key + ".log");
+            return Error::success();
+          }
+          known.insert(key);
+          ++report.checked;
+          std::string path = getObjectPath(key);
+          if (!llvm::sys::fs::exists(path)) {
+            report.missingFiles.push_back(key);
+            badKeys.push_back(key);
+            return Error::success();
+          }
+          Expected<std::pair<std::string, uint64_t>> sum = checksumFile(path);
+          if (!sum || sum->first != all.getText(3) ||
+              sum->second != (uint64_t)all.getInt(2)) {
+            if (!sum)
+              llvm::consumeError(sum.takeError());
+            report.corruptFiles.push_back(key);
+            badKeys.push_back(key);
+          }
+          return Error::success();
+        }))
+      return std::move(error);
   }
   // Files without rows.
   std::vector<std::string> orphanPaths;
@@ -925,8 +923,8 @@ Expected<VerifyReport> Cache::verify(bool repair) {
   llvm::SmallString<256> tmpRoot(directory);
   llvm::sys::path::append(tmpRoot, "tmp");
   auto hourAgo = std::chrono::system_clock::now() - std::chrono::hours(1);
-  for (llvm::sys::fs::directory_iterator it(tmpRoot, ec), end;
-       !ec && it != end; it.increment(ec)) {
+  for (llvm::sys::fs::directory_iterator it(tmpRoot, ec), end; !ec && it != end;
+       it.increment(ec)) {
     llvm::sys::fs::file_status status;
     if (llvm::sys::fs::status(it->path(), status))
       continue;
@@ -973,58 +971,50 @@ Expected<CacheStats> Cache::getStats() {
   sqlite::Statement counters(db, "SELECT name, value FROM stats");
   if (Error error = counters.takePrepareError())
     return std::move(error);
-  while (true) {
-    Expected<bool> next = counters.step();
-    if (!next)
-      return next.takeError();
-    if (!*next)
-      break;
-    std::string name = counters.getText(0);
-    uint64_t value = counters.getInt(1);
-    if (name == "hits")
-      stats.hits = value;
-    else if (name == "misses")
-      stats.misses = value;
-    else if (name == "corrupt")
-      stats.corrupt = value;
-  }
+  if (Error error = counters.forEachRow([&]() -> Error {
+        std::string name = counters.getText(0);
+        uint64_t value = counters.getInt(1);
+        if (name == "hits")
+          stats.hits = value;
+        else if (name == "misses")
+          stats.misses = value;
+        else if (name == "corrupt")
+          stats.corrupt = value;
+        return Error::success();
+      }))
+    return std::move(error);
   sqlite::Statement leases(db, "SELECT host, pid, expires_ms FROM leases");
   if (Error error = leases.takePrepareError())
     return std::move(error);
   int64_t now = nowMs();
-  while (true) {
-    Expected<bool> next = leases.step();
-    if (!next)
-      return next.takeError();
-    if (!*next)
-      break;
-    if (isLeaseLive(leases.getText(0), leases.getInt(1), leases.getInt(2),
-                    now))
-      ++stats.activeLeases;
-  }
+  if (Error error = leases.forEachRow([&]() -> Error {
+        if (isLeaseLive(leases.getText(0), leases.getInt(1), leases.getInt(2),
+                        now))
+          ++stats.activeLeases;
+        return Error::success();
+      }))
+    return std::move(error);
   return stats;
 }
 
-static Expected<std::vector<CacheEntry>>
-selectEntries(sqlite3 *db, const std::string &sql, StringRef parameter,
-              const Cache &cache) {
+static Expected<std::vector<CacheEntry>> selectEntries(sqlite3 *db,
+                                                       const std::string &sql,
+                                                       StringRef parameter,
+                                                       const Cache &cache) {
   std::vector<CacheEntry> entries;
   sqlite::Statement select(db, sql);
   if (Error error = select.takePrepareError())
     return std::move(error);
   if (!parameter.empty())
     select.bind(1, parameter);
-  while (true) {
-    Expected<bool> row = select.step();
-    if (!row)
-      return row.takeError();
-    if (!*row)
-      break;
-    CacheEntry entry = readEntry(select);
-    entry.path =
-        entry.ok ? cache.getObjectPath(entry.key) : cache.getLogPath(entry.key);
-    entries.push_back(std::move(entry));
-  }
+  if (Error error = select.forEachRow([&]() -> Error {
+        CacheEntry entry = readEntry(select);
+        entry.path = entry.ok ? cache.getObjectPath(entry.key)
+                              : cache.getLogPath(entry.key);
+        entries.push_back(std::move(entry));
+        return Error::success();
+      }))
+    return std::move(error);
   return entries;
 }
 
@@ -1091,14 +1081,11 @@ Error Cache::clear() {
     sqlite::Statement all(db, "SELECT key, status FROM entries");
     if (Error error = all.takePrepareError())
       return error;
-    while (true) {
-      Expected<bool> row = all.step();
-      if (!row)
-        return row.takeError();
-      if (!*row)
-        break;
-      keys.emplace_back(all.getText(0), all.getText(1) == "ok");
-    }
+    if (Error error = all.forEachRow([&]() -> Error {
+          keys.emplace_back(all.getText(0), all.getText(1) == "ok");
+          return Error::success();
+        }))
+      return std::move(error);
   }
   std::vector<RemovedEntry> removed;
   for (const auto &[key, ok] : keys) {

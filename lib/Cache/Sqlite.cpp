@@ -23,13 +23,14 @@ static bool isBusy(int result) {
 }
 
 static void backOff(int attempt) {
-  std::this_thread::sleep_for(std::chrono::milliseconds(5 << std::min(attempt, 8)));
+  std::this_thread::sleep_for(
+      std::chrono::milliseconds(5 << std::min(attempt, 8)));
 }
 
 llvm::Error sqlite::makeError(sqlite3 *db, llvm::StringRef what) {
   return llvm::createStringError(
-      llvm::inconvertibleErrorCode(), "cache index: %s: %s",
-      what.str().c_str(), db ? sqlite3_errmsg(db) : "cannot open database");
+      llvm::inconvertibleErrorCode(), "cache index: %s: %s", what.str().c_str(),
+      db ? sqlite3_errmsg(db) : "cannot open database");
 }
 
 llvm::Error sqlite::execute(sqlite3 *db, llvm::StringRef sql) {
@@ -53,8 +54,8 @@ llvm::Error sqlite::execute(sqlite3 *db, llvm::StringRef sql) {
 
 Statement::Statement(sqlite3 *db, llvm::StringRef sql) : db(db), sql(sql) {
   for (int attempt = 0;; ++attempt) {
-    prepareResult = sqlite3_prepare_v2(db, this->sql.c_str(), -1, &statement,
-                                       nullptr);
+    prepareResult =
+        sqlite3_prepare_v2(db, this->sql.c_str(), -1, &statement, nullptr);
     if (!isBusy(prepareResult) || attempt >= kBusyRetries)
       break;
     backOff(attempt);
@@ -112,6 +113,18 @@ llvm::Error Statement::run() {
   if (!row)
     return row.takeError();
   return llvm::Error::success();
+}
+
+llvm::Error Statement::forEachRow(llvm::function_ref<llvm::Error()> visit) {
+  while (true) {
+    llvm::Expected<bool> row = step();
+    if (!row)
+      return row.takeError();
+    if (!*row)
+      return llvm::Error::success();
+    if (llvm::Error error = visit())
+      return error;
+  }
 }
 
 int64_t Statement::getInt(int column) const {

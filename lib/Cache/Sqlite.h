@@ -11,6 +11,7 @@
 #define KILN_LIB_CACHE_SQLITE_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -45,6 +46,8 @@ public:
   llvm::Expected<bool> step();
   /// Steps a statement that returns no rows.
   llvm::Error run();
+  /// Calls `visit` at each row until the rows end or `visit` fails.
+  llvm::Error forEachRow(llvm::function_ref<llvm::Error()> visit);
 
   int64_t getInt(int column) const;
   double getDouble(int column) const;
