@@ -64,8 +64,7 @@ std::string kiln::describeDifferences(llvm::ArrayRef<KeyPartDifference> diffs) {
     if (!text.empty())
       text += "; ";
     text += diff.part + ": " + (diff.ours.empty() ? "-" : diff.ours) +
-            " here vs " + (diff.theirs.empty() ? "-" : diff.theirs) +
-            " cached";
+            " here vs " + (diff.theirs.empty() ? "-" : diff.theirs) + " cached";
   }
   return text;
 }

@@ -53,7 +53,8 @@ kiln::canonicalizeOptions(const CompileOptions &options, std::string &error) {
                lower == "no")
         value = "false";
       else {
-        error = "option '" + name + "' takes true or false, not '" + given + "'";
+        error =
+            "option '" + name + "' takes true or false, not '" + given + "'";
         return mlir::failure();
       }
     } else if (known && name == "opt-level") {
@@ -67,7 +68,8 @@ kiln::canonicalizeOptions(const CompileOptions &options, std::string &error) {
     if (name.empty() || llvm::any_of(name, [](char c) {
           return c == '=' || c == '\n' || (unsigned char)c < 0x20;
         })) {
-      error = "option name '" + name + "' must not be empty or hold '=' or "
+      error = "option name '" + name +
+              "' must not be empty or hold '=' or "
               "control characters";
       return mlir::failure();
     }
@@ -96,8 +98,9 @@ KeyParts kiln::makeKeyParts(const Hash128 &signature, llvm::StringRef options,
                             llvm::StringRef cpuName) {
   KeyParts parts;
   parts.signature = signature;
-  parts.targetTriple = targetTriple.empty() ? llvm::sys::getDefaultTargetTriple()
-                                            : targetTriple.str();
+  parts.targetTriple = targetTriple.empty()
+                           ? llvm::sys::getDefaultTargetTriple()
+                           : targetTriple.str();
   bool host = cpuName.empty();
   parts.cpuName = host ? llvm::sys::getHostCPUName().str() : cpuName.str();
   if (host) {

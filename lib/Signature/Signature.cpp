@@ -1,4 +1,5 @@
-//===- Signature.cpp - canonical structural signature of a graph -*- C++ -*-===//
+//===- Signature.cpp - canonical structural signature of a graph -*- C++
+//-*-===//
 //
 // This file implements the signature walk. Each op is encoded into a small
 // byte buffer (name, result types, operands by position, attributes sorted
@@ -40,8 +41,7 @@ static const std::pair<llvm::StringRef, llvm::StringRef> kExclusions[] = {
      "frameworks number it (jit_train_step.123) per process"},
     {"the order of computations in the dump",
      "functions are reached through calls from the entry"},
-    {"computations that the entry never reaches",
-     "dead code is not compiled"},
+    {"computations that the entry never reaches", "dead code is not compiled"},
     {"control-predecessors (ordering constraints between instructions)",
      "they name instructions; they order side effects for the scheduler "
      "and do not change any value"},
@@ -162,8 +162,8 @@ void SignatureWalker::encodeAttribute(Attribute attr) {
     putTag('d');
     encodeType(dense.getType());
     putU64(dense.isSplat());
-    putBytes(llvm::StringRef(dense.getRawData().data(),
-                             dense.getRawData().size()));
+    putBytes(
+        llvm::StringRef(dense.getRawData().data(), dense.getRawData().size()));
   } else if (auto list = dyn_cast<ArrayAttr>(attr)) {
     putTag('A');
     putU64(list.size());

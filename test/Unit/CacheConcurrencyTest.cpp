@@ -51,11 +51,22 @@ struct WorkerCounts {
   uint64_t problems = 0;
 
   std::vector<uint64_t *> fields() {
-    return {&lookups,   &hits,      &misses,         &failedLookups,
-            &corruptLookups,        &vanishedAfterHit, &replacedAfterHit,
-            &claimed,   &held,      &done,           &published,
-            &failuresRecorded,      &released,       &evictions,
-            &evicted,   &problems};
+    return {&lookups,
+            &hits,
+            &misses,
+            &failedLookups,
+            &corruptLookups,
+            &vanishedAfterHit,
+            &replacedAfterHit,
+            &claimed,
+            &held,
+            &done,
+            &published,
+            &failuresRecorded,
+            &released,
+            &evictions,
+            &evicted,
+            &problems};
   }
   void add(WorkerCounts other) {
     std::vector<uint64_t *> mine = fields(), theirs = other.fields();
@@ -82,7 +93,8 @@ struct WorkerCounts {
 /// Appends one line to `path` with a single O_APPEND write (atomic for
 /// lines this short).
 void appendLine(const std::string &path, const std::string &line) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  int fd =
+      ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0)
     return;
   std::string text = line + "\n";
@@ -92,8 +104,8 @@ void appendLine(const std::string &path, const std::string &line) {
 }
 
 /// The body of one worker of the random-operations test.
-int randomWorker(const std::string &root, const std::string &state,
-                 unsigned id, unsigned operations, unsigned numKeys) {
+int randomWorker(const std::string &root, const std::string &state, unsigned id,
+                 unsigned operations, unsigned numKeys) {
   auto opened = Cache::open(root);
   if (!opened) {
     llvm::errs() << "worker " << id << ": "
@@ -167,8 +179,8 @@ int randomWorker(const std::string &root, const std::string &state,
       ++counts.claimed;
       // While the lease is ours no other worker may hold it.
       std::string marker = state + "/holders/" + key;
-      int fd = ::open(marker.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                      0644);
+      int fd =
+          ::open(marker.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
       if (fd < 0)
         problem("claimed " + key + " while another worker holds it");
       else
@@ -270,9 +282,8 @@ TEST(CacheConcurrency, EightProcessesRandomOperations) {
   Clock::time_point start = Clock::now();
   std::vector<pid_t> workers;
   for (unsigned id = 0; id < kWorkers; ++id) {
-    pid_t pid = forkChild([&] {
-      return randomWorker(root, state, id, kOperations, kKeys);
-    });
+    pid_t pid = forkChild(
+        [&] { return randomWorker(root, state, id, kOperations, kKeys); });
     ASSERT_GT(pid, 0);
     workers.push_back(pid);
   }
@@ -307,9 +318,8 @@ TEST(CacheConcurrency, EightProcessesRandomOperations) {
   KILN_ASSIGN_OR_FAIL(report, cache->verify(false));
   EXPECT_TRUE(report.clean())
       << report.missingFiles.size() << " missing, "
-      << report.corruptFiles.size() << " corrupt, "
-      << report.orphanFiles.size() << " orphans, "
-      << report.staleTemporaries.size() << " stale temporaries";
+      << report.corruptFiles.size() << " corrupt, " << report.orphanFiles.size()
+      << " orphans, " << report.staleTemporaries.size() << " stale temporaries";
   EXPECT_TRUE(filesBelow(root + "/tmp").empty());
 
   // Each remaining artifact is one that a worker published for that key.
@@ -335,26 +345,22 @@ TEST(CacheConcurrency, EightProcessesRandomOperations) {
         << entry.key << " holds an artifact nobody published";
   }
 
-  std::printf("[ figures  ] %u workers x %u operations on %u keys in %.2f s: "
-              "%llu lookups (%llu hits, %llu misses, %llu failed, %llu read "
-              "after eviction), %llu claims won, %llu held elsewhere, %llu "
-              "already done, %llu published, %llu failures recorded, %llu "
-              "released, %llu evictions removing %llu entries; %llu entries "
-              "at the end\n",
-              kWorkers, kOperations, kKeys, workSeconds,
-              (unsigned long long)total.lookups,
-              (unsigned long long)total.hits, (unsigned long long)total.misses,
-              (unsigned long long)total.failedLookups,
-              (unsigned long long)(total.vanishedAfterHit +
-                                   total.replacedAfterHit),
-              (unsigned long long)total.claimed, (unsigned long long)total.held,
-              (unsigned long long)total.done,
-              (unsigned long long)total.published,
-              (unsigned long long)total.failuresRecorded,
-              (unsigned long long)total.released,
-              (unsigned long long)total.evictions,
-              (unsigned long long)total.evicted,
-              (unsigned long long)stats.entries);
+  std::printf(
+      "[ figures  ] %u workers x %u operations on %u keys in %.2f s: "
+      "%llu lookups (%llu hits, %llu misses, %llu failed, %llu read "
+      "after eviction), %llu claims won, %llu held elsewhere, %llu "
+      "already done, %llu published, %llu failures recorded, %llu "
+      "released, %llu evictions removing %llu entries; %llu entries "
+      "at the end\n",
+      kWorkers, kOperations, kKeys, workSeconds,
+      (unsigned long long)total.lookups, (unsigned long long)total.hits,
+      (unsigned long long)total.misses, (unsigned long long)total.failedLookups,
+      (unsigned long long)(total.vanishedAfterHit + total.replacedAfterHit),
+      (unsigned long long)total.claimed, (unsigned long long)total.held,
+      (unsigned long long)total.done, (unsigned long long)total.published,
+      (unsigned long long)total.failuresRecorded,
+      (unsigned long long)total.released, (unsigned long long)total.evictions,
+      (unsigned long long)total.evicted, (unsigned long long)stats.entries);
   // Every operation was one of these kinds.
   EXPECT_GT(total.published, 0u);
   EXPECT_GT(total.evicted, 0u);
@@ -387,8 +393,9 @@ int publishingWorker(const std::string &root, unsigned id, unsigned round,
       auto report = cache.evict(24 << 20);
       phase->store(Idle);
       if (!report) {
-        llvm::errs() << "worker " << id << ": evict: "
-                     << llvm::toString(report.takeError()) << "\n";
+        llvm::errs() << "worker " << id
+                     << ": evict: " << llvm::toString(report.takeError())
+                     << "\n";
         return 1;
       }
       continue;
@@ -396,8 +403,9 @@ int publishingWorker(const std::string &root, unsigned id, unsigned round,
     if (dice == 1) {
       auto result = cache.lookup(key, /*verify=*/true);
       if (!result) {
-        llvm::errs() << "worker " << id << ": lookup: "
-                     << llvm::toString(result.takeError()) << "\n";
+        llvm::errs() << "worker " << id
+                     << ": lookup: " << llvm::toString(result.takeError())
+                     << "\n";
         return 1;
       }
       if (result->status == LookupStatus::Corrupt) {
@@ -411,22 +419,23 @@ int publishingWorker(const std::string &root, unsigned id, unsigned round,
     if (dice < 6) {
       auto status = cache.claim(key, 600);
       if (!status) {
-        llvm::errs() << "worker " << id << ": claim: "
-                     << llvm::toString(status.takeError()) << "\n";
+        llvm::errs() << "worker " << id
+                     << ": claim: " << llvm::toString(status.takeError())
+                     << "\n";
         return 1;
       }
       if (*status != ClaimStatus::Claimed)
         continue;
     }
     size_t size = (64 << 10) + random() % (2 << 20);
-    std::string artifact = makeArtifact(key, id, round * 1000000 + sequence,
-                                        size);
+    std::string artifact =
+        makeArtifact(key, id, round * 1000000 + sequence, size);
     phase->store(Publishing);
     llvm::Error error = cache.publish(makeParts(which), artifact, 1, "g");
     phase->store(Idle);
     if (error) {
-      llvm::errs() << "worker " << id << ": publish: "
-                   << llvm::toString(std::move(error)) << "\n";
+      llvm::errs() << "worker " << id
+                   << ": publish: " << llvm::toString(std::move(error)) << "\n";
       return 1;
     }
   }
@@ -477,10 +486,10 @@ TEST(CacheConcurrency, WorkersKilledDuringPublish) {
     // What the dead left behind is consistent.
     KILN_OPEN_CACHE(cache, root);
     KILN_ASSIGN_OR_FAIL(report, cache->verify(false));
-    EXPECT_TRUE(report.missingFiles.empty()) << "round " << round << ": "
-                                             << report.missingFiles.front();
-    EXPECT_TRUE(report.corruptFiles.empty()) << "round " << round << ": "
-                                             << report.corruptFiles.front();
+    EXPECT_TRUE(report.missingFiles.empty())
+        << "round " << round << ": " << report.missingFiles.front();
+    EXPECT_TRUE(report.corruptFiles.empty())
+        << "round " << round << ": " << report.corruptFiles.front();
     checkEveryEntry(*cache);
     // The dead hold no lease: their keys can be claimed at once.
     KILN_ASSIGN_OR_FAIL(stats, cache->getStats());

@@ -264,8 +264,8 @@ TEST(CacheBasics, KeyIsPublishedOnceFirstBytesWin) {
   std::string key = keyOf(1);
   std::string first = makeArtifact(key, 1, 0, 500);
   KILN_ASSERT_OK(cache->publish(makeParts(1), first, 1, "a.hlo"));
-  KILN_ASSERT_OK(cache->publish(makeParts(1), makeArtifact(key, 2, 0, 900), 1,
-                                "b.hlo"));
+  KILN_ASSERT_OK(
+      cache->publish(makeParts(1), makeArtifact(key, 2, 0, 900), 1, "b.hlo"));
   KILN_ASSIGN_OR_FAIL(result, cache->lookup(key, true));
   ASSERT_EQ(result.status, LookupStatus::Hit);
   EXPECT_EQ(readFile(result.entry->path), first);
@@ -357,8 +357,8 @@ TEST(CacheBasics, RemoveAndClear) {
   TempDir dir;
   KILN_OPEN_CACHE(cache, dir.path);
   for (int i = 0; i < 5; ++i)
-    KILN_ASSERT_OK(
-        cache->publish(makeParts(i), makeArtifact(keyOf(i), 0, i, 100), 1, "g"));
+    KILN_ASSERT_OK(cache->publish(makeParts(i),
+                                  makeArtifact(keyOf(i), 0, i, 100), 1, "g"));
   KILN_ASSERT_OK(cache->recordFailure(makeParts(9), "log", 1, "g"));
   KILN_ASSIGN_OR_FAIL(removed, cache->remove(keyOf(2)));
   EXPECT_TRUE(removed);
@@ -407,13 +407,13 @@ TEST(CacheBasics, ExplanationCandidates) {
   KILN_ASSERT_OK(cache->publish(makeParts(1, "opt-level=3"), "x", 1, "g"));
   KILN_ASSERT_OK(cache->publish(makeParts(2), "y", 1, "h"));
   // Same signature: only those.
-  KILN_ASSIGN_OR_FAIL(same, cache->findExplanationCandidates(
-                                makeParts(1).signature.toHex()));
+  KILN_ASSIGN_OR_FAIL(
+      same, cache->findExplanationCandidates(makeParts(1).signature.toHex()));
   ASSERT_EQ(same.size(), 1u);
   EXPECT_EQ(same[0].parts.options, "opt-level=3");
   // Another signature: every entry.
-  KILN_ASSIGN_OR_FAIL(all, cache->findExplanationCandidates(
-                               makeParts(3).signature.toHex()));
+  KILN_ASSIGN_OR_FAIL(
+      all, cache->findExplanationCandidates(makeParts(3).signature.toHex()));
   EXPECT_EQ(all.size(), 2u);
 }
 
@@ -595,11 +595,14 @@ TEST(CacheLeases, EvictionSkipsEntriesUnderLiveLease) {
     // Oldest first: a failed compilation being retried by this process.
     KILN_ASSERT_OK(cache->recordFailure(makeParts(1), "log", 1, "g"));
     std::this_thread::sleep_for(std::chrono::milliseconds(3));
-    KILN_ASSERT_OK(cache->publish(makeParts(2), std::string(1000, 'a'), 1, "g"));
+    KILN_ASSERT_OK(
+        cache->publish(makeParts(2), std::string(1000, 'a'), 1, "g"));
     std::this_thread::sleep_for(std::chrono::milliseconds(3));
-    KILN_ASSERT_OK(cache->publish(makeParts(3), std::string(1000, 'b'), 1, "g"));
+    KILN_ASSERT_OK(
+        cache->publish(makeParts(3), std::string(1000, 'b'), 1, "g"));
     std::this_thread::sleep_for(std::chrono::milliseconds(3));
-    KILN_ASSERT_OK(cache->publish(makeParts(4), std::string(1000, 'c'), 1, "g"));
+    KILN_ASSERT_OK(
+        cache->publish(makeParts(4), std::string(1000, 'c'), 1, "g"));
     EXPECT_EQ(claimStatus(cache->claim(failed, 600, true)), "claimed");
   }
   // A lease on an ok entry (a worker that claimed before another process
@@ -625,9 +628,9 @@ TEST(CacheLeases, EvictionSkipsEntriesUnderLiveLease) {
   EXPECT_EQ(report.removedBytes, 2000u);
   EXPECT_EQ(report.remainingBytes, 1000u);
   KILN_ASSIGN_OR_FAIL(list, cache->list());
-  EXPECT_EQ(keysOf(list), (std::vector<std::string>{
-                              std::min(failed, leasedOk),
-                              std::max(failed, leasedOk)}));
+  EXPECT_EQ(keysOf(list),
+            (std::vector<std::string>{std::min(failed, leasedOk),
+                                      std::max(failed, leasedOk)}));
 }
 
 //===----------------------------------------------------------------------===//
@@ -670,7 +673,8 @@ TEST(CacheEviction, LeastRecentlyUsedGoesFirst) {
     EXPECT_EQ(report.remainingBytes, (kEntries - removed) * 1000u);
     EXPECT_LE(report.remainingBytes, maxBytes);
     for (int i = 0; i < removed; ++i)
-      EXPECT_FALSE(llvm::sys::fs::exists(cache->getObjectPath(keyOf(order[i]))));
+      EXPECT_FALSE(
+          llvm::sys::fs::exists(cache->getObjectPath(keyOf(order[i]))));
     limit = (kEntries - removed) * 1000;
   }
   KILN_ASSIGN_OR_FAIL(verify, cache->verify(false));
@@ -696,8 +700,8 @@ TEST(CacheEviction, LimitAboveTotalRemovesNothing) {
 TEST(CacheCorruption, EveryFlippedBitIsDetected) {
   TempDir dir;
   KILN_OPEN_CACHE(cache, dir.path);
-  std::vector<size_t> sizes = {1, 2, 7, 64, 100, 4095, 4096, 4097, 65536,
-                               300001};
+  std::vector<size_t> sizes = {1,    2,    7,    64,    100,
+                               4095, 4096, 4097, 65536, 300001};
   std::vector<std::string> artifacts;
   for (size_t i = 0; i < sizes.size(); ++i) {
     artifacts.push_back(makeArtifact(keyOf(i), 0, i, sizes[i]));
@@ -827,9 +831,9 @@ TEST(CacheCorruption, RepairRemovesBadEntriesAndStrayFiles) {
   EXPECT_TRUE(after.clean());
   EXPECT_EQ(after.checked, 2u);
   KILN_ASSIGN_OR_FAIL(list, cache->list());
-  EXPECT_EQ(keysOf(list), (std::vector<std::string>{
-                              std::min(keyOf(2), keyOf(3)),
-                              std::max(keyOf(2), keyOf(3))}));
+  EXPECT_EQ(keysOf(list),
+            (std::vector<std::string>{std::min(keyOf(2), keyOf(3)),
+                                      std::max(keyOf(2), keyOf(3))}));
 }
 
 //===----------------------------------------------------------------------===//
@@ -951,8 +955,8 @@ TEST(CacheFullDisk, InjectedNoSpaceLeavesIndexUnchanged) {
   // Under a lease: the failure leaves the lease to its owner (who may
   // retry or release) and the key unpublished.
   EXPECT_EQ(claimStatus(cache->claim(keyOf(12), 600)), "claimed");
-  expectNoSpaceError(cache->publish(makeParts(12), std::string(5000, 'z'), 1,
-                                    "g"));
+  expectNoSpaceError(
+      cache->publish(makeParts(12), std::string(5000, 'z'), 1, "g"));
   EXPECT_EQ(lookupStatus(*cache, keyOf(12), true), "miss");
   KILN_ASSERT_OK(cache->release(keyOf(12)));
 
@@ -1080,8 +1084,7 @@ void populateForReading(const std::string &root) {
 
 /// Everything a reader may do and may not do, as a child's exit code: 0 if
 /// all went as it should; otherwise the problem is on stderr.
-int exerciseReadOnlyCache(const std::string &root,
-                          Cache::OpenOptions options) {
+int exerciseReadOnlyCache(const std::string &root, Cache::OpenOptions options) {
   auto opened = Cache::open(root, options);
   if (!opened) {
     llvm::errs() << "reader: open: " << llvm::toString(opened.takeError())
@@ -1217,8 +1220,7 @@ TEST(CacheReadOnly, UnwritableDirectoryWhileAWriterHasItOpen) {
   EXPECT_EQ(lookupStatus(*writer, keyOf(0), true), "hit");
   makeWorldReadable(dir.path);
   int code = runInChild([&] {
-    if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 ||
-        setuid(65534) != 0)
+    if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0)
       return 3;
     return exerciseReadOnlyCache(root, Cache::OpenOptions());
   });

@@ -23,12 +23,12 @@
 
 #include <cstdlib>
 #include <fcntl.h>
-#include <tuple>
 #include <functional>
 #include <map>
 #include <string>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <tuple>
 #include <unistd.h>
 
 namespace kiln::test {
@@ -247,27 +247,27 @@ inline std::vector<std::string> filesBelow(llvm::StringRef root) {
 }
 
 /// Opens the cache in `directory` or fails the test.
-#define KILN_OPEN_CACHE(var, directory, ...)                                  \
-  std::unique_ptr<Cache> var;                                                \
-  {                                                                          \
-    auto opened = Cache::open(directory, ##__VA_ARGS__);                     \
-    ASSERT_TRUE(bool(opened)) << llvm::toString(opened.takeError());         \
-    var = std::move(*opened);                                                \
+#define KILN_OPEN_CACHE(var, directory, ...)                                   \
+  std::unique_ptr<Cache> var;                                                  \
+  {                                                                            \
+    auto opened = Cache::open(directory, ##__VA_ARGS__);                       \
+    ASSERT_TRUE(bool(opened)) << llvm::toString(opened.takeError());           \
+    var = std::move(*opened);                                                  \
   }
 
 /// Asserts that an llvm::Error is success, printing it otherwise.
-#define KILN_ASSERT_OK(expression)                                            \
-  do {                                                                       \
-    llvm::Error kilnError = (expression);                                    \
-    ASSERT_FALSE(bool(kilnError)) << llvm::toString(std::move(kilnError));   \
+#define KILN_ASSERT_OK(expression)                                             \
+  do {                                                                         \
+    llvm::Error kilnError = (expression);                                      \
+    ASSERT_FALSE(bool(kilnError)) << llvm::toString(std::move(kilnError));     \
   } while (0)
 
 /// The value of an llvm::Expected, or fails the test (in a function
 /// returning void).
-#define KILN_ASSIGN_OR_FAIL(var, expression)                                  \
-  auto var##Expected = (expression);                                         \
-  ASSERT_TRUE(bool(var##Expected))                                           \
-      << llvm::toString(var##Expected.takeError());                          \
+#define KILN_ASSIGN_OR_FAIL(var, expression)                                   \
+  auto var##Expected = (expression);                                           \
+  ASSERT_TRUE(bool(var##Expected))                                             \
+      << llvm::toString(var##Expected.takeError());                            \
   auto &var = *var##Expected;
 
 } // namespace kiln::test

@@ -75,7 +75,8 @@ int64_t nowMs() {
 /// Key parts of synthetic graph `n` of `family`.
 KeyParts benchParts(llvm::StringRef family, uint64_t n) {
   KeyParts parts;
-  parts.signature = Hash128::of(llvm::formatv("{0} graph {1}", family, n).str());
+  parts.signature =
+      Hash128::of(llvm::formatv("{0} graph {1}", family, n).str());
   parts.targetTriple = "x86_64-unknown-linux-gnu";
   parts.cpuName = "bench-cpu";
   parts.cpuFeatures = "+avx2,+fma";
@@ -121,8 +122,8 @@ void printLatencies(llvm::raw_ostream &os, Latencies &result) {
   double total = 0;
   for (double s : result.seconds)
     total += s;
-  os << llvm::format("  %-46s %8zu %8.1f %8.1f %9.1f %10.0f", result.what.c_str(),
-                     result.seconds.size(),
+  os << llvm::format("  %-46s %8zu %8.1f %8.1f %9.1f %10.0f",
+                     result.what.c_str(), result.seconds.size(),
                      percentile(result.seconds, 50) * 1e6,
                      percentile(result.seconds, 99) * 1e6,
                      result.seconds.empty() ? 0 : result.seconds.back() * 1e6,
@@ -196,10 +197,10 @@ bool populateBulk(const std::string &root, unsigned count, unsigned bytes,
     std::string artifact = makeBytes(i, bytes);
     std::string path =
         (llvm::Twine(root) + "/objects/" + key.substr(0, 2) + "/" + key).str();
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                    0644);
-    if (fd < 0 ||
-        ::write(fd, artifact.data(), artifact.size()) != (ssize_t)artifact.size())
+    int fd =
+        ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || ::write(fd, artifact.data(), artifact.size()) !=
+                      (ssize_t)artifact.size())
       ok = false;
     if (fd >= 0)
       ::close(fd);
@@ -218,8 +219,7 @@ bool populateBulk(const std::string &root, unsigned count, unsigned bytes,
     sqlite3_bind_text(insert, 8, parts.cpuFeatures.c_str(), -1,
                       SQLITE_TRANSIENT);
     sqlite3_bind_text(insert, 9, parts.options.c_str(), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(insert, 10, parts.compiler.c_str(), -1,
-                      SQLITE_TRANSIENT);
+    sqlite3_bind_text(insert, 10, parts.compiler.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(insert, 11, parts.formatVersion);
     sqlite3_bind_text(insert, 12, source.c_str(), -1, SQLITE_TRANSIENT);
     if (sqlite3_step(insert) != SQLITE_DONE)
@@ -245,9 +245,9 @@ bool populateByPublish(const std::string &root, unsigned count, unsigned bytes,
   }
   for (unsigned i = 0; i < count; ++i) {
     KeyParts parts = benchParts("bench", i);
-    if (llvm::Error error = (*cache)->publish(
-            parts, makeBytes(i, bytes), 1.0,
-            llvm::formatv("bench/graph{0}.hlo", i).str())) {
+    if (llvm::Error error =
+            (*cache)->publish(parts, makeBytes(i, bytes), 1.0,
+                              llvm::formatv("bench/graph{0}.hlo", i).str())) {
       llvm::errs() << "kiln-bench: publish: "
                    << llvm::toString(std::move(error)) << "\n";
       return false;
@@ -326,8 +326,8 @@ struct GraphSplit {
 /// One pass of what `kiln cache check` does for `split.path`, timed step by
 /// step; keeps each step's best time. Publishes the graph's text as its
 /// artifact when `publish` (so that the timed passes hit).
-void checkOneGraph(GraphSplit &split, mlir::MLIRContext &context,
-                   Cache &cache, bool publish) {
+void checkOneGraph(GraphSplit &split, mlir::MLIRContext &context, Cache &cache,
+                   bool publish) {
   Clock::time_point t0 = Clock::now();
   auto buffer = llvm::MemoryBuffer::getFile(split.path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/true,
@@ -339,10 +339,9 @@ void checkOneGraph(GraphSplit &split, mlir::MLIRContext &context,
   std::string text = publish ? (*buffer)->getBuffer().str() : std::string();
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
-  mlir::ScopedDiagnosticHandler quiet(&context,
-                                      [](mlir::Diagnostic &) { return mlir::success(); });
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      importHloText(sourceMgr, &context);
+  mlir::ScopedDiagnosticHandler quiet(
+      &context, [](mlir::Diagnostic &) { return mlir::success(); });
+  mlir::OwningOpRef<mlir::ModuleOp> module = importHloText(sourceMgr, &context);
   Clock::time_point t2 = Clock::now();
   if (!module)
     return;
@@ -410,8 +409,8 @@ int kiln::bench::runCacheBench(const CacheBenchOptions &options) {
     return 2;
   }
   std::string root = std::string(workDir);
-  os << "kiln-bench cache: caches in " << root << " ("
-     << fileSystemOf(root) << "); each publish writes and fsyncs its file and "
+  os << "kiln-bench cache: caches in " << root << " (" << fileSystemOf(root)
+     << "); each publish writes and fsyncs its file and "
      << "directory;\nSQLite in WAL mode, synchronous=NORMAL; warm page "
         "cache; one process unless said; us = microseconds, MB = 10^6 "
         "bytes\n\n";
@@ -422,11 +421,10 @@ int kiln::bench::runCacheBench(const CacheBenchOptions &options) {
   std::string big = root + "/big";
   std::vector<std::string> keys;
   Clock::time_point start = Clock::now();
-  bool populated = options.populate == "publish"
-                       ? populateByPublish(big, options.entries,
-                                           options.entryBytes, keys)
-                       : populateBulk(big, options.entries, options.entryBytes,
-                                      keys);
+  bool populated =
+      options.populate == "publish"
+          ? populateByPublish(big, options.entries, options.entryBytes, keys)
+          : populateBulk(big, options.entries, options.entryBytes, keys);
   double populateSeconds = secondsSince(start);
   if (!populated)
     return 2;
@@ -458,7 +456,8 @@ int kiln::bench::runCacheBench(const CacheBenchOptions &options) {
     // Warm the index's pages and SQLite's caches.
     timeLookups(**cache, "warm-up", keys, 2000, false, LookupStatus::Hit, 1);
     results.push_back(timeLookups(**cache, "hit, no verify", keys,
-                                  options.lookups, false, LookupStatus::Hit, 2));
+                                  options.lookups, false, LookupStatus::Hit,
+                                  2));
     results.push_back(timeLookups(
         **cache,
         llvm::formatv("hit, verify ({0} B artifact)", options.entryBytes).str(),
@@ -471,10 +470,9 @@ int kiln::bench::runCacheBench(const CacheBenchOptions &options) {
     readOnly.readOnly = true;
     auto cache = Cache::open(big, readOnly);
     if (cache) {
-      results.push_back(timeLookups(**cache,
-                                    "hit, no verify, read-only (no counting)",
-                                    keys, options.lookups, false,
-                                    LookupStatus::Hit, 5));
+      results.push_back(
+          timeLookups(**cache, "hit, no verify, read-only (no counting)", keys,
+                      options.lookups, false, LookupStatus::Hit, 5));
     } else {
       llvm::consumeError(cache.takeError());
     }
@@ -566,10 +564,12 @@ int kiln::bench::runCacheBench(const CacheBenchOptions &options) {
                        result.seconds * 1e3 / std::max(1u, result.count));
   }
   if (!largeKeys.empty()) {
-    auto cache = Cache::open(llvm::formatv("{0}/publish-{1}", root, 4 << 20).str());
+    auto cache =
+        Cache::open(llvm::formatv("{0}/publish-{1}", root, 4 << 20).str());
     if (cache) {
-      Latencies verify = timeLookups(**cache, "hit, verify (4 MiB artifact)",
-                                     largeKeys, 200, true, LookupStatus::Hit, 7);
+      Latencies verify =
+          timeLookups(**cache, "hit, verify (4 MiB artifact)", largeKeys, 200,
+                      true, LookupStatus::Hit, 7);
       os << "\n";
       printLatencyHeader(os);
       printLatencies(os, verify);
@@ -652,24 +652,21 @@ int kiln::bench::runCacheBench(const CacheBenchOptions &options) {
       import += split.import;
       signature += split.signature;
       lookup += split.lookup;
-      os << llvm::format(" %8.3f %9.3f %9.3f %9.3f %9.3f%s\n", split.read * 1e3,
-                         split.import * 1e3, split.signature * 1e3,
-                         split.lookup * 1e3,
-                         (split.read + split.import + split.signature +
-                          split.lookup) *
-                             1e3,
-                         split.hit ? "" : "  (not a hit)");
+      os << llvm::format(
+          " %8.3f %9.3f %9.3f %9.3f %9.3f%s\n", split.read * 1e3,
+          split.import * 1e3, split.signature * 1e3, split.lookup * 1e3,
+          (split.read + split.import + split.signature + split.lookup) * 1e3,
+          split.hit ? "" : "  (not a hit)");
     }
     double total = read + import + signature + lookup;
-    os << llvm::formatv("  total: {0} of {1} graphs keyed, {2:f2} MB, {3:f1} "
-                        "ms: read {4:f1} ms ({5:f1}%), import {6:f1} ms "
-                        "({7:f1}%), signature {8:f1} ms ({9:f1}%), lookup "
-                        "{10:f1} ms ({11:f1}%)\n",
-                        keyed, splits.size(), bytes / 1e6, total * 1e3,
-                        read * 1e3, 100 * read / total, import * 1e3,
-                        100 * import / total, signature * 1e3,
-                        100 * signature / total, lookup * 1e3,
-                        100 * lookup / total);
+    os << llvm::formatv(
+        "  total: {0} of {1} graphs keyed, {2:f2} MB, {3:f1} "
+        "ms: read {4:f1} ms ({5:f1}%), import {6:f1} ms "
+        "({7:f1}%), signature {8:f1} ms ({9:f1}%), lookup "
+        "{10:f1} ms ({11:f1}%)\n",
+        keyed, splits.size(), bytes / 1e6, total * 1e3, read * 1e3,
+        100 * read / total, import * 1e3, 100 * import / total, signature * 1e3,
+        100 * signature / total, lookup * 1e3, 100 * lookup / total);
 
     // The real command, end to end, for comparison.
     std::string kiln = llvm::sys::path::parent_path(
@@ -682,9 +679,8 @@ int kiln::bench::runCacheBench(const CacheBenchOptions &options) {
       args.push_back("--cache-dir");
       args.push_back(corpusCache);
       std::vector<llvm::StringRef> argv(args.begin(), args.end());
-      std::optional<llvm::StringRef> redirects[] = {std::nullopt,
-                                                    llvm::StringRef(""),
-                                                    llvm::StringRef("")};
+      std::optional<llvm::StringRef> redirects[] = {
+          std::nullopt, llvm::StringRef(""), llvm::StringRef("")};
       double best = 1e9;
       int code = 0;
       for (unsigned run = 0; run < options.repeat; ++run) {

@@ -59,9 +59,8 @@ bool importAndSign(llvm::StringRef path, MLIRContext &context,
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   // Failures are reported by the table, not as diagnostics.
-  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) {
-    return success();
-  });
+  ScopedDiagnosticHandler quiet(&context,
+                                [](Diagnostic &) { return success(); });
   OwningOpRef<ModuleOp> module = importHloText(sourceMgr, &context);
   if (importSeconds)
     *importSeconds = secondsSince(start);
@@ -104,14 +103,14 @@ int kiln::bench::runSignatureBench(const SignatureBenchOptions &options) {
       std::unique_ptr<llvm::MemoryBuffer> buffer = readFile(file.path);
       if (!buffer)
         break;
-      XXH128_hash_t digest = XXH3_128bits(buffer->getBufferStart(),
-                                          buffer->getBufferSize());
+      XXH128_hash_t digest =
+          XXH3_128bits(buffer->getBufferStart(), buffer->getBufferSize());
       (void)digest;
       row.floor = std::min(row.floor, secondsSince(start));
       row.bytes = buffer->getBufferSize();
       double importSeconds = 0, signatureSeconds = 0;
-      row.ok = importAndSign(file.path, context, &importSeconds,
-                             &signatureSeconds);
+      row.ok =
+          importAndSign(file.path, context, &importSeconds, &signatureSeconds);
       if (!row.ok)
         break;
       row.import = std::min(row.import, importSeconds);
@@ -125,8 +124,8 @@ int kiln::bench::runSignatureBench(const SignatureBenchOptions &options) {
         "its bytes; import = read + import (parse, build, verify); signature "
         "= the\nstructural signature of the imported module; sig/import = "
         "signature time\nas a share of import time.\n\n";
-  os << llvm::format("%-46s %8s %9s %9s %9s %10s\n", "file", "KiB",
-                     "floor ms", "import ms", "sig ms", "sig/import");
+  os << llvm::format("%-46s %8s %9s %9s %9s %10s\n", "file", "KiB", "floor ms",
+                     "import ms", "sig ms", "sig/import");
   double floor = 0, import = 0, signature = 0;
   uint64_t bytes = 0;
   unsigned ok = 0;

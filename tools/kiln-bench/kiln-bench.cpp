@@ -455,37 +455,45 @@ int main(int argc, char **argv) {
       "and `kiln cache check` over a corpus split into read, import,\n"
       "signature and lookup. Run from the repository root:\n"
       "  build/bin/kiln-bench cache");
-  cache->add_option("--entries", cacheOptions.entries,
-                    "Entries of the cache whose lookups are timed")
+  cache
+      ->add_option("--entries", cacheOptions.entries,
+                   "Entries of the cache whose lookups are timed")
       ->capture_default_str();
-  cache->add_option("--entry-bytes", cacheOptions.entryBytes,
-                    "Artifact size of those entries")
+  cache
+      ->add_option("--entry-bytes", cacheOptions.entryBytes,
+                   "Artifact size of those entries")
       ->capture_default_str();
-  cache->add_option("--populate", cacheOptions.populate,
-                    "How that cache is filled: 'bulk' (a test-only path: "
-                    "files written and rows inserted in one transaction by "
-                    "kiln-bench) or 'publish' (Cache::publish each, with its "
-                    "fsyncs; slow)")
+  cache
+      ->add_option("--populate", cacheOptions.populate,
+                   "How that cache is filled: 'bulk' (a test-only path: "
+                   "files written and rows inserted in one transaction by "
+                   "kiln-bench) or 'publish' (Cache::publish each, with its "
+                   "fsyncs; slow)")
       ->check(CLI::IsMember({"bulk", "publish"}))
       ->capture_default_str();
-  cache->add_option("--lookups", cacheOptions.lookups,
-                    "Lookups timed for each kind of lookup")
+  cache
+      ->add_option("--lookups", cacheOptions.lookups,
+                   "Lookups timed for each kind of lookup")
       ->capture_default_str();
-  cache->add_option("--small-publishes", cacheOptions.smallPublishes,
-                    "4 KiB artifacts published for the throughput")
+  cache
+      ->add_option("--small-publishes", cacheOptions.smallPublishes,
+                   "4 KiB artifacts published for the throughput")
       ->capture_default_str();
-  cache->add_option("--large-publishes", cacheOptions.largePublishes,
-                    "4 MiB artifacts published for the throughput")
+  cache
+      ->add_option("--large-publishes", cacheOptions.largePublishes,
+                   "4 MiB artifacts published for the throughput")
       ->capture_default_str();
-  cache->add_option("--contended-seconds", cacheOptions.contendedSeconds,
-                    "Seconds of lookups beside a publishing process (0: "
-                    "skip)")
+  cache
+      ->add_option("--contended-seconds", cacheOptions.contendedSeconds,
+                   "Seconds of lookups beside a publishing process (0: "
+                   "skip)")
       ->capture_default_str();
   cache->add_option("--corpus", cacheOptions.corpus,
                     "Graphs for the `kiln cache check` split (files or "
                     "directories; default: ../shared/corpus/hlo)");
-  cache->add_option("--repeat", cacheOptions.repeat,
-                    "Runs of the `kiln cache check` split")
+  cache
+      ->add_option("--repeat", cacheOptions.repeat,
+                   "Runs of the `kiln cache check` split")
       ->check(CLI::Range(1u, 1000u))
       ->capture_default_str();
   cache->add_option("--dir", cacheOptions.directory,
@@ -505,8 +513,9 @@ int main(int argc, char **argv) {
   signature->add_option("--repeat", signatureOptions.repeat, "Runs per file")
       ->check(CLI::Range(1u, 1000u))
       ->capture_default_str();
-  signature->add_option("-j,--jobs", signatureOptions.jobs,
-                        "Threads for the whole-corpus run")
+  signature
+      ->add_option("-j,--jobs", signatureOptions.jobs,
+                   "Threads for the whole-corpus run")
       ->check(CLI::Range(1u, 256u))
       ->capture_default_str();
 

@@ -158,8 +158,8 @@ int runCheck(Cache &cache, const CacheOptions &options) {
   for (const GraphKey &graph : keys) {
     if (!graph.ok) {
       ++errors;
-      graphs.push_back(llvm::json::Object{{"path", graph.path},
-                                          {"status", "error"}});
+      graphs.push_back(
+          llvm::json::Object{{"path", graph.path}, {"status", "error"}});
       if (!options.json)
         llvm::outs() << llvm::format("%-8s", "error") << "  " << graph.path
                      << "  (the graph did not import)\n";
@@ -205,8 +205,8 @@ int runCheck(Cache &cache, const CacheOptions &options) {
       graphs.push_back(std::move(entry));
       continue;
     }
-    llvm::outs() << llvm::format("%-8s", status.c_str()) << "  " << key
-                 << "  " << graph.path;
+    llvm::outs() << llvm::format("%-8s", status.c_str()) << "  " << key << "  "
+                 << graph.path;
     if (!reason.empty())
       llvm::outs() << "  (" << reason << ")";
     llvm::outs() << "\n";
@@ -286,8 +286,8 @@ int runGet(Cache &cache, const CacheOptions &options) {
     return ExitSomeFailed;
   }
   // Written through a temporary and renamed, so a reader never sees half.
-  if (llvm::Error error = llvm::writeToOutput(
-          options.output, [&](llvm::raw_ostream &os) {
+  if (llvm::Error error =
+          llvm::writeToOutput(options.output, [&](llvm::raw_ostream &os) {
             os << (*artifact)->getBuffer();
             return llvm::Error::success();
           }))
@@ -316,7 +316,8 @@ int runList(Cache &cache, const CacheOptions &options) {
     return ExitSuccess;
   }
   for (const CacheEntry &entry : *entries)
-    llvm::outs() << entry.key << "  " << llvm::format("%-6s", entry.ok ? "ok" : "failed")
+    llvm::outs() << entry.key << "  "
+                 << llvm::format("%-6s", entry.ok ? "ok" : "failed")
                  << llvm::format("%10s", formatBytes(entry.size).c_str())
                  << llvm::format("  %5lld hits  ", (long long)entry.hits)
                  << formatTime(entry.lastUsedMs) << "  " << entry.source
@@ -349,8 +350,8 @@ int runStats(Cache &cache, const CacheOptions &options) {
   }
   llvm::outs() << "Cache directory: " << cache.getDirectory()
                << (cache.isReadOnly() ? " (read-only)" : "") << "\n"
-               << "Entries: " << stats->entries << " ("
-               << stats->failedEntries << " failed compilations)\n"
+               << "Entries: " << stats->entries << " (" << stats->failedEntries
+               << " failed compilations)\n"
                << "Size: " << formatBytes(stats->bytes) << "\n"
                << "Hits: " << stats->hits << "\n"
                << "Misses: " << stats->misses << "\n"
@@ -389,8 +390,9 @@ int runExplain(Cache &cache, const CacheOptions &options) {
         printJson(llvm::json::Object{{"key", key}, {"status", status}});
       else
         llvm::outs() << status << "  " << key << "  " << options.graph
-                     << (entry.ok ? "" : "  (its compilation failed; log: " +
-                                             entry.path + ")")
+                     << (entry.ok ? ""
+                                  : "  (its compilation failed; log: " +
+                                        entry.path + ")")
                      << "\n";
       return entry.ok ? ExitSuccess : ExitSomeFailed;
     }
@@ -530,8 +532,8 @@ int runRemove(Cache &cache, const CacheOptions &options) {
       return reportError(done.takeError());
     if (!*done)
       ++missing;
-    removed.push_back(llvm::json::Object{{"entry", entry}, {"key", key},
-                                         {"removed", *done}});
+    removed.push_back(
+        llvm::json::Object{{"entry", entry}, {"key", key}, {"removed", *done}});
     if (!options.json)
       llvm::outs() << (*done ? "removed  " : "absent   ") << key << "  "
                    << entry << "\n";
@@ -560,8 +562,9 @@ int runClear(Cache &cache, const CacheOptions &options) {
 } // namespace
 
 int kiln::runCache(const CacheOptions &options) {
-  std::string directory =
-      options.cacheDir.empty() ? Cache::getDefaultDirectory() : options.cacheDir;
+  std::string directory = options.cacheDir.empty()
+                              ? Cache::getDefaultDirectory()
+                              : options.cacheDir;
   // A cache this user cannot write opens read-only by itself: lookups,
   // ls, stats and explain still work there.
   Cache::OpenOptions openOptions;

@@ -49,7 +49,7 @@ struct DiffOptions {
 int runDiff(const DiffOptions &options);
 
 struct CacheOptions {
-  std::string action; ///< check, put, get, ls, stats, explain, verify, ...
+  std::string action;   ///< check, put, get, ls, stats, explain, verify, ...
   std::string cacheDir; ///< empty: Cache::getDefaultDirectory()
   bool json = false;
   KeyOptions keys;

@@ -77,7 +77,8 @@ int kiln::runDiff(const DiffOptions &options) {
   }
   if (callSite) {
     auto function = a->sketchOps[index]->getParentOfType<func::FuncOp>();
-    llvm::outs() << "the call at " << kiln::describeHloLocation(callSite->getLoc())
+    llvm::outs() << "the call at "
+                 << kiln::describeHloLocation(callSite->getLoc())
                  << " differs inside @"
                  << (function ? function.getSymName() : "?") << "\n";
   }
@@ -90,8 +91,9 @@ int kiln::runDiff(const DiffOptions &options) {
       return;
     }
     Operation *op = graph.sketchOps[index];
-    llvm::outs() << "  " << label << ": " << kiln::describeHloLocation(op->getLoc())
-                 << "\n      " << printOp(op) << "\n";
+    llvm::outs() << "  " << label << ": "
+                 << kiln::describeHloLocation(op->getLoc()) << "\n      "
+                 << printOp(op) << "\n";
   };
   show("A", *a);
   show("B", *b);

@@ -26,8 +26,7 @@ int kiln::runHash(const HashOptions &options) {
     if (!key.ok) {
       ++failures;
       if (options.json)
-        graphs.push_back(
-            llvm::json::Object{{"path", key.path}, {"ok", false}});
+        graphs.push_back(llvm::json::Object{{"path", key.path}, {"ok", false}});
       continue;
     }
     if (options.json) {
@@ -42,10 +41,9 @@ int kiln::runHash(const HashOptions &options) {
                  << key.parts.key().toHex() << "  " << key.path << "\n";
   }
   if (options.json)
-    llvm::outs() << llvm::formatv("{0:2}",
-                                  llvm::json::Value(llvm::json::Object{
-                                      {"graphs", std::move(graphs)},
-                                      {"failed", (int64_t)failures}}))
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                               {"graphs", std::move(graphs)},
+                                               {"failed", (int64_t)failures}}))
                  << "\n";
   return failures ? ExitInputError : ExitSuccess;
 }

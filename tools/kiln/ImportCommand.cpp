@@ -121,9 +121,9 @@ int kiln::runImport(const ImportOptions &options) {
     SourceMgrDiagnosticHandler handler(sourceMgr, &context);
     auto start = std::chrono::steady_clock::now();
     OwningOpRef<ModuleOp> module = importHloText(sourceMgr, &context);
-    summary.seconds = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
+    summary.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     if (!module) {
       ++failures;
       summaries.push_back(std::move(summary));

@@ -138,16 +138,17 @@ int main(int argc, char **argv) {
                    "Remove corrupt entries and stray files");
   CLI::App *prune = cache->add_subcommand(
       "prune", "Remove least recently used entries down to a size.");
-  prune->add_option("--max-size", cacheOptions.maxSize,
-                    "Size to keep, e.g. 500M, 20G")
+  prune
+      ->add_option("--max-size", cacheOptions.maxSize,
+                   "Size to keep, e.g. 500M, 20G")
       ->required();
   CLI::App *rm = cache->add_subcommand(
       "rm", "Remove entries, named by key or by graph file.");
   rm->add_option("entries", cacheOptions.graphs, "Keys or graph files")
       ->required();
   CLI::App *clear = cache->add_subcommand("clear", "Remove every entry.");
-  for (CLI::App *sub : {check, put, get, ls, stats, explain, verify, prune, rm,
-                        clear})
+  for (CLI::App *sub :
+       {check, put, get, ls, stats, explain, verify, prune, rm, clear})
     common(sub);
   for (CLI::App *sub : {check, put, get, explain, rm})
     keyed(sub);

@@ -26,7 +26,7 @@ namespace kiln {
 /// One row of the index.
 struct CacheEntry {
   std::string key;
-  bool ok = false; ///< false: a recorded failed compilation
+  bool ok = false;  ///< false: a recorded failed compilation
   std::string path; ///< the artifact (ok) or the compiler's log (failed)
   uint64_t size = 0;
   std::string checksum;
@@ -116,7 +116,8 @@ public:
   /// Opens (creating if needed) the cache in `directory`.
   static llvm::Expected<std::unique_ptr<Cache>> open(llvm::StringRef directory,
                                                      OpenOptions options);
-  static llvm::Expected<std::unique_ptr<Cache>> open(llvm::StringRef directory) {
+  static llvm::Expected<std::unique_ptr<Cache>>
+  open(llvm::StringRef directory) {
     return open(directory, OpenOptions());
   }
   /// `$KILN_CACHE_DIR`, else `$XDG_CACHE_HOME/kiln`, else `~/.cache/kiln`.

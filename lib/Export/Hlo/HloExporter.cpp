@@ -23,8 +23,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
-#include <functional>
 #include "llvm/Support/Format.h"
+#include <functional>
 
 using namespace mlir;
 using namespace kiln;
@@ -203,20 +203,20 @@ LogicalResult Exporter::printType(Type type, Attribute layout,
   } else if (element.isF64()) {
     name = "f64";
   } else {
-    name = llvm::TypeSwitch<Type, std::string>(element)
-               .Case<Float8E5M2Type>([](auto) { return "f8e5m2"; })
-               .Case<Float8E4M3Type>([](auto) { return "f8e4m3"; })
-               .Case<Float8E4M3FNType>([](auto) { return "f8e4m3fn"; })
-               .Case<Float8E5M2FNUZType>([](auto) { return "f8e5m2fnuz"; })
-               .Case<Float8E4M3FNUZType>([](auto) { return "f8e4m3fnuz"; })
-               .Case<Float8E4M3B11FNUZType>(
-                   [](auto) { return "f8e4m3b11fnuz"; })
-               .Case<Float8E3M4Type>([](auto) { return "f8e3m4"; })
-               .Case<Float8E8M0FNUType>([](auto) { return "f8e8m0fnu"; })
-               .Case<Float4E2M1FNType>([](auto) { return "f4e2m1fn"; })
-               .Case<Float6E2M3FNType>([](auto) { return "f6e2m3fn"; })
-               .Case<Float6E3M2FNType>([](auto) { return "f6e3m2fn"; })
-               .Default([](auto) { return ""; });
+    name =
+        llvm::TypeSwitch<Type, std::string>(element)
+            .Case<Float8E5M2Type>([](auto) { return "f8e5m2"; })
+            .Case<Float8E4M3Type>([](auto) { return "f8e4m3"; })
+            .Case<Float8E4M3FNType>([](auto) { return "f8e4m3fn"; })
+            .Case<Float8E5M2FNUZType>([](auto) { return "f8e5m2fnuz"; })
+            .Case<Float8E4M3FNUZType>([](auto) { return "f8e4m3fnuz"; })
+            .Case<Float8E4M3B11FNUZType>([](auto) { return "f8e4m3b11fnuz"; })
+            .Case<Float8E3M4Type>([](auto) { return "f8e3m4"; })
+            .Case<Float8E8M0FNUType>([](auto) { return "f8e8m0fnu"; })
+            .Case<Float4E2M1FNType>([](auto) { return "f4e2m1fn"; })
+            .Case<Float6E2M3FNType>([](auto) { return "f6e2m3fn"; })
+            .Case<Float6E3M2FNType>([](auto) { return "f6e3m2fn"; })
+            .Default([](auto) { return ""; });
   }
   if (name.empty())
     return where->emitError("element type ") << element << " has no HLO form";
@@ -344,8 +344,7 @@ LogicalResult Exporter::printLiteral(DenseElementsAttr value,
 }
 
 LogicalResult Exporter::printAttribute(Operation *op, llvm::StringRef name,
-                                       Attribute value,
-                                       llvm::raw_ostream &os) {
+                                       Attribute value, llvm::raw_ostream &os) {
   os << ", " << name << '=';
   if (auto array = dyn_cast<DenseI64ArrayAttr>(value)) {
     printIntList(os, array.asArrayRef());
@@ -377,8 +376,8 @@ LogicalResult Exporter::printAttribute(Operation *op, llvm::StringRef name,
     for (int64_t r = 0; r < rows; ++r) {
       if (r)
         os << ',';
-      printIntList(os, llvm::ArrayRef<int64_t>(values).slice(r * columns,
-                                                             columns));
+      printIntList(os,
+                   llvm::ArrayRef<int64_t>(values).slice(r * columns, columns));
     }
     os << '}';
   } else if (auto dict = dyn_cast<DictionaryAttr>(value)) {
@@ -401,9 +400,10 @@ LogicalResult Exporter::printAttribute(Operation *op, llvm::StringRef name,
   return success();
 }
 
-LogicalResult Exporter::printKeptAttributes(Operation *where,
-                                            llvm::ArrayRef<NamedAttribute> attrs,
-                                            llvm::raw_ostream &os) {
+LogicalResult
+Exporter::printKeptAttributes(Operation *where,
+                              llvm::ArrayRef<NamedAttribute> attrs,
+                              llvm::raw_ostream &os) {
   for (NamedAttribute attr : attrs) {
     llvm::StringRef attrName = attr.getName().getValue();
     if (!attrName.consume_front("kiln.") || attrName == "layout" ||
@@ -541,7 +541,7 @@ LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
   // Regions become computations printed before this one.
   for (Region &region : op->getRegions()) {
     ParamStyle style = isa<WhileOp, ConditionalOp>(op) ? ParamStyle::Tuple
-                                                      : ParamStyle::Separate;
+                                                       : ParamStyle::Separate;
     FailureOr<std::string> name = exportRegion(
         region, style, (op->getName().stripDialect() + "_region").str());
     if (failed(name))
@@ -611,7 +611,8 @@ LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
     }
   };
   if (isa<PadOp>(op)) {
-    auto low = getArray("edge_padding_low"), high = getArray("edge_padding_high"),
+    auto low = getArray("edge_padding_low"),
+         high = getArray("edge_padding_high"),
          interior = getArray("interior_padding");
     os << ", padding=";
     printPadding(low, high, interior);
@@ -637,9 +638,8 @@ LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
     xList(windowDilation);
     os << '}';
   }
-  for (StringAttr attrName : callee.empty()
-                                  ? op->getName().getAttributeNames()
-                                  : llvm::ArrayRef<StringAttr>()) {
+  for (StringAttr attrName : callee.empty() ? op->getName().getAttributeNames()
+                                            : llvm::ArrayRef<StringAttr>()) {
     if (done.contains(attrName.getValue()))
       continue;
     Attribute value = op->getAttr(attrName);
@@ -738,13 +738,12 @@ struct TupleTree {
 } // namespace
 
 /// Prints the shape of `tree` over `types[offset...]`, advancing `offset`.
-static LogicalResult
-printTreeShape(const TupleTree &tree, TypeRange types,
-               llvm::function_ref<Attribute(unsigned)> layoutOf,
-               unsigned &offset, llvm::raw_ostream &os,
-               llvm::function_ref<LogicalResult(Type, Attribute,
-                                                llvm::raw_ostream &)>
-                   printLeaf) {
+static LogicalResult printTreeShape(
+    const TupleTree &tree, TypeRange types,
+    llvm::function_ref<Attribute(unsigned)> layoutOf, unsigned &offset,
+    llvm::raw_ostream &os,
+    llvm::function_ref<LogicalResult(Type, Attribute, llvm::raw_ostream &)>
+        printLeaf) {
   if (!tree.isTuple) {
     unsigned index = offset++;
     return printLeaf(types[index], layoutOf(index), os);
@@ -851,12 +850,12 @@ LogicalResult Exporter::exportBlock(Block &block, ParamStyle style,
     unsigned first = argIndex;
     unsigned offset = argIndex;
     sig << name << ": ";
-    (void)printTreeShape(tree, block.getArgumentTypes(), noLayout, offset,
-                         sig, printLeaf);
+    (void)printTreeShape(tree, block.getArgumentTypes(), noLayout, offset, sig,
+                         printLeaf);
     os << "  %" << name << " = ";
     offset = argIndex;
-    if (failed(printTreeShape(tree, block.getArgumentTypes(), argLayout,
-                              offset, os, printLeaf)))
+    if (failed(printTreeShape(tree, block.getArgumentTypes(), argLayout, offset,
+                              os, printLeaf)))
       return failure();
     os << " parameter(" << number << ')';
     // The importer copied the parameter's attributes to every leaf.
@@ -874,8 +873,8 @@ LogicalResult Exporter::exportBlock(Block &block, ParamStyle style,
         if (!child.isTuple) {
           BlockArgument arg = block.getArgument(argIndex++);
           beginInstruction(os, element, arg);
-          if (failed(printType(arg.getType(), argLayout(arg.getArgNumber()),
-                               os, where)))
+          if (failed(printType(arg.getType(), argLayout(arg.getArgNumber()), os,
+                               where)))
             return failure();
           valueNames[arg] = element;
         } else {

@@ -100,17 +100,45 @@ const llvm::StringMap<AttrKind> &getAttrKinds() {
 /// XLA opcodes that exist but that kiln does not import yet, so that users
 /// get "not supported" rather than "unknown".
 bool isKnownUnsupportedOpcode(llvm::StringRef opcode) {
-  static const llvm::StringSet<> opcodes = {
-      "convolution", "fusion", "map", "select-and-scatter", "fft",
-      "triangular-solve", "cholesky", "send", "send-done", "recv", "recv-done",
-      "infeed", "outfeed", "domain", "get-dimension-size",
-      "set-dimension-size", "dynamic-reshape", "async-start", "async-update",
-      "async-done", "all-reduce-start", "all-reduce-done", "all-gather-start",
-      "all-gather-done", "collective-permute-start",
-      "collective-permute-done", "copy-start", "copy-done", "add-dependency",
-      "stochastic-convert", "real", "imag", "complex", "ragged-all-to-all",
-      "collective-broadcast", "rng-get-and-update-state", "batch-norm",
-      "scaled-dot", "ragged-dot"};
+  static const llvm::StringSet<> opcodes = {"convolution",
+                                            "fusion",
+                                            "map",
+                                            "select-and-scatter",
+                                            "fft",
+                                            "triangular-solve",
+                                            "cholesky",
+                                            "send",
+                                            "send-done",
+                                            "recv",
+                                            "recv-done",
+                                            "infeed",
+                                            "outfeed",
+                                            "domain",
+                                            "get-dimension-size",
+                                            "set-dimension-size",
+                                            "dynamic-reshape",
+                                            "async-start",
+                                            "async-update",
+                                            "async-done",
+                                            "all-reduce-start",
+                                            "all-reduce-done",
+                                            "all-gather-start",
+                                            "all-gather-done",
+                                            "collective-permute-start",
+                                            "collective-permute-done",
+                                            "copy-start",
+                                            "copy-done",
+                                            "add-dependency",
+                                            "stochastic-convert",
+                                            "real",
+                                            "imag",
+                                            "complex",
+                                            "ragged-all-to-all",
+                                            "collective-broadcast",
+                                            "rng-get-and-update-state",
+                                            "batch-norm",
+                                            "scaled-dot",
+                                            "ragged-dot"};
   return opcodes.contains(opcode);
 }
 
@@ -125,8 +153,7 @@ public:
   Importer(ModuleText &text, const SourcePositions &positions,
            llvm::StringRef buffer)
       : text(text), positions(positions), context(positions.getContext()),
-        builder(context), cursor(buffer, positions),
-        values(cursor, context) {}
+        builder(context), cursor(buffer, positions), values(cursor, context) {}
 
   OwningOpRef<ModuleOp> import();
 
@@ -232,9 +259,8 @@ LogicalResult Importer::finish(const AttrRef &attr) {
 }
 
 OwningOpRef<ModuleOp> Importer::import() {
-  OwningOpRef<ModuleOp> owned =
-      ModuleOp::create(positions.getLocation(text.loc ? text.loc
-                                                      : text.computations[0].loc));
+  OwningOpRef<ModuleOp> owned = ModuleOp::create(
+      positions.getLocation(text.loc ? text.loc : text.computations[0].loc));
   module = *owned;
   if (!text.name.empty())
     module.setSymName(text.name);
@@ -276,8 +302,8 @@ LogicalResult Importer::importModuleAttributes(ModuleOp module) {
     } else {
       // entry_computation_layout, input_output_alias, is_scheduled, ...:
       // kept verbatim for the exporter and for external compilers.
-      module->setAttr(name,
-                      builder.getStringAttr(canonicalizeText(attr.valueText())));
+      module->setAttr(
+          name, builder.getStringAttr(canonicalizeText(attr.valueText())));
     }
   }
   return success();
@@ -299,9 +325,9 @@ FailureOr<func::FuncOp> Importer::getOrImportFunction(unsigned index,
 
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(module.getBody());
-  auto function = func::FuncOp::create(
-      builder, positions.getLocation(computation.loc), computation.name,
-      builder.getFunctionType({}, {}));
+  auto function =
+      func::FuncOp::create(builder, positions.getLocation(computation.loc),
+                           computation.name, builder.getFunctionType({}, {}));
   function.setPrivate();
   functions[index] = function;
   Block *block = function.addEntryBlock();
@@ -343,8 +369,9 @@ LogicalResult Importer::importRegion(unsigned index, Region &region,
   return result;
 }
 
-LogicalResult Importer::topologicalOrder(const Computation &computation,
-                                         llvm::SmallVectorImpl<unsigned> &order) {
+LogicalResult
+Importer::topologicalOrder(const Computation &computation,
+                           llvm::SmallVectorImpl<unsigned> &order) {
   enum : uint8_t { Unvisited, Visiting, Visited };
   size_t count = computation.instructions.size();
   std::vector<uint8_t> mark(count, Unvisited);
@@ -433,11 +460,11 @@ LogicalResult Importer::checkSignature(const Computation &computation,
   return success();
 }
 
-LogicalResult Importer::importBody(
-    unsigned index, Block *block, bool isFunction,
-    llvm::SmallVectorImpl<Type> &resultTypes,
-    llvm::SmallVectorImpl<DictionaryAttr> *functionArgAttrs,
-    NamedAttrList *interface) {
+LogicalResult
+Importer::importBody(unsigned index, Block *block, bool isFunction,
+                     llvm::SmallVectorImpl<Type> &resultTypes,
+                     llvm::SmallVectorImpl<DictionaryAttr> *functionArgAttrs,
+                     NamedAttrList *interface) {
   const Computation &computation = text.computations[index];
   std::vector<InstructionState> states(computation.instructions.size());
 
@@ -481,14 +508,13 @@ LogicalResult Importer::importBody(
     if (functionArgAttrs) {
       for (const AttrRef &attr : inst.attrs) {
         auto kind = getAttrKinds().find(attr.name);
-        if (kind != getAttrKinds().end() &&
-            kind->second == AttrKind::Metadata)
+        if (kind != getAttrKinds().end() && kind->second == AttrKind::Metadata)
           continue;
-        if (failed(addCommonAttr(
-                attr,
-                kind == getAttrKinds().end() ? AttrKind::Sharding
-                                             : kind->second,
-                argAttrs)))
+        if (failed(addCommonAttr(attr,
+                                 kind == getAttrKinds().end()
+                                     ? AttrKind::Sharding
+                                     : kind->second,
+                                 argAttrs)))
           return failure();
       }
     }
@@ -576,8 +602,7 @@ LogicalResult Importer::importBody(
   return success();
 }
 
-FailureOr<Location>
-Importer::getInstructionLocation(const Instruction &inst) {
+FailureOr<Location> Importer::getInstructionLocation(const Instruction &inst) {
   Location position = positions.getLocation(inst.loc);
   const AttrRef *metadata = inst.findAttr("metadata");
   if (!metadata)
@@ -619,7 +644,8 @@ Location Importer::getFrameLocation(int64_t frameId) {
   if (cached != frameLocations.end())
     return cached->second;
   auto frame = text.stackFrames.find(frameId);
-  if (frame == text.stackFrames.end() || !framesInProgress.insert(frameId).second)
+  if (frame == text.stackFrames.end() ||
+      !framesInProgress.insert(frameId).second)
     return UnknownLoc::get(context);
   Location loc = UnknownLoc::get(context);
   auto fileLocation = text.fileLocations.find(frame->second.fileLocationId);
@@ -680,7 +706,8 @@ FailureOr<ArrayAttr> Importer::importCalledComputations(const AttrRef &attr) {
     if (!cursor.consumeIf(Token::Comma))
       break;
   }
-  if (failed(cursor.expect(Token::RBrace, "',' or '}'")) || failed(finish(attr)))
+  if (failed(cursor.expect(Token::RBrace, "',' or '}'")) ||
+      failed(finish(attr)))
     return failure();
   llvm::SmallVector<Attribute> symbols;
   for (auto [index, nameLoc] : callees) {
@@ -911,10 +938,12 @@ LogicalResult Importer::convertAttr(const Instruction &inst,
   return success();
 }
 
-LogicalResult Importer::importInstruction(const Computation &computation,
-                                          const Instruction &inst,
-                                          std::vector<InstructionState> &states) {
-  InstructionState &state = states[computation.instructionByName.lookup(inst.name)];
+LogicalResult
+Importer::importInstruction(const Computation &computation,
+                            const Instruction &inst,
+                            std::vector<InstructionState> &states) {
+  InstructionState &state =
+      states[computation.instructionByName.lookup(inst.name)];
   cursor.resetTo(inst.shapeBegin);
   if (failed(values.parseShape(state.shape)))
     return failure();
@@ -943,10 +972,9 @@ LogicalResult Importer::importInstruction(const Computation &computation,
       node = root.children[ref.tupleIndex];
     }
     const ShapeNode &picked = producer.shape.nodes[node];
-    llvm::ArrayRef<Value> produced = llvm::ArrayRef<Value>(producer.values)
-                                         .slice(picked.leafBegin,
-                                                picked.leafEnd -
-                                                    picked.leafBegin);
+    llvm::ArrayRef<Value> produced =
+        llvm::ArrayRef<Value>(producer.values)
+            .slice(picked.leafBegin, picked.leafEnd - picked.leafBegin);
     operands.append(produced.begin(), produced.end());
     operandLeafCounts.push_back(produced.size());
     operandNodes.push_back({&producer, node});
@@ -960,8 +988,7 @@ LogicalResult Importer::importInstruction(const Computation &computation,
       return success();
     std::string gotTypes, wantTypes;
     llvm::raw_string_ostream gotOs(gotTypes), wantOs(wantTypes);
-    llvm::interleaveComma(got, gotOs,
-                          [&](Value v) { gotOs << v.getType(); });
+    llvm::interleaveComma(got, gotOs, [&](Value v) { gotOs << v.getType(); });
     llvm::interleaveComma(state.shape.leaves, wantOs);
     return positions.emitError(inst.loc)
            << "'" << inst.name << "' is declared as (" << wantTypes
@@ -1010,15 +1037,13 @@ LogicalResult Importer::importInstruction(const Computation &computation,
                << "get-tuple-element needs a tuple operand, but '" << operand
                << "' is an array";
       return positions.emitError(indexAttr->valueBegin)
-             << "index " << index << " is out of range for operand '"
-             << operand << "' with " << node.children.size()
-             << " tuple elements";
+             << "index " << index << " is out of range for operand '" << operand
+             << "' with " << node.children.size() << " tuple elements";
     }
     const ShapeNode &element = tuple.nodes[node.children[index]];
     // `operands` holds the leaves of `node`; the element is a sub-range.
-    state.values.assign(
-        operands.begin() + (element.leafBegin - node.leafBegin),
-        operands.begin() + (element.leafEnd - node.leafBegin));
+    state.values.assign(operands.begin() + (element.leafBegin - node.leafBegin),
+                        operands.begin() + (element.leafEnd - node.leafBegin));
     if (failed(checkTypes(state.values)))
       return failure();
     NamedAttrList attrs;
@@ -1037,10 +1062,9 @@ LogicalResult Importer::importInstruction(const Computation &computation,
     if (failed(values.parseLiteral(type, inst.literalBegin, inst.literalEnd,
                                    value, elided)))
       return failure();
-    Operation *op = elided ? ElidedConstantOp::create(builder, loc, type)
-                                 .getOperation()
-                           : ConstantOp::create(builder, loc, value)
-                                 .getOperation();
+    Operation *op =
+        elided ? ElidedConstantOp::create(builder, loc, type).getOperation()
+               : ConstantOp::create(builder, loc, value).getOperation();
     for (const AttrRef &attr : inst.attrs) {
       auto kind = getAttrKinds().find(attr.name);
       NamedAttrList extra(op->getDiscardableAttrDictionary());
@@ -1054,7 +1078,8 @@ LogicalResult Importer::importInstruction(const Computation &computation,
       op->setDiscardableAttrs(extra.getDictionary(context));
     }
     if (state.shape.hasNonDefaultLayout())
-      op->setAttr("kiln.layout", builder.getArrayAttr({state.shape.layouts[0]}));
+      op->setAttr("kiln.layout",
+                  builder.getArrayAttr({state.shape.layouts[0]}));
     state.values.push_back(op->getResult(0));
     return success();
   }
@@ -1100,17 +1125,17 @@ LogicalResult Importer::importInstruction(const Computation &computation,
         state.values.push_back(value);
         continue;
       }
-      state.values.push_back(CopyOp::create(builder, loc, value.getType(), value));
+      state.values.push_back(
+          CopyOp::create(builder, loc, value.getType(), value));
     }
     return checkTypes(state.values);
   }
   return importGeneric(inst, loc, operands, operandLeafCounts, state);
 }
 
-LogicalResult Importer::importGeneric(const Instruction &inst, Location loc,
-                                      llvm::ArrayRef<Value> operands,
-                                      llvm::ArrayRef<unsigned> operandLeafCounts,
-                                      InstructionState &state) {
+LogicalResult Importer::importGeneric(
+    const Instruction &inst, Location loc, llvm::ArrayRef<Value> operands,
+    llvm::ArrayRef<unsigned> operandLeafCounts, InstructionState &state) {
   llvm::StringRef kilnName = kilnOpNameForHloOpcode(inst.opcode);
   if (kilnName.empty()) {
     if (isKnownUnsupportedOpcode(inst.opcode))
@@ -1178,7 +1203,8 @@ LogicalResult Importer::importGeneric(const Instruction &inst, Location loc,
   for (auto &[attr, regionIndex] : regionRefs) {
     if (attr->name == "branch_computations") {
       seek(*attr);
-      if (failed(cursor.expect(Token::LBrace, "'{' to start a computation list")))
+      if (failed(
+              cursor.expect(Token::LBrace, "'{' to start a computation list")))
         return failure();
       while (!cursor.current().is(Token::RBrace)) {
         const char *nameLoc = cursor.current().loc();
@@ -1230,8 +1256,8 @@ LogicalResult Importer::importGeneric(const Instruction &inst, Location loc,
       return positions.emitError(inst.opcodeLoc)
              << "conditional needs a branch index operand";
     attrs.set("branch_operand_counts",
-              builder.getDenseI64ArrayAttr(llvm::to_vector_of<int64_t>(
-                  operandLeafCounts.drop_front())));
+              builder.getDenseI64ArrayAttr(
+                  llvm::to_vector_of<int64_t>(operandLeafCounts.drop_front())));
   }
   if (state.shape.hasNonDefaultLayout()) {
     llvm::SmallVector<Attribute> layouts;
@@ -1269,8 +1295,8 @@ OwningOpRef<ModuleOp> kiln::importHloText(llvm::SourceMgr &sourceMgr,
 void kiln::registerImportHloTranslation() {
   TranslateToMLIRRegistration registration(
       "import-hlo", "import XLA HLO text into the kiln dialect",
-      [](llvm::SourceMgr &sourceMgr, MLIRContext *context)
-          -> OwningOpRef<Operation *> {
+      [](llvm::SourceMgr &sourceMgr,
+         MLIRContext *context) -> OwningOpRef<Operation *> {
         return importHloText(sourceMgr, context);
       },
       [](DialectRegistry &registry) {

@@ -21,9 +21,9 @@ std::string Token::describe() const {
       return "an unterminated string (no closing '\"')";
     if (spelling.starts_with("/*"))
       return "an unterminated comment (no closing '*/')";
-    if (!spelling.empty() && ((unsigned char)spelling[0] >= 0x80 ||
-                              (unsigned char)spelling[0] < 0x20 ||
-                              spelling[0] == 0x7f))
+    if (!spelling.empty() &&
+        ((unsigned char)spelling[0] >= 0x80 ||
+         (unsigned char)spelling[0] < 0x20 || spelling[0] == 0x7f))
       return llvm::formatv("invalid character 0x{0:x-2} ({1})",
                            (unsigned)(unsigned char)spelling[0],
                            (unsigned char)spelling[0] >= 0x80
@@ -114,7 +114,8 @@ Token Lexer::lex() {
       ++cur;
     if (cur == nameStart)
       return make(Token::Error, start);
-    return Token{Token::PercentName, llvm::StringRef(nameStart, cur - nameStart)};
+    return Token{Token::PercentName,
+                 llvm::StringRef(nameStart, cur - nameStart)};
   }
   case '-':
     if (cur < end && *cur == '>') {
@@ -229,8 +230,8 @@ std::string hlo::canonicalizeText(llvm::StringRef text, bool dropMetadata) {
         --skipDepth;
       continue;
     }
-    if (dropMetadata && tok.is(Token::LBrace) &&
-        previous.is(Token::Equal) && beforePrevious.isWord("metadata")) {
+    if (dropMetadata && tok.is(Token::LBrace) && previous.is(Token::Equal) &&
+        beforePrevious.isWord("metadata")) {
       // Remove the `metadata=` already written, and a separating space.
       out.resize(out.size() - (sizeof("metadata=") - 1));
       while (!out.empty() && out.back() == ' ')

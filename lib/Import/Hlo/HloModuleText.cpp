@@ -303,9 +303,8 @@ LogicalResult ModuleTextParser::parseComputation() {
         failed(skipShape()))
       return failure();
   }
-  if (failed(cursor.expect(Token::LBrace,
-                           "'{' to start computation '" +
-                               computation.name.str() + "'")))
+  if (failed(cursor.expect(Token::LBrace, "'{' to start computation '" +
+                                              computation.name.str() + "'")))
     return failure();
   while (!cursor.consumeIf(Token::RBrace)) {
     if (cursor.current().is(Token::Eof))

@@ -1,4 +1,5 @@
-//===- HloValueParser.cpp - shapes, literals and attribute values -*- C++ -*-===//
+//===- HloValueParser.cpp - shapes, literals and attribute values -*- C++
+//-*-===//
 //
 // This file implements the typed parsers of HLO text values.
 //
@@ -14,8 +15,8 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <cerrno>
-#include <functional>
 #include <cstdlib>
+#include <functional>
 #include <numeric>
 
 using namespace mlir;
@@ -24,7 +25,9 @@ using namespace kiln::hlo;
 
 ValueParser::ValueParser(TokenCursor &cursor, MLIRContext *context)
     : cursor(cursor), context(context) {
-  auto add = [&](llvm::StringRef name, Type type) { elementTypes[name] = type; };
+  auto add = [&](llvm::StringRef name, Type type) {
+    elementTypes[name] = type;
+  };
   add("pred", IntegerType::get(context, 1));
   for (unsigned width : {2, 4, 8, 16, 32, 64}) {
     add("s" + std::to_string(width), IntegerType::get(context, width));
@@ -227,7 +230,8 @@ LogicalResult ValueParser::parseText(std::string &value) {
   return success();
 }
 
-LogicalResult ValueParser::parseIntList(llvm::SmallVectorImpl<int64_t> &values) {
+LogicalResult
+ValueParser::parseIntList(llvm::SmallVectorImpl<int64_t> &values) {
   values.clear();
   if (failed(cursor.expect(Token::LBrace, "'{' to start a list of integers")))
     return failure();
@@ -310,7 +314,8 @@ LogicalResult ValueParser::parseIotaList(IotaList &iota) {
            << "iota list has " << total << " elements but is reshaped from "
            << reshaped;
   if (!iota.transpose.empty()) {
-    llvm::SmallVector<int64_t> sorted(iota.transpose.begin(), iota.transpose.end());
+    llvm::SmallVector<int64_t> sorted(iota.transpose.begin(),
+                                      iota.transpose.end());
     llvm::sort(sorted);
     bool isPermutation = sorted.size() == iota.reshape.size();
     for (size_t i = 0; isPermutation && i < sorted.size(); ++i)
@@ -394,8 +399,8 @@ LogicalResult ValueParser::parseIntMatrix(DenseIntElementsAttr &matrix,
     if (failed(cursor.expect(Token::RBrace, ("'}' to end " + what).str())))
       return failure();
   }
-  auto type = RankedTensorType::get({rows, columns},
-                                    IntegerType::get(context, 64));
+  auto type =
+      RankedTensorType::get({rows, columns}, IntegerType::get(context, 64));
   matrix = DenseIntElementsAttr::get(type, llvm::ArrayRef<int64_t>(values));
   return success();
 }
@@ -578,17 +583,18 @@ LogicalResult ValueParser::parseMetadata(Metadata &metadata) {
   return success();
 }
 
-LogicalResult ValueParser::parseLiteralElements(
-    llvm::ArrayRef<int64_t> dims, size_t depth, bool isComplex,
-    llvm::SmallVectorImpl<Token> &words) {
+LogicalResult
+ValueParser::parseLiteralElements(llvm::ArrayRef<int64_t> dims, size_t depth,
+                                  bool isComplex,
+                                  llvm::SmallVectorImpl<Token> &words) {
   // One level of braces per dimension, each with as many elements as the
   // dimension; the recursion is as deep as the shape's rank, no deeper.
   const Token &tok = cursor.current();
   if (depth < dims.size()) {
     const char *open = tok.loc();
-    if (failed(cursor.expect(Token::LBrace,
-                             "'{' for dimension " + std::to_string(depth) +
-                                 " of the literal")))
+    if (failed(cursor.expect(Token::LBrace, "'{' for dimension " +
+                                                std::to_string(depth) +
+                                                " of the literal")))
       return failure();
     int64_t count = 0;
     while (!cursor.current().is(Token::RBrace)) {
@@ -657,9 +663,8 @@ LogicalResult ValueParser::parseLiteral(RankedTensorType type,
     }
   }
   llvm::SmallVector<Token, 16> words;
-  if (failed(parseLiteralElements(type.getShape(), 0,
-                                  isa<ComplexType>(type.getElementType()),
-                                  words)))
+  if (failed(parseLiteralElements(
+          type.getShape(), 0, isa<ComplexType>(type.getElementType()), words)))
     return failure();
   if (cursor.current().loc() != end)
     return cursor.emitExpected("')' after the literal");
@@ -670,8 +675,7 @@ LogicalResult ValueParser::parseLiteral(RankedTensorType type,
   int64_t found = isComplex ? words.size() / 2 : words.size();
   if (found != count)
     return cursor.getPositions().emitError(begin)
-           << "literal has " << found << " elements, its shape needs "
-           << count;
+           << "literal has " << found << " elements, its shape needs " << count;
 
   auto emitBad = [&](const Token &tok, llvm::StringRef what) {
     return cursor.getPositions().emitError(tok.loc())

@@ -104,9 +104,10 @@ public:
                                      llvm::SmallVectorImpl<int64_t> &limits,
                                      llvm::SmallVectorImpl<int64_t> &strides);
   /// `0_0x1_2_1`: low_high[_interior] per dimension.
-  mlir::LogicalResult parsePaddingSpec(llvm::SmallVectorImpl<int64_t> &low,
-                                       llvm::SmallVectorImpl<int64_t> &high,
-                                       llvm::SmallVectorImpl<int64_t> &interior);
+  mlir::LogicalResult
+  parsePaddingSpec(llvm::SmallVectorImpl<int64_t> &low,
+                   llvm::SmallVectorImpl<int64_t> &high,
+                   llvm::SmallVectorImpl<int64_t> &interior);
   /// `{size=2x2 stride=1x1 pad=0_0x0_0 lhs_dilate=1x1 rhs_dilate=1x1}`;
   /// missing fields get HLO's defaults.
   struct Window {
