@@ -150,6 +150,8 @@ private:
   unsigned nextId = 0;
   /// The single value returned by the computation being exported, if any.
   Value rootValue;
+  /// Annotations of region parameters, written with the parameter line.
+  llvm::DenseSet<Operation *> writtenWithParameters;
 };
 
 } // namespace
@@ -517,6 +519,8 @@ LogicalResult Exporter::exportAnnotate(AnnotateOp op, llvm::raw_ostream &os) {
 }
 
 LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
+  if (writtenWithParameters.contains(op))
+    return success();
   if (auto annotateOp = dyn_cast<AnnotateOp>(op))
     return exportAnnotate(annotateOp, os);
   // Operands that the HLO op takes as one tuple are packed first.
@@ -820,10 +824,35 @@ LogicalResult Exporter::exportBlock(Block &block, ParamStyle style,
   Value savedRoot = rootValue;
   rootValue = resultTree ? Value() : results[0];
 
+  // A region parameter's attributes are on a kiln.annotate over its
+  // arguments; they go back on the parameter line, and the annotation's
+  // values take the parameter's names.
+  llvm::DenseMap<unsigned, AnnotateOp> parameterAnnotations;
+  for (auto annotation : block.getOps<AnnotateOp>())
+    if (annotation.getHloOpcode() == "parameter" &&
+        annotation.getNumOperands() > 0)
+      if (auto arg = dyn_cast<BlockArgument>(annotation.getOperand(0)))
+        parameterAnnotations[arg.getArgNumber()] = annotation;
+  auto annotationOf = [&](unsigned first, unsigned count) -> AnnotateOp {
+    AnnotateOp annotation = parameterAnnotations.lookup(first);
+    if (!annotation || annotation.getNumOperands() != count)
+      return nullptr;
+    writtenWithParameters.insert(annotation);
+    return annotation;
+  };
+  auto nameAnnotation = [&](AnnotateOp annotation) {
+    if (!annotation)
+      return;
+    for (auto [operand, result] :
+         llvm::zip(annotation.getOperands(), annotation.getResults()))
+      valueNames[result] = valueNames.lookup(operand);
+  };
+
   sig << '(';
   unsigned argIndex = 0;
   for (unsigned number = 0; number < parameters.size(); ++number) {
     const TupleTree &tree = parameters[number];
+    AnnotateOp annotation = annotationOf(argIndex, tree.countLeaves());
     if (number)
       sig << ", ";
     if (!tree.isTuple) {
@@ -842,7 +871,14 @@ LogicalResult Exporter::exportBlock(Block &block, ParamStyle style,
                        : DictionaryAttr())
         if (failed(printKeptAttributes(where, attrs.getValue(), os)))
           return failure();
+      if (annotation) {
+        llvm::SmallVector<NamedAttribute> kept(
+            annotation->getDiscardableAttrs());
+        if (failed(printKeptAttributes(annotation, kept, os)))
+          return failure();
+      }
       os << '\n';
+      nameAnnotation(annotation);
       continue;
     }
     // A tuple parameter, taken apart with get-tuple-element.
@@ -863,6 +899,11 @@ LogicalResult Exporter::exportBlock(Block &block, ParamStyle style,
             function ? function.getArgAttrDict(first) : DictionaryAttr())
       if (failed(printKeptAttributes(where, attrs.getValue(), os)))
         return failure();
+    if (annotation) {
+      llvm::SmallVector<NamedAttribute> kept(annotation->getDiscardableAttrs());
+      if (failed(printKeptAttributes(annotation, kept, os)))
+        return failure();
+    }
     os << '\n';
     std::function<LogicalResult(const TupleTree &, const std::string &)>
         takeApart = [&](const TupleTree &node,
@@ -892,6 +933,7 @@ LogicalResult Exporter::exportBlock(Block &block, ParamStyle style,
     };
     if (failed(takeApart(tree, name)))
       return failure();
+    nameAnnotation(annotation);
   }
   sig << ") -> ";
 

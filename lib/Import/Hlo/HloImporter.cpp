@@ -503,21 +503,11 @@ Importer::importBody(unsigned index, Block *block, bool isFunction,
     if (failed(loc))
       return failure();
     // Attributes of a function's parameters (sharding, frontend attributes,
-    // layouts) are kept on its arguments.
+    // layouts) are kept on its arguments; a region's arguments cannot hold
+    // any, so there they go on a kiln.annotate over the arguments.
     NamedAttrList argAttrs;
-    if (functionArgAttrs) {
-      for (const AttrRef &attr : inst.attrs) {
-        auto kind = getAttrKinds().find(attr.name);
-        if (kind != getAttrKinds().end() && kind->second == AttrKind::Metadata)
-          continue;
-        if (failed(addCommonAttr(attr,
-                                 kind == getAttrKinds().end()
-                                     ? AttrKind::Sharding
-                                     : kind->second,
-                                 argAttrs)))
-          return failure();
-      }
-    }
+    if (failed(collectKeptAttrs(inst, {}, argAttrs)))
+      return failure();
     for (unsigned leaf = 0; leaf < state.shape.leaves.size(); ++leaf) {
       state.values.push_back(
           block->addArgument(state.shape.leaves[leaf], *loc));
@@ -527,6 +517,12 @@ Importer::importBody(unsigned index, Block *block, bool isFunction,
       if (StringAttr layout = state.shape.layouts[leaf])
         leafAttrs.set("kiln.layout", layout);
       functionArgAttrs->push_back(leafAttrs.getDictionary(context));
+    }
+    if (!functionArgAttrs && !argAttrs.empty()) {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToEnd(block);
+      if (failed(annotate(inst, *loc, argAttrs, state.values)))
+        return failure();
     }
   }
 

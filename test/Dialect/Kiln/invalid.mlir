@@ -1514,7 +1514,7 @@ func.func @return_outside_region(%a: tensor<f32>) -> tensor<f32> {
 // -----
 
 func.func @annotate_bad_opcode(%a: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error @+1 {{hlo_opcode must be 'tuple' or 'get-tuple-element', got 'add'}}
+  // expected-error @+1 {{hlo_opcode must be 'tuple', 'get-tuple-element' or 'parameter', got 'add'}}
   %0 = kiln.annotate %a {hlo_opcode = "add"} : (tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
@@ -1525,4 +1525,13 @@ func.func @annotate_bad_types(%a: tensor<2xf32>) -> tensor<3xf32> {
   // expected-error @+1 {{result types must equal the operand types}}
   %0 = kiln.annotate %a {hlo_opcode = "tuple"} : (tensor<2xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @annotate_parameter_not_argument(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = kiln.negate %a : (tensor<2xf32>) -> tensor<2xf32>
+  // expected-error @+1 {{with hlo_opcode 'parameter' annotates only the arguments of its own block}}
+  %1 = kiln.annotate %0 {hlo_opcode = "parameter"} : (tensor<2xf32>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
 }

@@ -1358,10 +1358,19 @@ LogicalResult ConditionalOp::verify() {
 }
 
 LogicalResult AnnotateOp::verify() {
-  if (getHloOpcode() != "tuple" && getHloOpcode() != "get-tuple-element")
-    return emitOpError("hlo_opcode must be 'tuple' or 'get-tuple-element', "
-                       "got '")
+  if (getHloOpcode() != "tuple" && getHloOpcode() != "get-tuple-element" &&
+      getHloOpcode() != "parameter")
+    return emitOpError("hlo_opcode must be 'tuple', 'get-tuple-element' or "
+                       "'parameter', got '")
            << getHloOpcode() << "'";
+  // A region's parameter: the annotated values are the block's arguments.
+  if (getHloOpcode() == "parameter" &&
+      !llvm::all_of(getOperands(), [&](Value operand) {
+        auto arg = dyn_cast<BlockArgument>(operand);
+        return arg && arg.getOwner() == (*this)->getBlock();
+      }))
+    return emitOpError("with hlo_opcode 'parameter' annotates only the "
+                       "arguments of its own block");
   if (getOperandTypes() != getResultTypes())
     return emitOpError("result types must equal the operand types");
   return success();

@@ -481,13 +481,15 @@ def Kiln_ConditionalOp : Kiln_Op<"conditional", [IsolatedFromAbove, RecursiveMem
 }
 
 def Kiln_AnnotateOp : Kiln_GenericFormatOp<"annotate", [Pure]> {
-  let summary = "identity that keeps the attributes of an HLO tuple or get-tuple-element";
+  let summary = "identity that keeps the attributes of an HLO instruction that became no op";
   let description = [{
     Tuples are flattened, so HLO `tuple` and `get-tuple-element` become no
-    op at all. When such an instruction carries attributes (a sharding that
-    feeds SPMD partitioning, frontend attributes), the importer keeps them
-    on this identity op over the values concerned; `hlo_opcode` says which
-    instruction it was, so that the exporter can write it back.
+    op at all, and a region's `parameter` becomes block arguments, which
+    cannot hold attributes. When such an instruction carries attributes (a
+    sharding that feeds SPMD partitioning, frontend attributes), the
+    importer keeps them on this identity op over the values concerned;
+    `hlo_opcode` says which instruction it was, so that the exporter can
+    write it back.
   }];
   let arguments = (ins Variadic<Kiln_TensorOrToken>:$operands,
                    StrAttr:$hlo_opcode);
