@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <numeric>
 
 using namespace mlir;
@@ -704,7 +705,10 @@ LogicalResult ValueParser::parseLiteral(RankedTensorType type,
     bool isUnsigned = intType.isUnsigned();
     // Signed types also accept their unsigned bit patterns (XLA prints some
     // s32 constants that way); values must fit in `width` bits either way.
-    int64_t minValue = isUnsigned ? 0 : -(int64_t)(1ull << (width - 1));
+    int64_t minValue = isUnsigned ? 0
+                       : width == 64
+                           ? std::numeric_limits<int64_t>::min()
+                           : -(int64_t(1) << (width - 1));
     uint64_t maxBits = width == 64 ? ~0ull : (1ull << width) - 1;
     for (const Token &tok : words) {
       uint64_t bits;
