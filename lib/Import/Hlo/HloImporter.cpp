@@ -233,7 +233,7 @@ private:
   /// Computations being imported inside one another (calls and regions).
   /// Real graphs nest a few levels; the bound keeps the recursion, and the
   /// verifier's and printer's after it, far from the stack's end.
-  static constexpr unsigned kMaxNesting = 256;
+  static constexpr unsigned kMaxNesting = 128;
   unsigned nesting = 0;
   LogicalResult enterComputation(const Computation &computation,
                                  const char *useLoc) {
