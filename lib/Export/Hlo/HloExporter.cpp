@@ -10,6 +10,8 @@
 
 #include "kiln/Export/Hlo/HloExporter.h"
 
+#include "StackFrameTables.h"
+
 #include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Dialect/Kiln/IR/HloOpcodes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -150,6 +152,8 @@ private:
   unsigned nextId = 0;
   /// The single value returned by the computation being exported, if any.
   Value rootValue;
+  /// The call stacks of the ops' metadata, printed after the header.
+  StackFrameTables stackFrames;
   /// Annotations of region parameters, written with the parameter line.
   llvm::DenseSet<Operation *> writtenWithParameters;
 };
@@ -259,20 +263,24 @@ void Exporter::printMetadata(Location loc, llvm::raw_ostream &os) {
   // Only the metadata part of the importer's location goes back out; the
   // dump position is where the op was, not part of it.
   HloLocation parts = decodeHloLocation(loc);
-  if (parts.opName.empty() && !parts.source)
+  int64_t frame = parts.stack ? stackFrames.intern(*parts.stack) : 0;
+  if (parts.opName.empty() && !parts.source && !frame)
     return;
   os << ", metadata={";
+  llvm::ListSeparator separator(" ");
   if (!parts.opName.empty()) {
-    os << "op_name=";
+    os << separator << "op_name=";
     printQuoted(os, parts.opName);
   }
   if (parts.source) {
-    os << (parts.opName.empty() ? "" : " ") << "source_file=";
+    os << separator << "source_file=";
     printQuoted(os, parts.source->getFilename().getValue());
     os << " source_line=" << parts.source->getLine();
     if (parts.source->getColumn())
       os << " source_column=" << parts.source->getColumn();
   }
+  if (frame)
+    os << separator << "stack_frame_id=" << frame;
   os << '}';
 }
 
@@ -877,6 +885,7 @@ LogicalResult Exporter::exportBlock(Block &block, ParamStyle style,
         if (failed(printKeptAttributes(annotation, kept, os)))
           return failure();
       }
+      printMetadata(arg.getLoc(), os);
       os << '\n';
       nameAnnotation(annotation);
       continue;
@@ -1083,6 +1092,8 @@ LogicalResult Exporter::exportModule(llvm::raw_ostream &os) {
   }
   if (hasHeader)
     os << "\n\n";
+  if (!stackFrames.empty())
+    stackFrames.print(os);
   for (const std::string &computation : computations)
     os << computation << '\n';
   return success();

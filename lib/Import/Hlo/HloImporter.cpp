@@ -627,8 +627,12 @@ FailureOr<Location> Importer::getMetadataLocation(const AttrRef &attr) {
   if (isa<UnknownLoc>(source) && !metadata.sourceFile.empty())
     source = FileLineColLoc::get(context, metadata.sourceFile,
                                  metadata.sourceLine, metadata.sourceColumn);
+  // The op_name layer is always there in front of a call stack (empty when
+  // the dump has none), so that the stack's outermost name is never taken
+  // for an op_name: see HloLocation.h.
+  bool isStack = isa<NameLoc, CallSiteLoc>(source);
   Location loc =
-      metadata.opName.empty()
+      metadata.opName.empty() && !isStack
           ? source
           : NameLoc::get(StringAttr::get(context, metadata.opName), source);
   metadataLocations.try_emplace(attr.valueText(), loc);

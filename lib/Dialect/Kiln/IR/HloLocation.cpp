@@ -27,6 +27,8 @@ HloLocation kiln::decodeHloLocation(Location loc) {
     result.opName = name.getName().str();
     meta = name.getChildLoc();
   }
+  if (isa<CallSiteLoc, NameLoc>(meta))
+    result.stack = meta;
   // Of a call stack, the innermost frame is the user's line.
   while (auto callSite = dyn_cast<CallSiteLoc>(meta))
     meta = callSite.getCallee();

@@ -2,9 +2,10 @@
 //
 // This file declares how the location of an op imported from HLO text reads:
 // `fused[<dump file:line:col>, <metadata>]`, where the metadata part is
-// `"op_name"(<source>)` or just the source, and the source is the user's
-// `file:line:col`, named by its function and nested in call sites when the
-// dump had a stack. The importer writes this; the exporter, `kiln diff` and
+// `"op_name"(<source>)`, or a bare `file:line:col` source without op_name.
+// A source from the dump's StackFrames is a frame, `"function"(file:line:
+// col)`, nested in call sites of its callers; it always has the op_name
+// layer in front, empty when the dump had no op_name. The importer writes this; the exporter, `kiln diff` and
 // `kiln cache explain` read it through here.
 //
 //===----------------------------------------------------------------------===//
@@ -27,6 +28,8 @@ struct HloLocation {
   std::string opName;
   /// The innermost source position (the user's Python line), if any.
   std::optional<mlir::FileLineColLoc> source;
+  /// The whole call stack (a frame, or call sites of frames), if any.
+  std::optional<mlir::Location> stack;
 };
 
 HloLocation decodeHloLocation(mlir::Location loc);
