@@ -195,6 +195,11 @@ private:
   LogicalResult addCommonAttr(const AttrRef &attr, AttrKind kind,
                               NamedAttrList &attrs);
   FailureOr<unsigned> lookupComputation(const AttrRef &attr);
+  /// The computations of `{%a, %b}`, with where each is named.
+  FailureOr<llvm::SmallVector<std::pair<unsigned, const char *>>>
+  lookupComputationList(const AttrRef &attr);
+  FailureOr<unsigned> findComputation(llvm::StringRef name, const char *nameLoc,
+                                      llvm::StringRef attrName);
   /// The attributes of a structural instruction (tuple, get-tuple-element,
   /// call) other than metadata and `skip`, as kept `kiln.*` attributes.
   LogicalResult collectKeptAttrs(const Instruction &inst,
@@ -547,16 +552,8 @@ Importer::importBody(unsigned index, Block *block, bool isFunction,
   // the function.
   if (interface && root.opcode == "tuple") {
     NamedAttrList attrs;
-    for (const AttrRef &attr : root.attrs) {
-      auto kind = getAttrKinds().find(attr.name);
-      if (kind != getAttrKinds().end() && kind->second == AttrKind::Metadata)
-        continue;
-      if (failed(addCommonAttr(attr,
-                               kind == getAttrKinds().end() ? AttrKind::Sharding
-                                                            : kind->second,
-                               attrs)))
-        return failure();
-    }
+    if (failed(collectKeptAttrs(root, {}, attrs)))
+      return failure();
     if (!attrs.empty())
       interface->set("kiln.root", attrs.getDictionary(context));
   }
@@ -672,23 +669,29 @@ Location Importer::getFrameLocation(int64_t frameId) {
   return loc;
 }
 
+FailureOr<unsigned> Importer::findComputation(llvm::StringRef name,
+                                              const char *nameLoc,
+                                              llvm::StringRef attrName) {
+  auto it = text.computationByName.find(name);
+  if (it == text.computationByName.end())
+    return positions.emitError(nameLoc)
+           << "'" << attrName << "' names undefined computation '" << name
+           << "'";
+  return it->second;
+}
+
 FailureOr<unsigned> Importer::lookupComputation(const AttrRef &attr) {
   seek(attr);
   llvm::StringRef name;
   if (failed(cursor.parseName(name, "a computation name")) ||
       failed(finish(attr)))
     return failure();
-  auto it = text.computationByName.find(name);
-  if (it == text.computationByName.end())
-    return positions.emitError(attr.valueBegin)
-           << "'" << attr.name << "' names undefined computation '" << name
-           << "'";
-  return it->second;
+  return findComputation(name, attr.valueBegin, attr.name);
 }
 
-FailureOr<ArrayAttr> Importer::importCalledComputations(const AttrRef &attr) {
-  // Names first: importing a function moves the cursor.
-  llvm::SmallVector<std::pair<unsigned, const char *>> callees;
+FailureOr<llvm::SmallVector<std::pair<unsigned, const char *>>>
+Importer::lookupComputationList(const AttrRef &attr) {
+  llvm::SmallVector<std::pair<unsigned, const char *>> computations;
   seek(attr);
   if (failed(cursor.expect(Token::LBrace, "'{' to start a computation list")))
     return failure();
@@ -697,20 +700,26 @@ FailureOr<ArrayAttr> Importer::importCalledComputations(const AttrRef &attr) {
     llvm::StringRef name;
     if (failed(cursor.parseName(name, "a computation name")))
       return failure();
-    auto it = text.computationByName.find(name);
-    if (it == text.computationByName.end())
-      return positions.emitError(nameLoc)
-             << "'" << attr.name << "' names undefined computation '" << name
-             << "'";
-    callees.push_back({it->second, nameLoc});
+    FailureOr<unsigned> index = findComputation(name, nameLoc, attr.name);
+    if (failed(index))
+      return failure();
+    computations.push_back({*index, nameLoc});
     if (!cursor.consumeIf(Token::Comma))
       break;
   }
   if (failed(cursor.expect(Token::RBrace, "',' or '}'")) ||
       failed(finish(attr)))
     return failure();
+  return computations;
+}
+
+FailureOr<ArrayAttr> Importer::importCalledComputations(const AttrRef &attr) {
+  // Names first: importing a function moves the cursor.
+  auto callees = lookupComputationList(attr);
+  if (failed(callees))
+    return failure();
   llvm::SmallVector<Attribute> symbols;
-  for (auto [index, nameLoc] : callees) {
+  for (auto [index, nameLoc] : *callees) {
     FailureOr<func::FuncOp> function = getOrImportFunction(index, nameLoc);
     if (failed(function))
       return failure();
@@ -1065,18 +1074,11 @@ Importer::importInstruction(const Computation &computation,
     Operation *op =
         elided ? ElidedConstantOp::create(builder, loc, type).getOperation()
                : ConstantOp::create(builder, loc, value).getOperation();
-    for (const AttrRef &attr : inst.attrs) {
-      auto kind = getAttrKinds().find(attr.name);
-      NamedAttrList extra(op->getDiscardableAttrDictionary());
-      if (kind != getAttrKinds().end() && kind->second == AttrKind::Metadata)
-        continue;
-      if (failed(addCommonAttr(attr,
-                               kind == getAttrKinds().end() ? AttrKind::Sharding
-                                                            : kind->second,
-                               extra)))
-        return failure();
+    NamedAttrList extra;
+    if (failed(collectKeptAttrs(inst, {}, extra)))
+      return failure();
+    if (!extra.empty())
       op->setDiscardableAttrs(extra.getDictionary(context));
-    }
     if (state.shape.hasNonDefaultLayout())
       op->setAttr("kiln.layout",
                   builder.getArrayAttr({state.shape.layouts[0]}));
@@ -1103,16 +1105,8 @@ Importer::importInstruction(const Computation &computation,
              << function->getSymName() << "' " << type;
     auto call = func::CallOp::create(builder, loc, *function, operands);
     NamedAttrList extra;
-    for (const AttrRef &attr : inst.attrs) {
-      if (attr.name == "to_apply" || attr.name == "metadata")
-        continue;
-      auto kind = getAttrKinds().find(attr.name);
-      if (failed(addCommonAttr(attr,
-                               kind == getAttrKinds().end() ? AttrKind::Sharding
-                                                            : kind->second,
-                               extra)))
-        return failure();
-    }
+    if (failed(collectKeptAttrs(inst, {"to_apply"}, extra)))
+      return failure();
     for (NamedAttribute attr : extra)
       call->setAttr(attr.getName(), attr.getValue());
     state.values.assign(call.getResults().begin(), call.getResults().end());
@@ -1202,27 +1196,10 @@ LogicalResult Importer::importGeneric(
   llvm::SmallVector<std::pair<unsigned, const char *>, 2> regionComputations;
   for (auto &[attr, regionIndex] : regionRefs) {
     if (attr->name == "branch_computations") {
-      seek(*attr);
-      if (failed(
-              cursor.expect(Token::LBrace, "'{' to start a computation list")))
+      auto branches = lookupComputationList(*attr);
+      if (failed(branches))
         return failure();
-      while (!cursor.current().is(Token::RBrace)) {
-        const char *nameLoc = cursor.current().loc();
-        llvm::StringRef name;
-        if (failed(cursor.parseName(name, "a computation name")))
-          return failure();
-        auto it = text.computationByName.find(name);
-        if (it == text.computationByName.end())
-          return positions.emitError(nameLoc)
-                 << "'branch_computations' names undefined computation '"
-                 << name << "'";
-        regionComputations.push_back({it->second, nameLoc});
-        if (!cursor.consumeIf(Token::Comma))
-          break;
-      }
-      if (failed(cursor.expect(Token::RBrace, "',' or '}'")) ||
-          failed(finish(*attr)))
-        return failure();
+      regionComputations.append(branches->begin(), branches->end());
       continue;
     }
     FailureOr<unsigned> index = lookupComputation(*attr);
