@@ -754,6 +754,8 @@ LogicalResult Importer::annotate(const Instruction &inst, Location loc,
   attrs.set("hlo_opcode", builder.getStringAttr(inst.opcode));
   auto op = AnnotateOp::create(builder, loc, ValueRange(values).getTypes(),
                                values, attrs.getAttrs());
+  if (failed(mlir::verify(op, /*verifyRecursively=*/false)))
+    return failure();
   values.assign(op->getResults().begin(), op->getResults().end());
   return success();
 }
@@ -1264,8 +1266,17 @@ OwningOpRef<ModuleOp> kiln::importHloText(llvm::SourceMgr &sourceMgr,
   OwningOpRef<ModuleOp> module = importer.import();
   if (!module)
     return nullptr;
-  if (failed(mlir::verify(*module)))
+  // Every kiln op was verified as it was built (see importGeneric); what is
+  // left is the module (symbols, and the calls' uses of them), the
+  // functions and their returns. A second walk over every op would cost a
+  // seventh of the import.
+  if (failed(mlir::verify(*module, /*verifyRecursively=*/false)))
     return nullptr;
+  for (auto function : module->getOps<func::FuncOp>())
+    if (failed(mlir::verify(function, /*verifyRecursively=*/false)) ||
+        failed(mlir::verify(function.getBody().front().getTerminator(),
+                            /*verifyRecursively=*/false)))
+      return nullptr;
   return module;
 }
 
