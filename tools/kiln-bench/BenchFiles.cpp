@@ -42,3 +42,10 @@ void kiln::bench::collectFiles(llvm::StringRef root,
   });
   llvm::append_range(files, found);
 }
+
+llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>
+kiln::bench::readBenchFile(llvm::StringRef path) {
+  return llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                     /*RequiresNullTerminator=*/true,
+                                     /*IsVolatile=*/true);
+}

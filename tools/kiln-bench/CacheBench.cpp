@@ -329,9 +329,7 @@ struct GraphSplit {
 void checkOneGraph(GraphSplit &split, mlir::MLIRContext &context, Cache &cache,
                    bool publish) {
   Clock::time_point t0 = Clock::now();
-  auto buffer = llvm::MemoryBuffer::getFile(split.path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/true,
-                                            /*IsVolatile=*/true);
+  auto buffer = readBenchFile(split.path);
   if (!buffer)
     return;
   Clock::time_point t1 = Clock::now();

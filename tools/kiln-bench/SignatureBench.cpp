@@ -43,9 +43,7 @@ double secondsSince(Clock::time_point start) {
 }
 
 std::unique_ptr<llvm::MemoryBuffer> readFile(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/true,
-                                            /*IsVolatile=*/true);
+  auto buffer = readBenchFile(path);
   return buffer ? std::move(*buffer) : nullptr;
 }
 

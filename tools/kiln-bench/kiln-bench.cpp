@@ -43,6 +43,7 @@
 using namespace mlir;
 using kiln::bench::BenchFile;
 using kiln::bench::collectFiles;
+using kiln::bench::readBenchFile;
 
 namespace {
 
@@ -76,16 +77,6 @@ double secondsSince(Clock::time_point start) {
 
 double megabytes(uint64_t bytes) { return bytes / 1e6; }
 
-/// Reads a whole file into a heap buffer. `IsVolatile` makes MemoryBuffer
-/// read() the file rather than mmap it, so that the copy into memory is paid
-/// inside the timed region, by the floor and by the import alike.
-llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>
-readFile(llvm::StringRef path) {
-  return llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                     /*RequiresNullTerminator=*/true,
-                                     /*IsVolatile=*/true);
-}
-
 /// Counts the ops of a module the way `kiln import --summary` does: kiln
 /// dialect ops, terminators of regions excluded.
 uint64_t countOps(ModuleOp module) {
@@ -103,7 +94,7 @@ uint64_t countOps(ModuleOp module) {
 /// the first error; the diagnostics go to stderr only if `print` is set.
 OwningOpRef<ModuleOp> importFile(llvm::StringRef path, MLIRContext &context,
                                  bool print, std::string &error) {
-  auto buffer = readFile(path);
+  auto buffer = readBenchFile(path);
   if (!buffer) {
     error = buffer.getError().message();
     return nullptr;
@@ -239,7 +230,7 @@ void timeFile(FileResult &result, MLIRContext &context, unsigned repeat) {
   std::vector<double> floors;
   for (unsigned run = 0; run < repeat; ++run) {
     Clock::time_point start = Clock::now();
-    auto buffer = readFile(result.file.path);
+    auto buffer = readBenchFile(result.file.path);
     if (!buffer) {
       result.ok = false;
       result.error = buffer.getError().message();

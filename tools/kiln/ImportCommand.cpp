@@ -8,17 +8,15 @@
 
 #include "Commands.h"
 
+#include "kiln/Cache/Key.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
-#include "kiln/Import/Hlo/HloImporter.h"
+#include "kiln/Import/LoadGraph.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -27,7 +25,8 @@
 using namespace mlir;
 
 std::string kiln::getVersionString() {
-  return "kiln 0.1.0 (MLIR/LLVM " LLVM_VERSION_STRING ")";
+  // The same identity that every cache key carries.
+  return getCompilerIdentity();
 }
 
 namespace {
@@ -107,20 +106,9 @@ int kiln::runImport(const ImportOptions &options) {
     GraphSummary summary;
     summary.path = path;
     std::string errorMessage;
-    std::unique_ptr<llvm::MemoryBuffer> buffer =
-        openInputFile(path, &errorMessage);
-    if (!buffer) {
-      llvm::errs() << path << ": error: " << errorMessage << "\n";
-      ++failures;
-      summaries.push_back(std::move(summary));
-      continue;
-    }
-    summary.bytes = buffer->getBufferSize();
-    llvm::SourceMgr sourceMgr;
-    sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-    SourceMgrDiagnosticHandler handler(sourceMgr, &context);
     auto start = std::chrono::steady_clock::now();
-    OwningOpRef<ModuleOp> module = importHloText(sourceMgr, &context);
+    OwningOpRef<ModuleOp> module =
+        loadGraph(path, &context, llvm::errs(), &summary.bytes);
     summary.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
