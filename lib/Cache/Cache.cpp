@@ -1027,21 +1027,31 @@ Expected<std::vector<CacheEntry>> Cache::list() {
 }
 
 Expected<std::vector<CacheEntry>>
-Cache::findExplanationCandidates(StringRef signature) {
-  Expected<std::vector<CacheEntry>> same = selectEntries(
+Cache::findEntriesWithSignature(StringRef signature) {
+  return selectEntries(
       db,
       (llvm::Twine("SELECT ") + kEntryColumns +
        " FROM entries WHERE signature = ?1 ORDER BY last_used_ms DESC")
           .str(),
       signature, *this);
+}
+
+Expected<std::vector<CacheEntry>> Cache::listRecent(unsigned limit) {
+  return selectEntries(db,
+                       (llvm::Twine("SELECT ") + kEntryColumns +
+                        " FROM entries ORDER BY last_used_ms DESC LIMIT " +
+                        llvm::Twine(limit))
+                           .str(),
+                       "", *this);
+}
+
+Expected<std::vector<CacheEntry>>
+Cache::findExplanationCandidates(StringRef signature) {
+  Expected<std::vector<CacheEntry>> same = findEntriesWithSignature(signature);
   if (!same || !same->empty())
     return same;
   // Bounded so that explaining a miss stays fast in a big cache.
-  return selectEntries(db,
-                       (llvm::Twine("SELECT ") + kEntryColumns +
-                        " FROM entries ORDER BY last_used_ms DESC LIMIT 1000")
-                           .str(),
-                       "", *this);
+  return listRecent(1000);
 }
 
 Expected<bool> Cache::remove(StringRef key) {

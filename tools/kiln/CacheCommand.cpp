@@ -107,16 +107,27 @@ llvm::json::Object entryToJson(const CacheEntry &entry) {
   return object;
 }
 
-/// A short reason for a miss, for `check`.
-std::string describeMiss(Cache &cache, const GraphKey &graph) {
-  llvm::Expected<std::vector<CacheEntry>> candidates =
-      cache.findExplanationCandidates(graph.parts.signature.toHex());
-  if (!candidates) {
-    llvm::consumeError(candidates.takeError());
+/// A short reason for a miss, for `check`. `recent` holds the recently used
+/// entries that every miss without a same-signature entry is compared with:
+/// read once for the whole check, on the first such miss.
+std::string describeMiss(Cache &cache, const GraphKey &graph,
+                         std::optional<std::vector<CacheEntry>> &recent) {
+  llvm::Expected<std::vector<CacheEntry>> same =
+      cache.findEntriesWithSignature(graph.parts.signature.toHex());
+  if (!same) {
+    llvm::consumeError(same.takeError());
     return "";
   }
+  if (same->empty() && !recent) {
+    llvm::Expected<std::vector<CacheEntry>> entries = cache.listRecent(1000);
+    if (!entries) {
+      llvm::consumeError(entries.takeError());
+      return "";
+    }
+    recent = std::move(*entries);
+  }
   MissExplanation explanation =
-      explainMiss(graph.parts, graph.sketch, *candidates);
+      explainMiss(graph.parts, graph.sketch, same->empty() ? *recent : *same);
   switch (explanation.kind) {
   case MissExplanation::Kind::EmptyCache:
     return "the cache is empty";
@@ -154,6 +165,7 @@ int runCheck(Cache &cache, const CacheOptions &options) {
       computeGraphKeys(options.graphs, options.keys, canonical);
   reportGraphProblems(keys);
   unsigned hits = 0, misses = 0, failed = 0, errors = 0;
+  std::optional<std::vector<CacheEntry>> recent;
   llvm::json::Array graphs;
   for (const GraphKey &graph : keys) {
     if (!graph.ok) {
@@ -191,7 +203,7 @@ int runCheck(Cache &cache, const CacheOptions &options) {
       break;
     case LookupStatus::Miss:
       status = "miss";
-      reason = describeMiss(cache, graph);
+      reason = describeMiss(cache, graph, recent);
       ++misses;
       break;
     }

@@ -158,8 +158,13 @@ public:
   llvm::Expected<VerifyReport> verify(bool repair);
   llvm::Expected<CacheStats> getStats();
   llvm::Expected<std::vector<CacheEntry>> list();
-  /// Entries whose signature is `signature`, and failing that all entries:
-  /// the candidates `kiln cache explain` compares a miss with.
+  /// Entries whose signature is `signature`, most recently used first.
+  llvm::Expected<std::vector<CacheEntry>>
+  findEntriesWithSignature(llvm::StringRef signature);
+  /// The most recently used entries, at most `limit`.
+  llvm::Expected<std::vector<CacheEntry>> listRecent(unsigned limit);
+  /// The candidates `kiln cache explain` compares a miss with: the entries
+  /// with its signature, failing that the 1000 most recently used.
   llvm::Expected<std::vector<CacheEntry>>
   findExplanationCandidates(llvm::StringRef signature);
   /// Removes one entry; false if there was none.
