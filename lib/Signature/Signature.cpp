@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
@@ -76,7 +77,7 @@ bool isExcludedAttribute(Operation *op, llvm::StringRef name) {
 class SignatureWalker {
 public:
   SignatureWalker(ModuleOp module, bool keepOps)
-      : module(module), keepOps(keepOps) {}
+      : module(module), symbols(module), keepOps(keepOps) {}
 
   FailureOr<GraphSignature> run();
 
@@ -101,6 +102,8 @@ private:
   void putTag(char tag) { buffer.push_back(tag); }
 
   ModuleOp module;
+  /// Built once: a callee lookup per call must not scan the module.
+  SymbolTable symbols;
   bool keepOps;
   GraphSignature result;
   /// The op being encoded; reused to avoid allocations.
@@ -203,7 +206,7 @@ LogicalResult SignatureWalker::encodeOp(Operation *op, XXH3_state_t *state) {
         calleeRefs.push_back(symbol);
   llvm::SmallVector<Hash128, 1> calleeHashes;
   for (FlatSymbolRefAttr ref : calleeRefs) {
-    auto callee = module.lookupSymbol<func::FuncOp>(ref);
+    auto callee = symbols.lookup<func::FuncOp>(ref.getValue());
     if (!callee)
       return op->emitError("reference to unknown function ") << ref;
     FailureOr<Hash128> hash = hashFunction(callee);
