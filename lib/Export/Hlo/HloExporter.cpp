@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallString.h"
@@ -94,7 +95,7 @@ void printFloat(llvm::raw_ostream &os, const llvm::APFloat &value) {
 
 class Exporter {
 public:
-  explicit Exporter(ModuleOp module) : module(module) {}
+  explicit Exporter(ModuleOp module) : module(module), symbols(module) {}
 
   LogicalResult exportModule(llvm::raw_ostream &os);
 
@@ -144,6 +145,8 @@ private:
                          Operation *where);
 
   ModuleOp module;
+  /// Built once: callees are looked up for every call.
+  SymbolTable symbols;
   /// Computations in definition order; callees come before callers.
   std::vector<std::string> computations;
   llvm::DenseMap<Operation *, std::string> functionNames;
@@ -428,7 +431,7 @@ Exporter::printKeptAttributes(Operation *where,
       for (auto [i, ref] : llvm::enumerate(callees)) {
         auto symbol = dyn_cast<FlatSymbolRefAttr>(ref);
         auto callee =
-            symbol ? module.lookupSymbol<func::FuncOp>(symbol) : nullptr;
+            symbol ? symbols.lookup<func::FuncOp>(symbol.getValue()) : nullptr;
         if (!callee || functionNames.lookup(callee).empty())
           return where->emitError("called computation ")
                  << ref << " is not an exported function";
@@ -565,7 +568,7 @@ LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
   std::string callee;
   if (auto call = dyn_cast<func::CallOp>(op)) {
     opcode = "call";
-    auto function = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    auto function = symbols.lookup<func::FuncOp>(call.getCallee());
     if (!function)
       return op->emitError("call to unknown function @") << call.getCallee();
     callee = functionNames.lookup(function);
@@ -1053,7 +1056,7 @@ LogicalResult Exporter::exportModule(llvm::raw_ostream &os) {
           if (auto symbol = dyn_cast<FlatSymbolRefAttr>(ref))
             refs.push_back(symbol);
       for (FlatSymbolRefAttr ref : refs) {
-        auto callee = module.lookupSymbol<func::FuncOp>(ref);
+        auto callee = symbols.lookup<func::FuncOp>(ref.getValue());
         if (!callee) {
           op->emitError("reference to unknown function ") << ref;
           return WalkResult::interrupt();
