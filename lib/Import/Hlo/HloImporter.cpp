@@ -182,9 +182,11 @@ private:
                                llvm::ArrayRef<Type> resultTypes);
   LogicalResult topologicalOrder(const Computation &computation,
                                  llvm::SmallVectorImpl<unsigned> &order);
+  /// `isFunction`: the computation is a function's body (not a region).
   LogicalResult importInstruction(const Computation &computation,
                                   const Instruction &inst,
-                                  std::vector<InstructionState> &states);
+                                  std::vector<InstructionState> &states,
+                                  bool isFunction);
   LogicalResult importGeneric(const Instruction &inst, Location loc,
                               llvm::ArrayRef<Value> operands,
                               llvm::ArrayRef<unsigned> operandLeafCounts,
@@ -541,7 +543,7 @@ Importer::importBody(unsigned index, Block *block, bool isFunction,
     const Instruction &inst = computation.instructions[i];
     if (inst.opcode == "parameter")
       continue;
-    if (failed(importInstruction(computation, inst, states)))
+    if (failed(importInstruction(computation, inst, states, isFunction)))
       return failure();
   }
 
@@ -949,10 +951,10 @@ LogicalResult Importer::convertAttr(const Instruction &inst,
   return success();
 }
 
-LogicalResult
-Importer::importInstruction(const Computation &computation,
-                            const Instruction &inst,
-                            std::vector<InstructionState> &states) {
+LogicalResult Importer::importInstruction(const Computation &computation,
+                                          const Instruction &inst,
+                                          std::vector<InstructionState> &states,
+                                          bool isFunction) {
   InstructionState &state =
       states[computation.instructionByName.lookup(inst.name)];
   cursor.resetTo(inst.shapeBegin);
@@ -1013,10 +1015,7 @@ Importer::importInstruction(const Computation &computation,
       return failure();
     // A function's ROOT tuple keeps its attributes on the function
     // (kiln.root); any other tuple on a kiln.annotate.
-    bool isFunctionRoot =
-        &inst == &computation.instructions[computation.rootIndex] &&
-        isa_and_nonnull<func::FuncOp>(builder.getBlock()->getParentOp());
-    if (isFunctionRoot)
+    if (isFunction && &inst == &computation.instructions[computation.rootIndex])
       return success();
     NamedAttrList attrs;
     if (failed(collectKeptAttrs(inst, {}, attrs)))
