@@ -18,13 +18,12 @@ config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
-# The real framework dumps that kiln must read, shared beside the project.
-corpus = os.path.normpath(os.path.join(config.kiln_src_root, "..", "shared", "corpus", "hlo"))
+# The real framework dumps that kiln must read: a copy of the shared corpus
+# kept in test/Inputs/corpus, so that the suite needs nothing beside it.
+corpus = os.path.join(config.test_source_root, "Inputs", "corpus", "hlo")
 config.substitutions.append(("%corpus", corpus))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%python", config.python_executable))
-if os.path.isdir(corpus):
-    config.available_features.add("corpus")
 
 tools = [
     ToolSubst("kiln-opt", unresolved="fatal"),

@@ -431,7 +431,7 @@ int main(int argc, char **argv) {
                 "peak memory");
   import->add_option("paths", options.paths,
                      "HLO files, or directories searched recursively for "
-                     "*.hlo (default: ../shared/corpus/hlo)");
+                     "*.hlo (default: test/Inputs/corpus/hlo)");
   import->add_option("--repeat", options.repeat, "Timed runs per file")
       ->check(CLI::Range(1u, 1000u))
       ->capture_default_str();
@@ -481,7 +481,7 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   cache->add_option("--corpus", cacheOptions.corpus,
                     "Graphs for the `kiln cache check` split (files or "
-                    "directories; default: ../shared/corpus/hlo)");
+                    "directories; default: test/Inputs/corpus/hlo)");
   cache
       ->add_option("--repeat", cacheOptions.repeat,
                    "Runs of the `kiln cache check` split")
@@ -500,7 +500,7 @@ int main(int argc, char **argv) {
       "threads. Run from the repository root: build/bin/kiln-bench signature");
   signature->add_option("paths", signatureOptions.paths,
                         "HLO files, or directories searched recursively for "
-                        "*.hlo (default: ../shared/corpus/hlo)");
+                        "*.hlo (default: test/Inputs/corpus/hlo)");
   signature->add_option("--repeat", signatureOptions.repeat, "Runs per file")
       ->check(CLI::Range(1u, 1000u))
       ->capture_default_str();
@@ -518,15 +518,15 @@ int main(int argc, char **argv) {
   }
   if (signature->parsed()) {
     if (signatureOptions.paths.empty())
-      signatureOptions.paths.push_back("../shared/corpus/hlo");
+      signatureOptions.paths.push_back("test/Inputs/corpus/hlo");
     return kiln::bench::runSignatureBench(signatureOptions);
   }
   if (cache->parsed()) {
     if (cacheOptions.corpus.empty())
-      cacheOptions.corpus.push_back("../shared/corpus/hlo");
+      cacheOptions.corpus.push_back("test/Inputs/corpus/hlo");
     return kiln::bench::runCacheBench(cacheOptions);
   }
   if (options.paths.empty())
-    options.paths.push_back("../shared/corpus/hlo");
+    options.paths.push_back("test/Inputs/corpus/hlo");
   return runImportBench(options);
 }
