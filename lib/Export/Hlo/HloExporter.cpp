@@ -143,6 +143,11 @@ private:
   /// new tuple instruction over several.
   std::string packValues(ValueRange values, llvm::raw_ostream &os,
                          Operation *where);
+  /// Names `values` as one tuple operand of structure `tree`: the tuple an
+  /// op returned, when they are exactly its results, else new tuple
+  /// instructions.
+  std::string packTree(ValueRange values, const struct TupleTree &tree,
+                       llvm::raw_ostream &os, Operation *where);
 
   ModuleOp module;
   /// Built once: callees are looked up for every call.
@@ -151,6 +156,9 @@ private:
   std::vector<std::string> computations;
   llvm::DenseMap<Operation *, std::string> functionNames;
   llvm::DenseMap<Value, std::string> valueNames;
+  /// Ops written as one tuple-shaped instruction: its name, and the tuple
+  /// structure it was written with (empty for a flat tuple).
+  llvm::DenseMap<Operation *, std::pair<std::string, std::string>> tupleNames;
   llvm::StringSet<> usedComputationNames;
   unsigned nextId = 0;
   /// The single value returned by the computation being exported, if any.
@@ -229,8 +237,16 @@ LogicalResult Exporter::printType(Type type, Attribute layout,
   }
   if (name.empty())
     return where->emitError("element type ") << element << " has no HLO form";
+  // Bounded dynamic dimensions (`<=N`) are marked in the encoding.
+  auto bounded = dyn_cast_or_null<DenseBoolArrayAttr>(tensor.getEncoding());
   os << name << '[';
-  llvm::interleave(tensor.getShape(), os, ",");
+  for (auto [i, dim] : llvm::enumerate(tensor.getShape())) {
+    if (i)
+      os << ',';
+    if (bounded && i < (size_t)bounded.size() && bounded[i])
+      os << "<=";
+    os << dim;
+  }
   os << ']';
   auto layoutText = dyn_cast_or_null<StringAttr>(layout);
   if (layoutText && !layoutText.getValue().empty()) {
@@ -421,7 +437,7 @@ Exporter::printKeptAttributes(Operation *where,
     llvm::StringRef attrName = attr.getName().getValue();
     if (!attrName.consume_front("kiln.") || attrName == "layout" ||
         attrName == "root" || attrName == "parameter_tuples" ||
-        attrName == "result_tuple")
+        attrName == "result_tuple" || attrName == "operand_tuples")
       continue;
     if (attrName == "called_computations") {
       auto callees = dyn_cast<ArrayAttr>(attr.getValue());
@@ -529,182 +545,6 @@ LogicalResult Exporter::exportAnnotate(AnnotateOp op, llvm::raw_ostream &os) {
   return takeElements(element);
 }
 
-LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
-  if (writtenWithParameters.contains(op))
-    return success();
-  if (auto annotateOp = dyn_cast<AnnotateOp>(op))
-    return exportAnnotate(annotateOp, os);
-  // Operands that the HLO op takes as one tuple are packed first.
-  std::vector<std::string> operandNames;
-  llvm::SmallVector<std::string, 2> regionNames;
-  if (auto whileOp = dyn_cast<WhileOp>(op)) {
-    operandNames.push_back(packValues(whileOp.getOperands(), os, op));
-  } else if (auto conditional = dyn_cast<ConditionalOp>(op)) {
-    operandNames.push_back(valueNames.lookup(conditional.getIndex()));
-    ValueRange branchOperands = conditional.getBranchOperands();
-    unsigned begin = 0;
-    for (int64_t count : conditional.getBranchOperandCounts()) {
-      operandNames.push_back(
-          packValues(branchOperands.slice(begin, count), os, op));
-      begin += count;
-    }
-  } else {
-    for (Value operand : op->getOperands())
-      operandNames.push_back(valueNames.lookup(operand));
-  }
-
-  // Regions become computations printed before this one.
-  for (Region &region : op->getRegions()) {
-    ParamStyle style = isa<WhileOp, ConditionalOp>(op) ? ParamStyle::Tuple
-                                                       : ParamStyle::Separate;
-    FailureOr<std::string> name = exportRegion(
-        region, style, (op->getName().stripDialect() + "_region").str());
-    if (failed(name))
-      return failure();
-    regionNames.push_back(*name);
-  }
-
-  llvm::StringRef opcode;
-  std::string callee;
-  if (auto call = dyn_cast<func::CallOp>(op)) {
-    opcode = "call";
-    auto function = symbols.lookup<func::FuncOp>(call.getCallee());
-    if (!function)
-      return op->emitError("call to unknown function @") << call.getCallee();
-    callee = functionNames.lookup(function);
-    if (callee.empty())
-      return op->emitError("call to @")
-             << call.getCallee() << " before it was exported";
-  } else if (isa<ElidedConstantOp>(op)) {
-    opcode = "constant";
-  } else {
-    opcode = hloOpcodeForKilnOpName(op->getName().getStringRef());
-    if (opcode.empty())
-      return op->emitError("'") << op->getName() << "' has no HLO form";
-  }
-
-  std::string name = freshName(op->getName().stripDialect());
-  beginInstruction(os, name,
-                   op->getNumResults() == 1 ? op->getResult(0) : Value());
-  if (failed(printShapeOf(op->getResultTypes(),
-                          op->getAttrOfType<ArrayAttr>("kiln.layout"), os, op)))
-    return failure();
-  os << ' ' << opcode;
-  if (isa<ConstantOp, ElidedConstantOp>(op)) {
-    if (failed(exportConstant(op, os)))
-      return failure();
-  } else {
-    os << '(';
-    llvm::interleaveComma(operandNames, os,
-                          [&](const std::string &n) { os << '%' << n; });
-    os << ')';
-  }
-
-  // Inherent attributes, with the composite ones put back together.
-  llvm::StringSet<> done = {"value", "branch_operand_counts"};
-  auto getArray = [&](llvm::StringRef attrName) {
-    auto array = op->getAttrOfType<DenseI64ArrayAttr>(attrName);
-    done.insert(attrName);
-    return array ? array.asArrayRef() : llvm::ArrayRef<int64_t>();
-  };
-  if (isa<SliceOp>(op)) {
-    auto starts = getArray("start_indices"), limits = getArray("limit_indices"),
-         strides = getArray("strides");
-    os << ", slice={";
-    for (size_t i = 0; i < starts.size(); ++i)
-      os << (i ? ", " : "") << '[' << starts[i] << ':' << limits[i] << ':'
-         << strides[i] << ']';
-    os << '}';
-  }
-  auto printPadding = [&](llvm::ArrayRef<int64_t> low,
-                          llvm::ArrayRef<int64_t> high,
-                          llvm::ArrayRef<int64_t> interior) {
-    for (size_t i = 0; i < low.size(); ++i) {
-      os << (i ? "x" : "") << low[i] << '_' << high[i];
-      if (!interior.empty())
-        os << '_' << interior[i];
-    }
-  };
-  if (isa<PadOp>(op)) {
-    auto low = getArray("edge_padding_low"),
-         high = getArray("edge_padding_high"),
-         interior = getArray("interior_padding");
-    os << ", padding=";
-    printPadding(low, high, interior);
-  }
-  if (isa<ReduceWindowOp>(op)) {
-    auto size = getArray("window_dimensions"),
-         stride = getArray("window_strides"),
-         baseDilation = getArray("base_dilations"),
-         windowDilation = getArray("window_dilations"),
-         low = getArray("padding_low"), high = getArray("padding_high");
-    auto xList = [&](llvm::ArrayRef<int64_t> values) {
-      llvm::interleave(values, os, "x");
-    };
-    os << ", window={size=";
-    xList(size);
-    os << " stride=";
-    xList(stride);
-    os << " pad=";
-    printPadding(low, high, {});
-    os << " lhs_dilate=";
-    xList(baseDilation);
-    os << " rhs_dilate=";
-    xList(windowDilation);
-    os << '}';
-  }
-  for (StringAttr attrName : callee.empty() ? op->getName().getAttributeNames()
-                                            : llvm::ArrayRef<StringAttr>()) {
-    if (done.contains(attrName.getValue()))
-      continue;
-    Attribute value = op->getAttr(attrName);
-    if (!value)
-      continue;
-    if (failed(printAttribute(op, attrName.getValue(), value, os)))
-      return failure();
-  }
-  // Sub-computations.
-  if (isa<WhileOp>(op)) {
-    os << ", condition=%" << regionNames[0] << ", body=%" << regionNames[1];
-  } else if (isa<ConditionalOp>(op)) {
-    os << ", branch_computations={";
-    llvm::interleaveComma(regionNames, os,
-                          [&](const std::string &n) { os << '%' << n; });
-    os << '}';
-  } else if (!regionNames.empty()) {
-    os << ", to_apply=%" << regionNames[0];
-  } else if (!callee.empty()) {
-    os << ", to_apply=%" << callee;
-  }
-  // Discardable attributes the importer kept: kiln.<hlo attribute name>.
-  llvm::SmallVector<NamedAttribute> kept(op->getDiscardableAttrs());
-  if (failed(printKeptAttributes(op, kept, os)))
-    return failure();
-  printMetadata(op->getLoc(), os);
-  os << '\n';
-
-  // Several results: the HLO op yields a tuple; name each element.
-  if (op->getNumResults() == 1) {
-    valueNames[op->getResult(0)] = name;
-    return success();
-  }
-  for (OpResult result : op->getResults()) {
-    std::string element = freshName("get-tuple-element");
-    beginInstruction(os, element, result);
-    ArrayAttr layouts = op->getAttrOfType<ArrayAttr>("kiln.layout");
-    if (failed(printType(result.getType(),
-                         layouts && result.getResultNumber() < layouts.size()
-                             ? layouts[result.getResultNumber()]
-                             : Attribute(),
-                         os, op)))
-      return failure();
-    os << " get-tuple-element(%" << name
-       << "), index=" << result.getResultNumber() << '\n';
-    valueNames[result] = element;
-  }
-  return success();
-}
-
 namespace {
 /// The tuple structure of an HLO shape, from the importer's `_`/`(...)`
 /// spelling (kiln.parameter_tuples, kiln.result_tuple).
@@ -773,6 +613,352 @@ static LogicalResult printTreeShape(
   }
   os << ')';
   return success();
+}
+
+/// The `_`/`(...)` spelling of `tree`, as the importer writes it.
+static std::string describeTree(const TupleTree &tree) {
+  if (!tree.isTuple)
+    return "_";
+  std::string text = "(";
+  for (auto [i, child] : llvm::enumerate(tree.children))
+    text += (i ? "," : "") + describeTree(child);
+  return text + ")";
+}
+
+std::string Exporter::packTree(ValueRange values, const TupleTree &tree,
+                               llvm::raw_ostream &os, Operation *where) {
+  // The whole result of one tuple-shaped op, in order and with the same
+  // structure: pass that op's instruction.
+  if (!values.empty()) {
+    Operation *producer = values[0].getDefiningOp();
+    auto it = producer ? tupleNames.find(producer) : tupleNames.end();
+    if (it != tupleNames.end() &&
+        producer->getNumResults() == values.size() &&
+        llvm::equal(producer->getResults(), values)) {
+      std::string structure = describeTree(tree);
+      const std::string &written = it->second.second;
+      if (written.empty() ? structure == describeTree(TupleTree::flat(
+                                             values.size()))
+                          : written == structure)
+        return it->second.first;
+    }
+  }
+  // Otherwise build it: the elements first, then the tuple.
+  std::vector<std::string> elements;
+  unsigned begin = 0;
+  for (const TupleTree &child : tree.children) {
+    unsigned count = child.countLeaves();
+    ValueRange slice = values.slice(begin, count);
+    elements.push_back(child.isTuple ? packTree(slice, child, os, where)
+                                     : valueNames.lookup(slice[0]));
+    begin += count;
+  }
+  std::string name = freshName("tuple");
+  os << "  %" << name << " = ";
+  unsigned offset = 0;
+  (void)printTreeShape(
+      tree, values.getTypes(), [](unsigned) { return Attribute(); }, offset,
+      os, [&](Type type, Attribute layout, llvm::raw_ostream &out) {
+        return printType(type, layout, out, where);
+      });
+  os << " tuple(";
+  llvm::interleaveComma(elements, os,
+                        [&](const std::string &n) { os << '%' << n; });
+  os << ")\n";
+  return name;
+}
+
+LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
+  if (writtenWithParameters.contains(op))
+    return success();
+  if (auto annotateOp = dyn_cast<AnnotateOp>(op))
+    return exportAnnotate(annotateOp, os);
+  // Operands that the HLO op takes as one tuple are packed first.
+  std::vector<std::string> operandNames;
+  llvm::SmallVector<std::string, 2> regionNames;
+  if (auto whileOp = dyn_cast<WhileOp>(op)) {
+    operandNames.push_back(packValues(whileOp.getOperands(), os, op));
+  } else if (auto conditional = dyn_cast<ConditionalOp>(op)) {
+    operandNames.push_back(valueNames.lookup(conditional.getIndex()));
+    ValueRange branchOperands = conditional.getBranchOperands();
+    unsigned begin = 0;
+    for (int64_t count : conditional.getBranchOperandCounts()) {
+      operandNames.push_back(
+          packValues(branchOperands.slice(begin, count), os, op));
+      begin += count;
+    }
+  } else if (auto structures =
+                 op->getAttrOfType<ArrayAttr>("kiln.operand_tuples")) {
+    // Operands that were tuples in the dump are passed whole again.
+    ValueRange operands = op->getOperands();
+    unsigned begin = 0;
+    for (Attribute structure : structures) {
+      auto text = dyn_cast<StringAttr>(structure);
+      llvm::StringRef spelling = text ? text.getValue() : "_";
+      TupleTree tree = TupleTree::parse(spelling);
+      unsigned count = tree.countLeaves();
+      if (begin + count > operands.size())
+        return op->emitError("kiln.operand_tuples describes more operands "
+                             "than the op has");
+      ValueRange values = operands.slice(begin, count);
+      operandNames.push_back(tree.isTuple ? packTree(values, tree, os, op)
+                                          : valueNames.lookup(values[0]));
+      begin += count;
+    }
+    if (begin != operands.size())
+      return op->emitError("kiln.operand_tuples describes fewer operands "
+                           "than the op has");
+  } else {
+    for (Value operand : op->getOperands())
+      operandNames.push_back(valueNames.lookup(operand));
+  }
+
+  // Regions become computations printed before this one.
+  for (Region &region : op->getRegions()) {
+    ParamStyle style = isa<WhileOp, ConditionalOp>(op) ? ParamStyle::Tuple
+                                                       : ParamStyle::Separate;
+    FailureOr<std::string> name = exportRegion(
+        region, style, (op->getName().stripDialect() + "_region").str());
+    if (failed(name))
+      return failure();
+    regionNames.push_back(*name);
+  }
+
+  llvm::StringRef opcode;
+  std::string callee;
+  if (auto call = dyn_cast<func::CallOp>(op)) {
+    opcode = "call";
+    auto function = symbols.lookup<func::FuncOp>(call.getCallee());
+    if (!function)
+      return op->emitError("call to unknown function @") << call.getCallee();
+    callee = functionNames.lookup(function);
+    if (callee.empty())
+      return op->emitError("call to @")
+             << call.getCallee() << " before it was exported";
+  } else if (isa<ElidedConstantOp>(op)) {
+    opcode = "constant";
+  } else {
+    opcode = hloOpcodeForKilnOpName(op->getName().getStringRef());
+    if (opcode.empty())
+      return op->emitError("'") << op->getName() << "' has no HLO form";
+  }
+
+  // The result's tuple structure: flat for several results, as the
+  // importer recorded it for nested tuples and tuples of one.
+  ArrayAttr layouts = op->getAttrOfType<ArrayAttr>("kiln.layout");
+  auto resultTuple = op->getAttrOfType<StringAttr>("kiln.result_tuple");
+  std::optional<TupleTree> resultTree;
+  if (resultTuple)
+    resultTree = TupleTree::parse(resultTuple.getValue(), op->getNumResults());
+  else if (op->getNumResults() != 1)
+    resultTree = TupleTree::flat(op->getNumResults());
+  std::string name = freshName(op->getName().stripDialect());
+  beginInstruction(os, name, resultTree ? Value() : op->getResult(0));
+  if (resultTree) {
+    unsigned offset = 0;
+    auto layoutOf = [&](unsigned i) -> Attribute {
+      return layouts && i < layouts.size() ? layouts[i] : Attribute();
+    };
+    if (failed(printTreeShape(
+            *resultTree, op->getResultTypes(), layoutOf, offset, os,
+            [&](Type type, Attribute layout, llvm::raw_ostream &out) {
+              return printType(type, layout, out, op);
+            })))
+      return failure();
+  } else if (failed(printShapeOf(op->getResultTypes(), layouts, os, op))) {
+    return failure();
+  }
+  os << ' ' << opcode;
+  if (isa<ConstantOp, ElidedConstantOp>(op)) {
+    if (failed(exportConstant(op, os)))
+      return failure();
+  } else {
+    os << '(';
+    llvm::interleaveComma(operandNames, os,
+                          [&](const std::string &n) { os << '%' << n; });
+    os << ')';
+  }
+
+  // Inherent attributes, with the composite ones put back together.
+  llvm::StringSet<> done = {"value", "branch_operand_counts"};
+  auto getArray = [&](llvm::StringRef attrName) {
+    auto array = op->getAttrOfType<DenseI64ArrayAttr>(attrName);
+    done.insert(attrName);
+    return array ? array.asArrayRef() : llvm::ArrayRef<int64_t>();
+  };
+  if (isa<SliceOp>(op)) {
+    auto starts = getArray("start_indices"), limits = getArray("limit_indices"),
+         strides = getArray("strides");
+    os << ", slice={";
+    for (size_t i = 0; i < starts.size(); ++i)
+      os << (i ? ", " : "") << '[' << starts[i] << ':' << limits[i] << ':'
+         << strides[i] << ']';
+    os << '}';
+  }
+  auto printPadding = [&](llvm::ArrayRef<int64_t> low,
+                          llvm::ArrayRef<int64_t> high,
+                          llvm::ArrayRef<int64_t> interior) {
+    for (size_t i = 0; i < low.size(); ++i) {
+      os << (i ? "x" : "") << low[i] << '_' << high[i];
+      if (!interior.empty())
+        os << '_' << interior[i];
+    }
+  };
+  if (isa<PadOp>(op)) {
+    auto low = getArray("edge_padding_low"),
+         high = getArray("edge_padding_high"),
+         interior = getArray("interior_padding");
+    os << ", padding=";
+    printPadding(low, high, interior);
+  }
+  if (isa<ReduceWindowOp, SelectAndScatterOp, ConvolutionOp>(op)) {
+    auto size = getArray("window_dimensions"),
+         stride = getArray("window_strides"),
+         baseDilation = getArray("base_dilations"),
+         windowDilation = getArray("window_dilations"),
+         low = getArray("padding_low"), high = getArray("padding_high");
+    done.insert("window_reversal");
+    auto reversal = op->getAttrOfType<DenseBoolArrayAttr>("window_reversal");
+    auto xList = [&](llvm::ArrayRef<int64_t> values) {
+      llvm::interleave(values, os, "x");
+    };
+    // A convolution without spatial dimensions has no window.
+    if (!size.empty() || !isa<ConvolutionOp>(op)) {
+      os << ", window={size=";
+      xList(size);
+      os << " stride=";
+      xList(stride);
+      os << " pad=";
+      printPadding(low, high, {});
+      os << " lhs_dilate=";
+      xList(baseDilation);
+      os << " rhs_dilate=";
+      xList(windowDilation);
+      if (reversal) {
+        os << " rhs_reversal=";
+        llvm::interleave(reversal.asArrayRef(), os,
+                         [&](bool flag) { os << (flag ? 1 : 0); }, "x");
+      }
+      os << '}';
+    }
+  }
+  if (auto conv = dyn_cast<ConvolutionOp>(op)) {
+    // dim_labels: the letters b/f (i/o for the kernel) and a digit per
+    // spatial dimension, at each dimension's position.
+    auto labels = [&](int64_t rank, int64_t first, char firstLabel,
+                      int64_t second, char secondLabel,
+                      llvm::ArrayRef<int64_t> spatial) {
+      std::string text(rank, '?');
+      if (first >= 0 && first < rank)
+        text[first] = firstLabel;
+      if (second >= 0 && second < rank)
+        text[second] = secondLabel;
+      for (auto [i, dim] : llvm::enumerate(spatial))
+        if (dim >= 0 && dim < rank)
+          text[dim] = '0' + i;
+      return text;
+    };
+    os << ", dim_labels="
+       << labels(conv.getLhs().getType().getRank(),
+                 conv.getInputBatchDimension(), 'b',
+                 conv.getInputFeatureDimension(), 'f',
+                 conv.getInputSpatialDimensions())
+       << '_'
+       << labels(conv.getRhs().getType().getRank(),
+                 conv.getKernelInputFeatureDimension(), 'i',
+                 conv.getKernelOutputFeatureDimension(), 'o',
+                 conv.getKernelSpatialDimensions())
+       << "->"
+       << labels(conv.getOutput().getType().getRank(),
+                 conv.getOutputBatchDimension(), 'b',
+                 conv.getOutputFeatureDimension(), 'f',
+                 conv.getOutputSpatialDimensions());
+    for (const char *attrName :
+         {"input_batch_dimension", "input_feature_dimension",
+          "input_spatial_dimensions", "kernel_input_feature_dimension",
+          "kernel_output_feature_dimension", "kernel_spatial_dimensions",
+          "output_batch_dimension", "output_feature_dimension",
+          "output_spatial_dimensions"})
+      done.insert(attrName);
+    // Group counts of 1 are XLA's defaults, which it does not print.
+    if (conv.getFeatureGroupCount() == 1)
+      done.insert("feature_group_count");
+    if (conv.getBatchGroupCount() == 1)
+      done.insert("batch_group_count");
+  }
+  for (StringAttr attrName : callee.empty() ? op->getName().getAttributeNames()
+                                            : llvm::ArrayRef<StringAttr>()) {
+    if (done.contains(attrName.getValue()))
+      continue;
+    Attribute value = op->getAttr(attrName);
+    if (!value)
+      continue;
+    if (failed(printAttribute(op, attrName.getValue(), value, os)))
+      return failure();
+  }
+  // Sub-computations.
+  if (isa<WhileOp>(op)) {
+    os << ", condition=%" << regionNames[0] << ", body=%" << regionNames[1];
+  } else if (isa<ConditionalOp>(op)) {
+    os << ", branch_computations={";
+    llvm::interleaveComma(regionNames, os,
+                          [&](const std::string &n) { os << '%' << n; });
+    os << '}';
+  } else if (isa<SelectAndScatterOp>(op)) {
+    os << ", select=%" << regionNames[0] << ", scatter=%" << regionNames[1];
+  } else if (isa<FusionOp, AsyncStartOp>(op)) {
+    os << ", calls=%" << regionNames[0];
+  } else if (!regionNames.empty()) {
+    os << ", to_apply=%" << regionNames[0];
+  } else if (!callee.empty()) {
+    os << ", to_apply=%" << callee;
+  }
+  // Discardable attributes the importer kept: kiln.<hlo attribute name>.
+  llvm::SmallVector<NamedAttribute> kept(op->getDiscardableAttrs());
+  if (failed(printKeptAttributes(op, kept, os)))
+    return failure();
+  printMetadata(op->getLoc(), os);
+  os << '\n';
+
+  // A tuple result: the op can be passed whole (kiln.operand_tuples), and
+  // each leaf is taken out with get-tuple-element, level by level.
+  if (!resultTree) {
+    valueNames[op->getResult(0)] = name;
+    return success();
+  }
+  tupleNames[op] = {name, resultTuple ? resultTuple.getValue().str()
+                                      : std::string()};
+  unsigned leaf = 0;
+  std::function<LogicalResult(const TupleTree &, const std::string &)>
+      unpack = [&](const TupleTree &tree,
+                   const std::string &tupleName) -> LogicalResult {
+    for (auto [index, child] : llvm::enumerate(tree.children)) {
+      std::string element = freshName("get-tuple-element");
+      Value result = child.isTuple ? Value() : op->getResult(leaf);
+      beginInstruction(os, element, result);
+      unsigned offset = leaf;
+      auto layoutOf = [&](unsigned i) -> Attribute {
+        return layouts && i < layouts.size() ? layouts[i] : Attribute();
+      };
+      if (failed(printTreeShape(
+              child, op->getResultTypes(), layoutOf, offset, os,
+              [&](Type type, Attribute layout, llvm::raw_ostream &out) {
+                return printType(type, layout, out, op);
+              })))
+        return failure();
+      os << " get-tuple-element(%" << tupleName << "), index=" << index
+         << '\n';
+      if (child.isTuple) {
+        if (failed(unpack(child, element)))
+          return failure();
+        continue;
+      }
+      valueNames[result] = element;
+      ++leaf;
+    }
+    return success();
+  };
+  return unpack(*resultTree, name);
 }
 
 LogicalResult Exporter::exportBlock(Block &block, ParamStyle style,

@@ -44,6 +44,7 @@ enum class AttrKind {
   Slice,
   Padding,
   Window,
+  DimLabels,
   Computation,
   ComputationList,
   CalledComputations,
@@ -63,19 +64,24 @@ const llvm::StringMap<AttrKind> &getAttrKinds() {
           "start_indices_batching_dims", "slice_sizes", "update_window_dims",
           "inserted_window_dims", "scatter_dims_to_operand_dims",
           "input_batching_dims", "scatter_indices_batching_dims",
-          "dynamic_slice_sizes"})
+          "dynamic_slice_sizes", "fft_length", "lhs_ragged_dims",
+          "rhs_group_dims"})
       map[name] = AttrKind::IntList;
     for (const char *name :
          {"iota_dimension", "index_vector_dim", "k", "feature_index",
-          "exponent_bits", "mantissa_bits", "channel_id", "index"})
+          "exponent_bits", "mantissa_bits", "channel_id", "index",
+          "feature_group_count", "batch_group_count", "delta"})
       map[name] = AttrKind::Int;
     for (const char *name :
          {"is_stable", "largest", "indices_are_sorted", "unique_indices",
-          "use_global_device_ids", "custom_call_has_side_effect"})
+          "use_global_device_ids", "custom_call_has_side_effect", "lower",
+          "left_side", "unit_diagonal", "is_host_transfer"})
       map[name] = AttrKind::Bool;
     map["epsilon"] = AttrKind::Float;
-    for (const char *name : {"direction", "type", "distribution", "algorithm",
-                             "custom_call_target", "api_version"})
+    for (const char *name :
+         {"direction", "type", "distribution", "algorithm",
+          "custom_call_target", "api_version", "fft_type", "transpose_a",
+          "kind", "async_execution_thread"})
       map[name] = AttrKind::Text;
     map["operand_precision"] = AttrKind::TextList;
     map["replica_groups"] = AttrKind::IntMatrix;
@@ -83,8 +89,10 @@ const llvm::StringMap<AttrKind> &getAttrKinds() {
     map["slice"] = AttrKind::Slice;
     map["padding"] = AttrKind::Padding;
     map["window"] = AttrKind::Window;
-    for (const char *name : {"to_apply", "condition", "body",
-                             "true_computation", "false_computation"})
+    map["dim_labels"] = AttrKind::DimLabels;
+    for (const char *name :
+         {"to_apply", "condition", "body", "true_computation",
+          "false_computation", "calls", "select", "scatter"})
       map[name] = AttrKind::Computation;
     map["branch_computations"] = AttrKind::ComputationList;
     map["called_computations"] = AttrKind::CalledComputations;
@@ -95,51 +103,6 @@ const llvm::StringMap<AttrKind> &getAttrKinds() {
     return map;
   }();
   return kinds;
-}
-
-/// XLA opcodes that exist but that kiln does not import yet, so that users
-/// get "not supported" rather than "unknown".
-bool isKnownUnsupportedOpcode(llvm::StringRef opcode) {
-  static const llvm::StringSet<> opcodes = {"convolution",
-                                            "fusion",
-                                            "map",
-                                            "select-and-scatter",
-                                            "fft",
-                                            "triangular-solve",
-                                            "cholesky",
-                                            "send",
-                                            "send-done",
-                                            "recv",
-                                            "recv-done",
-                                            "infeed",
-                                            "outfeed",
-                                            "domain",
-                                            "get-dimension-size",
-                                            "set-dimension-size",
-                                            "dynamic-reshape",
-                                            "async-start",
-                                            "async-update",
-                                            "async-done",
-                                            "all-reduce-start",
-                                            "all-reduce-done",
-                                            "all-gather-start",
-                                            "all-gather-done",
-                                            "collective-permute-start",
-                                            "collective-permute-done",
-                                            "copy-start",
-                                            "copy-done",
-                                            "add-dependency",
-                                            "stochastic-convert",
-                                            "real",
-                                            "imag",
-                                            "complex",
-                                            "ragged-all-to-all",
-                                            "collective-broadcast",
-                                            "rng-get-and-update-state",
-                                            "batch-norm",
-                                            "scaled-dot",
-                                            "ragged-dot"};
-  return opcodes.contains(opcode);
 }
 
 /// Per-instruction import state: its shape and flattened values.
@@ -190,7 +153,12 @@ private:
   LogicalResult importGeneric(const Instruction &inst, Location loc,
                               llvm::ArrayRef<Value> operands,
                               llvm::ArrayRef<unsigned> operandLeafCounts,
+                              llvm::ArrayRef<std::string> operandTuples,
                               InstructionState &state);
+  /// Keeps what an op's result types do not say of its HLO shape: layouts
+  /// other than the default (`kiln.layout`) and a tuple structure other
+  /// than a flat tuple of two or more (`kiln.result_tuple`).
+  void setShapeAttrs(Operation *op, const Shape &shape);
   LogicalResult convertAttr(const Instruction &inst, const AttrRef &attr,
                             AttrKind kind, OperationName opName,
                             NamedAttrList &attrs);
@@ -821,6 +789,8 @@ LogicalResult Importer::convertAttr(const Instruction &inst,
       return isInherent("edge_padding_low");
     case AttrKind::Window:
       return isInherent("window_dimensions");
+    case AttrKind::DimLabels:
+      return isInherent("input_batch_dimension");
     case AttrKind::BackendConfig:
     case AttrKind::Metadata:
     case AttrKind::Sharding:
@@ -925,6 +895,37 @@ LogicalResult Importer::convertAttr(const Instruction &inst,
               builder.getDenseI64ArrayAttr(window.windowDilation));
     attrs.set("padding_low", builder.getDenseI64ArrayAttr(window.padLow));
     attrs.set("padding_high", builder.getDenseI64ArrayAttr(window.padHigh));
+    if (!window.reversal.empty()) {
+      if (!isInherent("window_reversal"))
+        return positions.emitError(attr.valueBegin)
+               << "'rhs_reversal' in a window is only valid on convolution";
+      attrs.set("window_reversal",
+                builder.getDenseBoolArrayAttr(window.reversal));
+    }
+    return success();
+  }
+  case AttrKind::DimLabels: {
+    ValueParser::ConvDimLabels labels;
+    if (failed(values.parseConvDimLabels(labels)) || failed(finish(attr)))
+      return failure();
+    attrs.set("input_batch_dimension",
+              builder.getI64IntegerAttr(labels.inputBatch));
+    attrs.set("input_feature_dimension",
+              builder.getI64IntegerAttr(labels.inputFeature));
+    attrs.set("input_spatial_dimensions",
+              builder.getDenseI64ArrayAttr(labels.inputSpatial));
+    attrs.set("kernel_input_feature_dimension",
+              builder.getI64IntegerAttr(labels.kernelInputFeature));
+    attrs.set("kernel_output_feature_dimension",
+              builder.getI64IntegerAttr(labels.kernelOutputFeature));
+    attrs.set("kernel_spatial_dimensions",
+              builder.getDenseI64ArrayAttr(labels.kernelSpatial));
+    attrs.set("output_batch_dimension",
+              builder.getI64IntegerAttr(labels.outputBatch));
+    attrs.set("output_feature_dimension",
+              builder.getI64IntegerAttr(labels.outputFeature));
+    attrs.set("output_spatial_dimensions",
+              builder.getDenseI64ArrayAttr(labels.outputSpatial));
     return success();
   }
   case AttrKind::BackendConfig:
@@ -1062,28 +1063,31 @@ LogicalResult Importer::importInstruction(const Computation &computation,
     return annotate(inst, loc, attrs, state.values);
   }
   if (opcode == "constant") {
-    if (state.shape.isTuple() || state.shape.leaves.size() != 1 ||
-        !isa<RankedTensorType>(state.shape.leaves[0]))
-      return positions.emitError(inst.loc)
-             << "tuple and token constants are not supported";
-    auto type = cast<RankedTensorType>(state.shape.leaves[0]);
-    DenseElementsAttr value;
-    bool elided;
-    if (failed(values.parseLiteral(type, inst.literalBegin, inst.literalEnd,
-                                   value, elided)))
+    // A tuple constant becomes one constant per leaf (tuples are
+    // flattened); a token constant, a fresh token (after_all of nothing).
+    llvm::SmallVector<ValueParser::LiteralLeaf, 1> leaves;
+    if (failed(values.parseLiteralLeaves(state.shape, inst.literalBegin,
+                                         inst.literalEnd, leaves)))
       return failure();
-    Operation *op =
-        elided ? ElidedConstantOp::create(builder, loc, type).getOperation()
-               : ConstantOp::create(builder, loc, value).getOperation();
     NamedAttrList extra;
     if (failed(collectKeptAttrs(inst, {}, extra)))
       return failure();
-    if (!extra.empty())
-      op->setDiscardableAttrs(extra.getDictionary(context));
-    if (state.shape.hasNonDefaultLayout())
-      op->setAttr("kiln.layout",
-                  builder.getArrayAttr({state.shape.layouts[0]}));
-    state.values.push_back(op->getResult(0));
+    for (auto [leaf, type, layout] :
+         llvm::zip_equal(leaves, state.shape.leaves, state.shape.layouts)) {
+      Operation *op;
+      if (isa<TokenType>(type))
+        op = AfterAllOp::create(builder, loc, type, ValueRange())
+                 .getOperation();
+      else if (leaf.elided)
+        op = ElidedConstantOp::create(builder, loc, type).getOperation();
+      else
+        op = ConstantOp::create(builder, loc, leaf.value).getOperation();
+      if (!extra.empty())
+        op->setDiscardableAttrs(extra.getDictionary(context));
+      if (layout)
+        op->setAttr("kiln.layout", builder.getArrayAttr({layout}));
+      state.values.push_back(op->getResult(0));
+    }
     return success();
   }
   if (opcode == "call") {
@@ -1110,6 +1114,7 @@ LogicalResult Importer::importInstruction(const Computation &computation,
       return failure();
     for (NamedAttribute attr : extra)
       call->setAttr(attr.getName(), attr.getValue());
+    setShapeAttrs(call, state.shape);
     state.values.assign(call.getResults().begin(), call.getResults().end());
     return checkTypes(state.values);
   }
@@ -1125,20 +1130,45 @@ LogicalResult Importer::importInstruction(const Computation &computation,
     }
     return checkTypes(state.values);
   }
-  return importGeneric(inst, loc, operands, operandLeafCounts, state);
+  // Operands that are tuples, and their structure, so that the exporter can
+  // pass them whole again (async-done, send-done, outfeed, ...); while and
+  // conditional pack their operands themselves.
+  llvm::SmallVector<std::string, 4> operandTuples;
+  bool anyTupleOperand = false;
+  for (auto [producer, node] : operandNodes) {
+    operandTuples.push_back(describeTupleStructure(producer->shape, node));
+    anyTupleOperand |= producer->shape.nodes[node].isTuple;
+  }
+  if (!anyTupleOperand || opcode == "while" || opcode == "conditional")
+    operandTuples.clear();
+  return importGeneric(inst, loc, operands, operandLeafCounts, operandTuples,
+                       state);
+}
+
+void Importer::setShapeAttrs(Operation *op, const Shape &shape) {
+  if (shape.hasNonDefaultLayout()) {
+    llvm::SmallVector<Attribute> layouts;
+    for (StringAttr layout : shape.layouts)
+      layouts.push_back(layout ? layout : builder.getStringAttr(""));
+    op->setAttr("kiln.layout", builder.getArrayAttr(layouts));
+  }
+  // A result that is a nested tuple, or a tuple of one element, is not what
+  // the flat list of results says: the structure is kept for the exporter.
+  bool flat = shape.leaves.size() >= 2 &&
+              shape.nodes.size() == shape.leaves.size() + 1;
+  if (shape.isTuple() && !flat)
+    op->setAttr("kiln.result_tuple",
+                builder.getStringAttr(describeTupleStructure(shape)));
 }
 
 LogicalResult Importer::importGeneric(
     const Instruction &inst, Location loc, llvm::ArrayRef<Value> operands,
-    llvm::ArrayRef<unsigned> operandLeafCounts, InstructionState &state) {
+    llvm::ArrayRef<unsigned> operandLeafCounts,
+    llvm::ArrayRef<std::string> operandTuples, InstructionState &state) {
   llvm::StringRef kilnName = kilnOpNameForHloOpcode(inst.opcode);
-  if (kilnName.empty()) {
-    if (isKnownUnsupportedOpcode(inst.opcode))
-      return positions.emitError(inst.opcodeLoc)
-             << "HLO opcode '" << inst.opcode << "' is not supported yet";
+  if (kilnName.empty())
     return positions.emitError(inst.opcodeLoc)
            << "unknown HLO opcode '" << inst.opcode << "'";
-  }
   OperationName opName(kilnName, context);
   OperationState opState(loc, opName);
   opState.addOperands(operands);
@@ -1170,8 +1200,16 @@ LogicalResult Importer::importGeneric(
       if (attr.name == "to_apply" &&
           (opcode == "reduce" || opcode == "reduce-window" ||
            opcode == "sort" || opcode == "scatter" || opcode == "all-reduce" ||
-           opcode == "reduce-scatter"))
+           opcode == "reduce-scatter" || opcode == "all-reduce-start" ||
+           opcode == "map"))
         regionIndex = 0;
+      else if (attr.name == "calls" &&
+               (opcode == "fusion" || opcode == "async-start"))
+        regionIndex = 0;
+      else if (opcode == "select-and-scatter" && attr.name == "select")
+        regionIndex = 0;
+      else if (opcode == "select-and-scatter" && attr.name == "scatter")
+        regionIndex = 1;
       else if (opcode == "while" && attr.name == "condition")
         regionIndex = 0;
       else if (opcode == "while" && attr.name == "body")
@@ -1219,7 +1257,9 @@ LogicalResult Importer::importGeneric(
   }
 
   if ((opcode == "all-reduce" || opcode == "all-gather" ||
-       opcode == "reduce-scatter" || opcode == "all-to-all") &&
+       opcode == "reduce-scatter" || opcode == "all-to-all" ||
+       opcode == "all-reduce-start" || opcode == "all-gather-start" ||
+       opcode == "collective-broadcast" || opcode == "ragged-all-to-all") &&
       !attrs.get("replica_groups")) {
     // No replica_groups means one group of all participants.
     attrs.set("replica_groups",
@@ -1237,15 +1277,20 @@ LogicalResult Importer::importGeneric(
               builder.getDenseI64ArrayAttr(
                   llvm::to_vector_of<int64_t>(operandLeafCounts.drop_front())));
   }
-  if (state.shape.hasNonDefaultLayout()) {
-    llvm::SmallVector<Attribute> layouts;
-    for (StringAttr layout : state.shape.layouts)
-      layouts.push_back(layout ? layout : builder.getStringAttr(""));
-    attrs.set("kiln.layout", builder.getArrayAttr(layouts));
+  if (!operandTuples.empty()) {
+    llvm::SmallVector<Attribute> structures;
+    for (const std::string &structure : operandTuples)
+      structures.push_back(builder.getStringAttr(structure));
+    attrs.set("kiln.operand_tuples", builder.getArrayAttr(structures));
   }
+  if (opcode == "convolution" && !attrs.get("input_batch_dimension"))
+    return positions.emitError(inst.opcodeLoc)
+           << "convolution '" << inst.name
+           << "' needs 'dim_labels=' (e.g. b01f_01io->b01f)";
   opState.addAttributes(attrs);
 
   Operation *op = builder.create(opState);
+  setShapeAttrs(op, state.shape);
   if (failed(mlir::verify(op, /*verifyRecursively=*/false)))
     return failure();
   state.values.assign(op->getResults().begin(), op->getResults().end());

@@ -79,6 +79,32 @@ static bool isDefaultLayout(llvm::StringRef layout, int64_t rank) {
   return true;
 }
 
+/// Checks a layout's minor-to-major list (the part of `{1,0:T(8,128)}`
+/// before ':'): a permutation of [0, rank), as XLA requires, so that a
+/// malformed layout is not carried into an export that XLA would reject.
+LogicalResult ValueParser::verifyLayout(llvm::StringRef text, size_t rank,
+                                        const char *loc) {
+  llvm::StringRef list = text.drop_front().drop_back();
+  list = list.split(':').first;
+  llvm::SmallVector<llvm::StringRef, 8> parts;
+  list.split(parts, ',', -1, /*KeepEmpty=*/false);
+  llvm::SmallVector<bool, 8> seen(rank, false);
+  bool ok = parts.size() == rank;
+  for (llvm::StringRef part : parts) {
+    uint64_t dim;
+    if (!ok || part.trim().getAsInteger(10, dim) || dim >= rank || seen[dim]) {
+      ok = false;
+      break;
+    }
+    seen[dim] = true;
+  }
+  if (ok)
+    return success();
+  return cursor.getPositions().emitError(loc)
+         << "layout must list each of the " << rank
+         << " dimensions once (a permutation of [0, " << rank << "))";
+}
+
 FailureOr<unsigned> ValueParser::parseShapeInto(Shape &shape) {
   const Token &tok = cursor.current();
   unsigned index = shape.nodes.size();
@@ -115,11 +141,17 @@ FailureOr<unsigned> ValueParser::parseShapeInto(Shape &shape) {
                                                elementName.str() + "'")))
     return failure();
   llvm::SmallVector<int64_t, 6> dims;
+  llvm::SmallVector<bool, 6> bounded;
   while (!cursor.current().is(Token::RSquare)) {
+    if (dims.size() == kMaxRank)
+      return cursor.emitError("shape has more than " + llvm::Twine(kMaxRank) +
+                              " dimensions (kiln's limit)");
+    // `<=N`: a dynamic dimension bounded by N, kept as N and marked.
+    bounded.push_back(cursor.consumeIf(Token::LessEqual));
     const Token &dimTok = cursor.current();
-    if (dimTok.is(Token::LessEqual) || dimTok.is(Token::Question))
-      return cursor.emitError(
-          "dynamic dimensions ('<=' and '?') are not supported");
+    if (dimTok.is(Token::Question))
+      return cursor.emitError("unbounded dynamic dimensions ('?') are not "
+                              "supported; only bounded ones ('<=N')");
     int64_t dim;
     if (failed(cursor.parseInt(dim, "a dimension size")))
       return failure();
@@ -134,11 +166,25 @@ FailureOr<unsigned> ValueParser::parseShapeInto(Shape &shape) {
     return failure();
 
   StringAttr layout;
-  if (cursor.current().is(Token::LBrace)) {
+  // A layout starts with a dimension number, ':' or '}'; a '{' followed by
+  // anything else is what comes after the shape (a computation's body).
+  auto startsLayout = [&] {
+    if (!cursor.current().is(Token::LBrace))
+      return false;
+    TokenCursor peek = cursor;
+    peek.consume();
+    const Token &next = peek.current();
+    return next.is(Token::RBrace) || next.is(Token::Colon) ||
+           (next.is(Token::Word) && !next.spelling.empty() &&
+            llvm::isDigit(next.spelling.front()));
+  };
+  if (startsLayout()) {
     const char *begin = cursor.current().loc();
     if (failed(cursor.skipBalanced()))
       return failure();
     llvm::StringRef text(begin, cursor.lastTokenEnd() - begin);
+    if (failed(verifyLayout(text, dims.size(), begin)))
+      return failure();
     if (!isDefaultLayout(text.drop_front().drop_back(), dims.size()))
       layout = StringAttr::get(context, text);
   }
@@ -154,7 +200,12 @@ FailureOr<unsigned> ValueParser::parseShapeInto(Shape &shape) {
     if (!elementType)
       return cursor.getPositions().emitError(elementLoc)
              << "unknown element type '" << elementName << "'";
-    type = RankedTensorType::get(dims, elementType);
+    // Bounded dimensions are marked in the tensor's encoding, so that the
+    // signature tells f32[<=128] from f32[128].
+    Attribute encoding;
+    if (llvm::is_contained(bounded, true))
+      encoding = DenseBoolArrayAttr::get(context, bounded);
+    type = RankedTensorType::get(dims, elementType, encoding);
   }
   shape.leaves.push_back(type);
   shape.layouts.push_back(layout);
@@ -162,7 +213,7 @@ FailureOr<unsigned> ValueParser::parseShapeInto(Shape &shape) {
   return index;
 }
 
-std::string hlo::describeTupleStructure(const Shape &shape) {
+std::string hlo::describeTupleStructure(const Shape &shape, unsigned node) {
   std::string text;
   std::function<void(unsigned)> visit = [&](unsigned index) {
     const ShapeNode &node = shape.nodes[index];
@@ -178,7 +229,7 @@ std::string hlo::describeTupleStructure(const Shape &shape) {
     }
     text += ')';
   };
-  visit(0);
+  visit(node);
   return text;
 }
 
@@ -488,6 +539,20 @@ LogicalResult ValueParser::parseWindow(Window &window) {
         return failure();
       continue;
     }
+    if (field == "rhs_reversal") {
+      llvm::SmallVector<int64_t> flags;
+      if (!cursor.current().is(Token::Word))
+        return cursor.emitExpected("dimensions separated by 'x'");
+      if (failed(parseXSeparated(cursor.current().spelling, flags)))
+        return failure();
+      for (int64_t flag : flags) {
+        if (flag != 0 && flag != 1)
+          return cursor.emitError("rhs_reversal entries must be 0 or 1");
+        window.reversal.push_back(flag);
+      }
+      cursor.consume();
+      continue;
+    }
     llvm::SmallVectorImpl<int64_t> *target =
         llvm::StringSwitch<llvm::SmallVectorImpl<int64_t> *>(field)
             .Case("size", &window.size)
@@ -518,6 +583,70 @@ LogicalResult ValueParser::parseWindow(Window &window) {
     if (values->size() != rank)
       return cursor.emitError("window fields must all have " +
                               llvm::Twine(rank) + " dimensions like 'size'");
+  if (!window.reversal.empty() && window.reversal.size() != rank)
+    return cursor.emitError("window fields must all have " +
+                            llvm::Twine(rank) + " dimensions like 'size'");
+  return success();
+}
+
+LogicalResult ValueParser::parseConvDimLabels(ConvDimLabels &labels) {
+  const Token &tok = cursor.current();
+  // The lexer reads `b01f_01io` as one word, then `->`, then `b01f`.
+  if (!tok.is(Token::Word))
+    return cursor.emitExpected("dim_labels such as 'b01f_01io->b01f'");
+  const char *loc = tok.loc();
+  llvm::StringRef text = tok.spelling;
+  cursor.consume();
+  auto [input, kernel] = text.split('_');
+  if (kernel.empty() || failed(cursor.expect(Token::Arrow, "'->' in dim_labels")))
+    return cursor.getPositions().emitError(loc)
+           << "dim_labels must read INPUT_KERNEL->OUTPUT, e.g. "
+              "'b01f_01io->b01f'";
+  if (!cursor.current().is(Token::Word))
+    return cursor.emitExpected("the output labels of dim_labels");
+  llvm::StringRef output = cursor.current().spelling;
+  cursor.consume();
+  // Each part names every dimension once: two letters and the spatial
+  // dimensions 0, 1, ... in some order.
+  auto parsePart = [&](llvm::StringRef part, char first, char second,
+                       int64_t &firstDim, int64_t &secondDim,
+                       llvm::SmallVectorImpl<int64_t> &spatial) -> LogicalResult {
+    firstDim = secondDim = -1;
+    size_t spatialCount = part.size() >= 2 ? part.size() - 2 : 0;
+    if (spatialCount > 10)
+      return cursor.getPositions().emitError(loc)
+             << "dim_labels part '" << part
+             << "' has more than 10 spatial dimensions";
+    spatial.assign(spatialCount, -1);
+    for (size_t i = 0; i < part.size(); ++i) {
+      char c = part[i];
+      int64_t *slot = nullptr;
+      if (c == first)
+        slot = &firstDim;
+      else if (c == second)
+        slot = &secondDim;
+      else if (c >= '0' && c <= '9' && (size_t)(c - '0') < spatialCount)
+        slot = &spatial[c - '0'];
+      if (!slot || *slot != -1)
+        return cursor.getPositions().emitError(loc)
+               << "dim_labels part '" << part << "' must hold '" << first
+               << "', '" << second << "' and the digits 0 to "
+               << (int64_t)spatialCount - 1 << " once each";
+      *slot = i;
+    }
+    if (firstDim < 0 || secondDim < 0)
+      return cursor.getPositions().emitError(loc)
+             << "dim_labels part '" << part << "' must hold '" << first
+             << "' and '" << second << "'";
+    return success();
+  };
+  if (failed(parsePart(input, 'b', 'f', labels.inputBatch,
+                       labels.inputFeature, labels.inputSpatial)) ||
+      failed(parsePart(kernel, 'i', 'o', labels.kernelInputFeature,
+                       labels.kernelOutputFeature, labels.kernelSpatial)) ||
+      failed(parsePart(output, 'b', 'f', labels.outputBatch,
+                       labels.outputFeature, labels.outputSpatial)))
+    return failure();
   return success();
 }
 
@@ -639,6 +768,74 @@ ValueParser::parseLiteralElements(llvm::ArrayRef<int64_t> dims, size_t depth,
     return cursor.emitExpected("a literal value");
   words.push_back(tok);
   cursor.consume();
+  return success();
+}
+
+LogicalResult
+ValueParser::parseLiteralLeaves(const Shape &shape, const char *begin,
+                                const char *end,
+                                llvm::SmallVectorImpl<LiteralLeaf> &leaves) {
+  cursor.resetTo(begin);
+  if (failed(parseLiteralNode(shape, 0, leaves)))
+    return failure();
+  if (cursor.current().loc() != end)
+    return cursor.emitExpected("')' after the literal");
+  return success();
+}
+
+LogicalResult
+ValueParser::parseLiteralNode(const Shape &shape, unsigned nodeIndex,
+                              llvm::SmallVectorImpl<LiteralLeaf> &leaves) {
+  const ShapeNode &node = shape.nodes[nodeIndex];
+  if (node.isTuple) {
+    // `(element, element, ...)`, each element a literal of its own shape.
+    if (tupleDepth >= kMaxTupleDepth)
+      return cursor.emitError("tuple literals nest deeper than " +
+                              llvm::Twine(kMaxTupleDepth) + " levels");
+    ++tupleDepth;
+    llvm::scope_exit leave([&] { --tupleDepth; });
+    if (failed(cursor.expect(Token::LParen, "'(' to start a tuple literal")))
+      return failure();
+    for (auto [i, child] : llvm::enumerate(node.children)) {
+      if (i && failed(cursor.expect(Token::Comma,
+                                    "',' between tuple literal elements")))
+        return failure();
+      if (failed(parseLiteralNode(shape, child, leaves)))
+        return failure();
+    }
+    return cursor.expect(Token::RParen,
+                         ("')' after the " + llvm::Twine(node.children.size()) +
+                          " elements of a tuple literal")
+                             .str());
+  }
+  Type type = shape.leaves[node.leafBegin];
+  if (isa<TokenType>(type)) {
+    // A token carries no data; XLA writes it as `token` or leaves it out.
+    if (cursor.current().isWord("token"))
+      cursor.consume();
+    leaves.push_back({});
+    return success();
+  }
+  // The element's end: a braced array or parenthesized complex scalar, or a
+  // single word.
+  const char *elementBegin = cursor.current().loc();
+  if (cursor.current().is(Token::LBrace) ||
+      cursor.current().is(Token::LParen)) {
+    if (failed(cursor.skipBalanced()))
+      return failure();
+  } else if (cursor.current().is(Token::Word)) {
+    cursor.consume();
+  } else {
+    return cursor.emitExpected("a literal value");
+  }
+  const char *elementEnd = cursor.current().loc();
+  LiteralLeaf leaf;
+  if (failed(parseLiteral(cast<RankedTensorType>(type), elementBegin,
+                          elementEnd, leaf.value, leaf.elided)))
+    return failure();
+  // An elided literal is read ahead without moving the cursor.
+  cursor.resetTo(elementEnd);
+  leaves.push_back(leaf);
   return success();
 }
 

@@ -50,9 +50,9 @@ struct Shape {
   }
 };
 
-/// The tuple structure of `shape` with `_` for each array leaf, e.g.
-/// `(_,(_,_))`, or `_` for an array shape.
-std::string describeTupleStructure(const Shape &shape);
+/// The tuple structure of `shape` (or of its node `node`) with `_` for each
+/// array leaf, e.g. `(_,(_,_))`, or `_` for an array shape.
+std::string describeTupleStructure(const Shape &shape, unsigned node = 0);
 
 /// The parts of `metadata={...}` that kiln keeps.
 struct Metadata {
@@ -85,6 +85,17 @@ public:
                                    const char *begin, const char *end,
                                    mlir::DenseElementsAttr &value,
                                    bool &elided);
+  /// One leaf of a literal that may be a tuple: its value, whether the dump
+  /// elided it, and no value at all for a token.
+  struct LiteralLeaf {
+    mlir::DenseElementsAttr value;
+    bool elided = false;
+  };
+  /// Parses the literal of `constant(...)` for any `shape`, tuples (`(1,
+  /// {2, 3})`, nested) and tokens included: one leaf per leaf of the shape.
+  mlir::LogicalResult parseLiteralLeaves(const Shape &shape, const char *begin,
+                                         const char *end,
+                                         llvm::SmallVectorImpl<LiteralLeaf> &leaves);
 
   mlir::LogicalResult parseInt(int64_t &value);
   mlir::LogicalResult parseBool(bool &value);
@@ -113,8 +124,19 @@ public:
   struct Window {
     llvm::SmallVector<int64_t, 4> size, stride, padLow, padHigh, baseDilation,
         windowDilation;
+    /// `rhs_reversal=1x0` (convolution only); empty when not given.
+    llvm::SmallVector<bool, 4> reversal;
   };
   mlir::LogicalResult parseWindow(Window &window);
+  /// A convolution's `dim_labels=b01f_01io->b01f`: which dimension of the
+  /// input, kernel and output is the batch (b), the feature (f; the kernel's
+  /// input i and output o features) and each spatial dimension (digits).
+  struct ConvDimLabels {
+    int64_t inputBatch = 0, inputFeature = 0, kernelInputFeature = 0,
+            kernelOutputFeature = 0, outputBatch = 0, outputFeature = 0;
+    llvm::SmallVector<int64_t, 3> inputSpatial, kernelSpatial, outputSpatial;
+  };
+  mlir::LogicalResult parseConvDimLabels(ConvDimLabels &labels);
   /// `{key="value", key=word}`.
   mlir::LogicalResult parseFrontendAttributes(mlir::DictionaryAttr &dict);
   /// `{op_name="..." source_file="..." source_line=N stack_frame_id=N ...}`.
@@ -127,13 +149,25 @@ public:
 
 private:
   mlir::FailureOr<unsigned> parseShapeInto(Shape &shape);
+  mlir::LogicalResult verifyLayout(llvm::StringRef text, size_t rank,
+                                   const char *loc);
   mlir::LogicalResult parseXSeparated(llvm::StringRef word,
                                       llvm::SmallVectorImpl<int64_t> &values);
   mlir::LogicalResult parseLiteralElements(llvm::ArrayRef<int64_t> dims,
                                            size_t depth, bool isComplex,
                                            llvm::SmallVectorImpl<Token> &words);
 
+  mlir::LogicalResult parseLiteralNode(const Shape &shape, unsigned node,
+                                       llvm::SmallVectorImpl<LiteralLeaf> &leaves);
+
   static constexpr unsigned kMaxTupleDepth = 256;
+  /// The highest rank of an array shape. XLA's own shapes stay far below
+  /// it; without a bound, a malformed dump with a rank of 100,000 would make
+  /// every later step quadratic.
+public:
+  static constexpr unsigned kMaxRank = 64;
+
+private:
   /// More device ids than any cluster has.
   static constexpr int64_t kMaxIotaElements = 1 << 24;
 

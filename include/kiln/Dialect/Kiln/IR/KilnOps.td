@@ -53,7 +53,8 @@ class Kiln_RegionOp<string mnemonic, list<Trait> traits = []>
 def Kiln_ReturnOp : Kiln_Op<"return", [Pure, Terminator, ReturnLike,
     ParentOneOf<["ReduceOp", "ReduceWindowOp", "SortOp", "ScatterOp",
                  "WhileOp", "ConditionalOp", "AllReduceOp",
-                 "ReduceScatterOp"]>]> {
+                 "ReduceScatterOp", "SelectAndScatterOp", "MapOp",
+                 "FusionOp", "AsyncStartOp", "AllReduceStartOp"]>]> {
   let summary = "returns the values of a region (an HLO computation's ROOT)";
   let arguments = (ins Variadic<Kiln_TensorOrToken>:$results);
   let assemblyFormat = "attr-dict ($results^ `:` type($results))?";
@@ -227,7 +228,12 @@ class Kiln_UnaryOp<string mnemonic, string hlo, list<Trait> traits = []>
   let results = (outs Kiln_Tensor:$output);
 }
 
-def Kiln_AbsOp : Kiln_UnaryOp<"abs", "abs">;
+def Kiln_AbsOp : Kiln_GenericFormatOp<"abs", [Pure, Elementwise]> {
+  let summary = "HLO abs: element-wise; of a complex number, its (real) modulus";
+  let arguments = (ins Kiln_Tensor:$operand);
+  let results = (outs Kiln_Tensor:$output);
+  let hasVerifier = 1;
+}
 def Kiln_NegateOp : Kiln_UnaryOp<"negate", "negate">;
 def Kiln_ExpOp : Kiln_UnaryOp<"exponential", "exponential">;
 def Kiln_Expm1Op : Kiln_UnaryOp<"exponential_minus_one", "exponential-minus-one">;
@@ -570,6 +576,426 @@ def Kiln_CollectivePermuteOp : Kiln_GenericFormatOp<"collective_permute"> {
                    I64ElementsAttr:$source_target_pairs,
                    OptionalAttr<I64Attr>:$channel_id);
   let results = (outs Kiln_Tensor:$output);
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Complex numbers and Fourier transforms
+//===----------------------------------------------------------------------===//
+
+def Kiln_RealOp : Kiln_GenericFormatOp<"real", [Pure, Elementwise]> {
+  let summary = "HLO real: the real part of complex elements (identity on floats)";
+  let arguments = (ins Kiln_Tensor:$operand);
+  let results = (outs Kiln_Tensor:$output);
+  let hasVerifier = 1;
+}
+
+def Kiln_ImagOp : Kiln_GenericFormatOp<"imag", [Pure, Elementwise]> {
+  let summary = "HLO imag: the imaginary part of complex elements (zero for floats)";
+  let arguments = (ins Kiln_Tensor:$operand);
+  let results = (outs Kiln_Tensor:$output);
+  let hasVerifier = 1;
+}
+
+def Kiln_ComplexOp : Kiln_GenericFormatOp<"complex", [Pure, Elementwise]> {
+  let summary = "HLO complex: complex elements from real (lhs) and imaginary (rhs) parts";
+  let arguments = (ins Kiln_Tensor:$lhs, Kiln_Tensor:$rhs);
+  let results = (outs Kiln_Tensor:$output);
+  let hasVerifier = 1;
+}
+
+def Kiln_FftOp : Kiln_GenericFormatOp<"fft", [Pure]> {
+  let summary = "HLO fft: FFT, IFFT, RFFT or IRFFT over the trailing dimensions";
+  let description = [{
+    `fft_length` gives the transform's length in each of the 1 to 3
+    trailing dimensions. RFFT turns real input into the non-redundant half
+    (last dimension fft_length/2+1) of the complex spectrum; IRFFT inverts it.
+  }];
+  let arguments = (ins Kiln_Tensor:$operand, StrAttr:$fft_type,
+                   Kiln_DimsAttr:$fft_length);
+  let results = (outs Kiln_Tensor:$output);
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Windowed ops: convolution, select-and-scatter
+//===----------------------------------------------------------------------===//
+
+def Kiln_ConvolutionOp : Kiln_GenericFormatOp<"convolution", [Pure]> {
+  let summary = "HLO convolution: windowed contraction of an input with a kernel";
+  let description = [{
+    The window keeps HLO's `window={size= stride= pad= lhs_dilate=
+    rhs_dilate= rhs_reversal=}` under the names reduce_window uses
+    (`base_dilations` is lhs_dilate, `window_dilations` rhs_dilate);
+    `dim_labels` (`b01f_01io->b01f`) become the dimension numbers: which
+    input, kernel and output dimension is the batch, the feature, and each
+    spatial dimension. The result element type may differ from the
+    operands' (a bf16 convolution accumulating into f32).
+  }];
+  let arguments = (ins Kiln_Tensor:$lhs, Kiln_Tensor:$rhs,
+                   Kiln_OptDimsAttr:$window_dimensions,
+                   Kiln_OptDimsAttr:$window_strides,
+                   Kiln_OptDimsAttr:$padding_low,
+                   Kiln_OptDimsAttr:$padding_high,
+                   Kiln_OptDimsAttr:$base_dilations,
+                   Kiln_OptDimsAttr:$window_dilations,
+                   OptionalAttr<DenseBoolArrayAttr>:$window_reversal,
+                   I64Attr:$input_batch_dimension,
+                   I64Attr:$input_feature_dimension,
+                   Kiln_DimsAttr:$input_spatial_dimensions,
+                   I64Attr:$kernel_input_feature_dimension,
+                   I64Attr:$kernel_output_feature_dimension,
+                   Kiln_DimsAttr:$kernel_spatial_dimensions,
+                   I64Attr:$output_batch_dimension,
+                   I64Attr:$output_feature_dimension,
+                   Kiln_DimsAttr:$output_spatial_dimensions,
+                   DefaultValuedAttr<I64Attr, "1">:$feature_group_count,
+                   DefaultValuedAttr<I64Attr, "1">:$batch_group_count,
+                   OptionalAttr<StrArrayAttr>:$operand_precision);
+  let results = (outs Kiln_Tensor:$output);
+  let hasVerifier = 1;
+}
+
+def Kiln_SelectAndScatterOp : Kiln_Op<"select_and_scatter",
+    [IsolatedFromAbove, RecursiveMemoryEffects]> {
+  let summary = "HLO select-and-scatter: scatters source into the selected element of each window";
+  let description = [{
+    The gradient of max-pooling. For each window of `operand`, `select`
+    (element, element) -> pred picks one element; the matching `source`
+    element is combined into it with `scatter`, starting from `init_value`.
+  }];
+  let arguments = (ins Kiln_Tensor:$operand, Kiln_Tensor:$source,
+                   Kiln_Tensor:$init_value,
+                   Kiln_DimsAttr:$window_dimensions,
+                   Kiln_DimsAttr:$window_strides,
+                   Kiln_DimsAttr:$base_dilations,
+                   Kiln_DimsAttr:$window_dilations,
+                   Kiln_DimsAttr:$padding_low,
+                   Kiln_DimsAttr:$padding_high);
+  let results = (outs Kiln_Tensor:$output);
+  let regions = (region SizedRegion<1>:$select, SizedRegion<1>:$scatter);
+  let assemblyFormat = [{
+    `(` operands `)` attr-dict-with-keyword regions `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+def Kiln_CholeskyOp : Kiln_GenericFormatOp<"cholesky", [Pure]> {
+  let summary = "HLO cholesky: the Cholesky factor of each trailing square matrix";
+  let arguments = (ins Kiln_Tensor:$operand,
+                   DefaultValuedAttr<BoolAttr, "false">:$lower);
+  let results = (outs Kiln_Tensor:$output);
+  let hasVerifier = 1;
+}
+
+def Kiln_TriangularSolveOp : Kiln_GenericFormatOp<"triangular_solve", [Pure]> {
+  let summary = "HLO triangular-solve: solves op(a) x = b or x op(a) = b for x";
+  let description = [{
+    `transpose_a` is NO_TRANSPOSE, TRANSPOSE or ADJOINT, as in HLO.
+  }];
+  let arguments = (ins Kiln_Tensor:$a, Kiln_Tensor:$b,
+                   DefaultValuedAttr<BoolAttr, "false">:$left_side,
+                   DefaultValuedAttr<BoolAttr, "false">:$lower,
+                   DefaultValuedAttr<BoolAttr, "false">:$unit_diagonal,
+                   DefaultValuedAttr<StrAttr, "\"NO_TRANSPOSE\"">:$transpose_a);
+  let results = (outs Kiln_Tensor:$output);
+  let hasVerifier = 1;
+}
+
+def Kiln_RaggedDotOp : Kiln_GenericFormatOp<"ragged_dot", [Pure]> {
+  let summary = "HLO ragged-dot: a dot whose ragged lhs dimension is split into groups";
+  let description = [{
+    `group_sizes` splits lhs's ragged dimension into consecutive groups;
+    group g is multiplied with rhs's slice g along its group dimension
+    (mixture-of-experts layers).
+  }];
+  let arguments = (ins Kiln_Tensor:$lhs, Kiln_Tensor:$rhs,
+                   Kiln_IntTensor:$group_sizes,
+                   Kiln_OptDimsAttr:$lhs_batch_dims,
+                   Kiln_OptDimsAttr:$lhs_contracting_dims,
+                   Kiln_OptDimsAttr:$rhs_batch_dims,
+                   Kiln_OptDimsAttr:$rhs_contracting_dims,
+                   Kiln_DimsAttr:$lhs_ragged_dims,
+                   Kiln_OptDimsAttr:$rhs_group_dims,
+                   OptionalAttr<StrArrayAttr>:$operand_precision);
+  let results = (outs Kiln_Tensor:$output);
+  let hasVerifier = 1;
+}
+
+def Kiln_ScaledDotOp : Kiln_GenericFormatOp<"scaled_dot", [Pure]> {
+  let summary = "HLO scaled-dot: a dot of block-scaled operands (microscaling formats)";
+  let arguments = (ins Kiln_Tensor:$lhs, Kiln_Tensor:$rhs,
+                   Kiln_Tensor:$lhs_scale, Kiln_Tensor:$rhs_scale,
+                   Kiln_OptDimsAttr:$lhs_batch_dims,
+                   Kiln_OptDimsAttr:$lhs_contracting_dims,
+                   Kiln_OptDimsAttr:$rhs_batch_dims,
+                   Kiln_OptDimsAttr:$rhs_contracting_dims);
+  let results = (outs Kiln_Tensor:$output);
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Computations run by an op: map, fusion
+//===----------------------------------------------------------------------===//
+
+def Kiln_MapOp : Kiln_RegionOp<"map", [Pure]> {
+  let summary = "HLO map: applies a scalar computation to the elements of its inputs";
+  let arguments = (ins Variadic<Kiln_Tensor>:$inputs, Kiln_OptDimsAttr:$dimensions);
+  let results = (outs Kiln_Tensor:$output);
+  let regions = (region SizedRegion<1>:$to_apply);
+  let hasVerifier = 1;
+}
+
+def Kiln_FusionOp : Kiln_RegionOp<"fusion"> {
+  let summary = "HLO fusion: a fused computation (`calls=`) run as one kernel";
+  let description = [{
+    Dumps taken after optimization group instructions into fusions; the
+    fused computation is the region. `kind` is XLA's fusion kind (kLoop,
+    kInput, kOutput, kCustom).
+  }];
+  let arguments = (ins Variadic<Kiln_TensorOrToken>:$operands, StrAttr:$kind);
+  let results = (outs Variadic<Kiln_TensorOrToken>:$outputs);
+  let regions = (region SizedRegion<1>:$calls);
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Conversions, random state and dynamic shapes
+//===----------------------------------------------------------------------===//
+
+def Kiln_StochasticConvertOp : Kiln_GenericFormatOp<"stochastic_convert", [Pure, Elementwise]> {
+  let summary = "HLO stochastic-convert: rounds to a narrower type using random bits";
+  let arguments = (ins Kiln_Tensor:$operand, Kiln_IntTensor:$random);
+  let results = (outs Kiln_Tensor:$output);
+  let hasVerifier = 1;
+}
+
+def Kiln_RngGetAndUpdateStateOp : Kiln_GenericFormatOp<"rng_get_and_update_state"> {
+  let summary = "HLO rng-get-and-update-state: the RNG state, then advanced by delta";
+  let arguments = (ins I64Attr:$delta);
+  let results = (outs 1DTensorOf<[UI64]>:$output);
+  let hasVerifier = 1;
+}
+
+def Kiln_GetDimensionSizeOp : Kiln_GenericFormatOp<"get_dimension_size", [Pure]> {
+  let summary = "HLO get-dimension-size: the run-time size of dimensions[0] (s32)";
+  let arguments = (ins Kiln_Tensor:$operand, Kiln_DimsAttr:$dimensions);
+  let results = (outs 0DTensorOf<[I32]>:$output);
+  let hasVerifier = 1;
+}
+
+def Kiln_SetDimensionSizeOp : Kiln_GenericFormatOp<"set_dimension_size", [Pure]> {
+  let summary = "HLO set-dimension-size: marks dimensions[0] dynamic with a run-time size";
+  let arguments = (ins Kiln_Tensor:$operand, 0DTensorOf<[I32]>:$size,
+                   Kiln_DimsAttr:$dimensions);
+  let results = (outs Kiln_Tensor:$output);
+  let hasVerifier = 1;
+}
+
+def Kiln_DynamicReshapeOp : Kiln_GenericFormatOp<"dynamic_reshape", [Pure]> {
+  let summary = "HLO dynamic-reshape: reshape to run-time sizes within the result's bounds";
+  let arguments = (ins Kiln_Tensor:$operand,
+                   Variadic<0DTensorOf<[I32]>>:$output_sizes);
+  let results = (outs Kiln_Tensor:$output);
+  let hasVerifier = 1;
+}
+
+def Kiln_DomainOp : Kiln_GenericFormatOp<"domain", [Pure]> {
+  let summary = "HLO domain: an identity that marks a sharding or device domain boundary";
+  let description = [{
+    The domain's description (`domain={kind=... entry=... exit=...}`) is
+    kept as `kiln.domain`.
+  }];
+  let arguments = (ins Kiln_TensorOrToken:$operand);
+  let results = (outs Kiln_TensorOrToken:$output);
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Ordering, host transfers and point-to-point communication
+//===----------------------------------------------------------------------===//
+
+def Kiln_AddDependencyOp : Kiln_GenericFormatOp<"add_dependency"> {
+  let summary = "HLO add-dependency: the operand, ordered after a token";
+  let arguments = (ins Kiln_TensorOrToken:$operand, Kiln_TokenType:$token);
+  let results = (outs Kiln_TensorOrToken:$output);
+  let hasVerifier = 1;
+}
+
+def Kiln_InfeedOp : Kiln_GenericFormatOp<"infeed"> {
+  let summary = "HLO infeed: data from the host, then a token (flattened)";
+  let arguments = (ins Kiln_TokenType:$token);
+  let results = (outs Variadic<Kiln_TensorOrToken>:$outputs);
+  let hasVerifier = 1;
+}
+
+def Kiln_OutfeedOp : Kiln_GenericFormatOp<"outfeed"> {
+  let summary = "HLO outfeed: data (flattened) to the host after a token";
+  let arguments = (ins Variadic<Kiln_TensorOrToken>:$operands);
+  let results = (outs Kiln_TokenType:$output);
+  let hasVerifier = 1;
+}
+
+def Kiln_SendOp : Kiln_GenericFormatOp<"send"> {
+  let summary = "HLO send: starts sending data on a channel; (data, u32 context, token)";
+  let arguments = (ins Variadic<Kiln_TensorOrToken>:$operands,
+                   OptionalAttr<I64Attr>:$channel_id,
+                   DefaultValuedAttr<BoolAttr, "false">:$is_host_transfer);
+  let results = (outs Variadic<Kiln_TensorOrToken>:$outputs);
+  let hasVerifier = 1;
+}
+
+def Kiln_SendDoneOp : Kiln_GenericFormatOp<"send_done"> {
+  let summary = "HLO send-done: waits for a send; a token";
+  let arguments = (ins Variadic<Kiln_TensorOrToken>:$operands,
+                   OptionalAttr<I64Attr>:$channel_id,
+                   DefaultValuedAttr<BoolAttr, "false">:$is_host_transfer);
+  let results = (outs Kiln_TokenType:$output);
+  let hasVerifier = 1;
+}
+
+def Kiln_RecvOp : Kiln_GenericFormatOp<"recv"> {
+  let summary = "HLO recv: starts receiving data on a channel; (data, u32 context, token)";
+  let arguments = (ins Kiln_TokenType:$token,
+                   OptionalAttr<I64Attr>:$channel_id,
+                   DefaultValuedAttr<BoolAttr, "false">:$is_host_transfer);
+  let results = (outs Variadic<Kiln_TensorOrToken>:$outputs);
+  let hasVerifier = 1;
+}
+
+def Kiln_RecvDoneOp : Kiln_GenericFormatOp<"recv_done"> {
+  let summary = "HLO recv-done: waits for a recv; (data, token)";
+  let arguments = (ins Variadic<Kiln_TensorOrToken>:$operands,
+                   OptionalAttr<I64Attr>:$channel_id,
+                   DefaultValuedAttr<BoolAttr, "false">:$is_host_transfer);
+  let results = (outs Variadic<Kiln_TensorOrToken>:$outputs);
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Asynchronous pairs
+//===----------------------------------------------------------------------===//
+
+def Kiln_AsyncStartOp : Kiln_RegionOp<"async_start"> {
+  let summary = "HLO async-start: starts the wrapped computation (`calls=`)";
+  let description = [{
+    The HLO result is a tuple ((operands...), (results...), context...),
+    flattened: the operands' types, then the wrapped computation's result
+    types, then any context values.
+  }];
+  let arguments = (ins Variadic<Kiln_TensorOrToken>:$operands,
+                   OptionalAttr<StrAttr>:$async_execution_thread);
+  let results = (outs Variadic<Kiln_TensorOrToken>:$outputs);
+  let regions = (region SizedRegion<1>:$calls);
+  let hasVerifier = 1;
+}
+
+def Kiln_AsyncUpdateOp : Kiln_GenericFormatOp<"async_update"> {
+  let summary = "HLO async-update: passes an async computation's state on";
+  let arguments = (ins Variadic<Kiln_TensorOrToken>:$operands,
+                   OptionalAttr<StrAttr>:$async_execution_thread);
+  let results = (outs Variadic<Kiln_TensorOrToken>:$outputs);
+  let hasVerifier = 1;
+}
+
+def Kiln_AsyncDoneOp : Kiln_GenericFormatOp<"async_done"> {
+  let summary = "HLO async-done: waits for an async computation; its results";
+  let arguments = (ins Variadic<Kiln_TensorOrToken>:$operands,
+                   OptionalAttr<StrAttr>:$async_execution_thread);
+  let results = (outs Variadic<Kiln_TensorOrToken>:$outputs);
+  let hasVerifier = 1;
+}
+
+def Kiln_AllReduceStartOp : Kiln_RegionOp<"all_reduce_start"> {
+  let summary = "HLO all-reduce-start: starts an all-reduce";
+  let arguments = (ins Variadic<Kiln_Tensor>:$operands,
+                   Kiln_ReplicaGroupsAttr:$replica_groups,
+                   OptionalAttr<I64Attr>:$channel_id,
+                   DefaultValuedAttr<BoolAttr, "false">:$use_global_device_ids);
+  let results = (outs Variadic<Kiln_Tensor>:$outputs);
+  let regions = (region SizedRegion<1>:$to_apply);
+  let hasVerifier = 1;
+}
+
+def Kiln_AllReduceDoneOp : Kiln_GenericFormatOp<"all_reduce_done"> {
+  let summary = "HLO all-reduce-done: waits for an all-reduce; its results";
+  let arguments = (ins Variadic<Kiln_Tensor>:$operands);
+  let results = (outs Variadic<Kiln_Tensor>:$outputs);
+  let hasVerifier = 1;
+}
+
+def Kiln_AllGatherStartOp : Kiln_GenericFormatOp<"all_gather_start"> {
+  let summary = "HLO all-gather-start: starts an all-gather; (operands, results)";
+  let arguments = (ins Variadic<Kiln_Tensor>:$operands, Kiln_DimsAttr:$dimensions,
+                   Kiln_ReplicaGroupsAttr:$replica_groups,
+                   OptionalAttr<I64Attr>:$channel_id,
+                   DefaultValuedAttr<BoolAttr, "false">:$use_global_device_ids);
+  let results = (outs Variadic<Kiln_Tensor>:$outputs);
+  let hasVerifier = 1;
+}
+
+def Kiln_AllGatherDoneOp : Kiln_GenericFormatOp<"all_gather_done"> {
+  let summary = "HLO all-gather-done: waits for an all-gather; its results";
+  let arguments = (ins Variadic<Kiln_Tensor>:$operands);
+  let results = (outs Variadic<Kiln_Tensor>:$outputs);
+  let hasVerifier = 1;
+}
+
+def Kiln_CollectivePermuteStartOp : Kiln_GenericFormatOp<"collective_permute_start"> {
+  let summary = "HLO collective-permute-start: (operand, result, u32 contexts...)";
+  let arguments = (ins Kiln_Tensor:$operand,
+                   I64ElementsAttr:$source_target_pairs,
+                   OptionalAttr<I64Attr>:$channel_id);
+  let results = (outs Variadic<Kiln_Tensor>:$outputs);
+  let hasVerifier = 1;
+}
+
+def Kiln_CollectivePermuteDoneOp : Kiln_GenericFormatOp<"collective_permute_done"> {
+  let summary = "HLO collective-permute-done: waits for a collective-permute; its result";
+  let arguments = (ins Variadic<Kiln_Tensor>:$operands);
+  let results = (outs Kiln_Tensor:$output);
+  let hasVerifier = 1;
+}
+
+def Kiln_CopyStartOp : Kiln_GenericFormatOp<"copy_start"> {
+  let summary = "HLO copy-start: starts a copy; (destination, source, u32 context)";
+  let arguments = (ins Kiln_Tensor:$operand);
+  let results = (outs Variadic<Kiln_Tensor>:$outputs);
+  let hasVerifier = 1;
+}
+
+def Kiln_CopyDoneOp : Kiln_GenericFormatOp<"copy_done"> {
+  let summary = "HLO copy-done: waits for a copy; the destination";
+  let arguments = (ins Variadic<Kiln_Tensor>:$operands);
+  let results = (outs Kiln_Tensor:$output);
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// More collectives
+//===----------------------------------------------------------------------===//
+
+def Kiln_CollectiveBroadcastOp : Kiln_GenericFormatOp<"collective_broadcast"> {
+  let summary = "HLO collective-broadcast: every group member gets the first member's operand";
+  let arguments = (ins Variadic<Kiln_Tensor>:$operands,
+                   Kiln_ReplicaGroupsAttr:$replica_groups,
+                   OptionalAttr<I64Attr>:$channel_id);
+  let results = (outs Variadic<Kiln_Tensor>:$outputs);
+  let hasVerifier = 1;
+}
+
+def Kiln_RaggedAllToAllOp : Kiln_GenericFormatOp<"ragged_all_to_all"> {
+  let summary = "HLO ragged-all-to-all: an all-to-all of variable-sized row ranges";
+  let arguments = (ins Kiln_Tensor:$input, Kiln_Tensor:$output,
+                   Kiln_IntTensor:$input_offsets, Kiln_IntTensor:$send_sizes,
+                   Kiln_IntTensor:$output_offsets, Kiln_IntTensor:$recv_sizes,
+                   Kiln_ReplicaGroupsAttr:$replica_groups,
+                   OptionalAttr<I64Attr>:$channel_id);
+  let results = (outs Kiln_Tensor:$result);
   let hasVerifier = 1;
 }
 
