@@ -37,7 +37,8 @@ namespace {
 /// Inherent attributes whose HLO spelling is a quoted string; every other
 /// text attribute (direction=EQ, api_version=...) is a bare word.
 bool isQuotedTextAttr(llvm::StringRef name) {
-  return name == "custom_call_target" || name == "backend_config";
+  return name == "custom_call_target" || name == "backend_config" ||
+         name == "async_execution_thread";
 }
 
 /// Writes `s` as an HLO/C-style quoted string.
@@ -928,11 +929,29 @@ LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
   }
   tupleNames[op] = {name, resultTuple ? resultTuple.getValue().str()
                                       : std::string()};
+  // Only leaves that something uses alone are taken out: an op that gets
+  // the whole tuple (a done op) needs no get-tuple-element.
+  auto usedAlone = [](Value value) {
+    return llvm::any_of(value.getUsers(), [](Operation *user) {
+      return !user->hasAttr("kiln.operand_tuples");
+    });
+  };
+  std::function<bool(const TupleTree &, unsigned)> subtreeUsed =
+      [&](const TupleTree &tree, unsigned first) {
+        for (unsigned i = 0, e = tree.countLeaves(); i < e; ++i)
+          if (usedAlone(op->getResult(first + i)))
+            return true;
+        return false;
+      };
   unsigned leaf = 0;
   std::function<LogicalResult(const TupleTree &, const std::string &)>
       unpack = [&](const TupleTree &tree,
                    const std::string &tupleName) -> LogicalResult {
     for (auto [index, child] : llvm::enumerate(tree.children)) {
+      if (!subtreeUsed(child, leaf)) {
+        leaf += child.countLeaves();
+        continue;
+      }
       std::string element = freshName("get-tuple-element");
       Value result = child.isTuple ? Value() : op->getResult(leaf);
       beginInstruction(os, element, result);
