@@ -239,12 +239,15 @@ LogicalResult Exporter::printType(Type type, Attribute layout,
   if (name.empty())
     return where->emitError("element type ") << element << " has no HLO form";
   // Bounded dynamic dimensions (`<=N`) are marked in the encoding.
-  auto bounded = dyn_cast_or_null<DenseBoolArrayAttr>(tensor.getEncoding());
+  ArrayAttr bounded;
+  if (auto encoding = dyn_cast_or_null<DictionaryAttr>(tensor.getEncoding()))
+    bounded = encoding.getAs<ArrayAttr>("bounded");
   os << name << '[';
   for (auto [i, dim] : llvm::enumerate(tensor.getShape())) {
     if (i)
       os << ',';
-    if (bounded && i < (size_t)bounded.size() && bounded[i])
+    if (bounded && i < bounded.size() && isa<BoolAttr>(bounded[i]) &&
+        cast<BoolAttr>(bounded[i]).getValue())
       os << "<=";
     os << dim;
   }
@@ -931,9 +934,30 @@ LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
                                       : std::string()};
   // Only leaves that something uses alone are taken out: an op that gets
   // the whole tuple (a done op) needs no get-tuple-element.
-  auto usedAlone = [](Value value) {
-    return llvm::any_of(value.getUsers(), [](Operation *user) {
-      return !user->hasAttr("kiln.operand_tuples");
+  auto takesWholeTuple = [&](OpOperand &use) {
+    auto structures =
+        use.getOwner()->getAttrOfType<ArrayAttr>("kiln.operand_tuples");
+    if (!structures)
+      return false;
+    // The operand group that holds this use must be all of op's results.
+    unsigned begin = 0;
+    for (Attribute structure : structures) {
+      auto text = dyn_cast<StringAttr>(structure);
+      llvm::StringRef spelling = text ? text.getValue() : "_";
+      unsigned count = TupleTree::parse(spelling).countLeaves();
+      unsigned index = use.getOperandNumber();
+      if (index >= begin && index < begin + count)
+        return count == op->getNumResults() &&
+               begin + count <= use.getOwner()->getNumOperands() &&
+               llvm::equal(use.getOwner()->getOperands().slice(begin, count),
+                           op->getResults());
+      begin += count;
+    }
+    return false;
+  };
+  auto usedAlone = [&](Value value) {
+    return llvm::any_of(value.getUses(), [&](OpOperand &use) {
+      return !takesWholeTuple(use);
     });
   };
   std::function<bool(const TupleTree &, unsigned)> subtreeUsed =

@@ -200,11 +200,18 @@ FailureOr<unsigned> ValueParser::parseShapeInto(Shape &shape) {
     if (!elementType)
       return cursor.getPositions().emitError(elementLoc)
              << "unknown element type '" << elementName << "'";
-    // Bounded dimensions are marked in the tensor's encoding, so that the
-    // signature tells f32[<=128] from f32[128].
+    // Bounded dimensions are marked in the tensor's encoding,
+    // `{bounded = [true, false]}`, so that the signature tells f32[<=128]
+    // from f32[128]; the size is the bound.
     Attribute encoding;
-    if (llvm::is_contained(bounded, true))
-      encoding = DenseBoolArrayAttr::get(context, bounded);
+    if (llvm::is_contained(bounded, true)) {
+      llvm::SmallVector<Attribute, 6> flags;
+      for (bool flag : bounded)
+        flags.push_back(BoolAttr::get(context, flag));
+      encoding = DictionaryAttr::get(
+          context, {NamedAttribute(StringAttr::get(context, "bounded"),
+                                   ArrayAttr::get(context, flags))});
+    }
     type = RankedTensorType::get(dims, elementType, encoding);
   }
   shape.leaves.push_back(type);
