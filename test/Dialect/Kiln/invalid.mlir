@@ -1535,3 +1535,946 @@ func.func @annotate_parameter_not_argument(%a: tensor<2xf32>) -> tensor<2xf32> {
   %1 = kiln.annotate %0 {hlo_opcode = "parameter"} : (tensor<2xf32>) -> tensor<2xf32>
   return %1 : tensor<2xf32>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Complex numbers and Fourier transforms
+//===----------------------------------------------------------------------===//
+
+func.func @real_operand_int(%a: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{'kiln.real' op operand must have a complex or float element type, got 'tensor<4xi32>'}}
+  %0 = kiln.real %a : (tensor<4xi32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @real_result_complex(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  // expected-error @+1 {{'kiln.imag' op result type must be 'tensor<4xf32>' (the operand's shape, the type of its parts), got 'tensor<4xcomplex<f32>>'}}
+  %0 = kiln.imag %a : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
+  return %0 : tensor<4xcomplex<f32>>
+}
+
+// -----
+
+func.func @complex_lhs_bf16(%a: tensor<4xbf16>) -> tensor<4xcomplex<bf16>> {
+  // expected-error @+1 {{'kiln.complex' op lhs must have element type f32 or f64, got 'tensor<4xbf16>'}}
+  %0 = kiln.complex %a, %a : (tensor<4xbf16>, tensor<4xbf16>) -> tensor<4xcomplex<bf16>>
+  return %0 : tensor<4xcomplex<bf16>>
+}
+
+// -----
+
+func.func @complex_rhs_type(%a: tensor<4xf32>, %b: tensor<4xf64>) -> tensor<4xcomplex<f32>> {
+  // expected-error @+1 {{'kiln.complex' op rhs type must be 'tensor<4xf32>' (the lhs type), got 'tensor<4xf64>'}}
+  %0 = kiln.complex %a, %b : (tensor<4xf32>, tensor<4xf64>) -> tensor<4xcomplex<f32>>
+  return %0 : tensor<4xcomplex<f32>>
+}
+
+// -----
+
+func.func @complex_result(%a: tensor<4xf32>) -> tensor<4xcomplex<f64>> {
+  // expected-error @+1 {{'kiln.complex' op result type must be 'tensor<4xcomplex<f32>>' (complex of the lhs type), got 'tensor<4xcomplex<f64>>'}}
+  %0 = kiln.complex %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xcomplex<f64>>
+  return %0 : tensor<4xcomplex<f64>>
+}
+
+// -----
+
+func.func @abs_complex_result(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  // expected-error @+1 {{'kiln.abs' op result type must be 'tensor<4xf32>' (the operand's shape, the type of its parts), got 'tensor<4xcomplex<f32>>'}}
+  %0 = kiln.abs %a : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
+  return %0 : tensor<4xcomplex<f32>>
+}
+
+// -----
+
+func.func @fft_type(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  // expected-error @+1 {{'kiln.fft' op fft_type must be one of FFT, IFFT, RFFT, IRFFT, got 'DCT'}}
+  %0 = kiln.fft %a {fft_length = array<i64: 4>, fft_type = "DCT"} : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
+  return %0 : tensor<4xcomplex<f32>>
+}
+
+// -----
+
+func.func @fft_length_empty(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  // expected-error @+1 {{'kiln.fft' op fft_length must have 1 to 3 entries, got []}}
+  %0 = kiln.fft %a {fft_length = array<i64>, fft_type = "FFT"} : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
+  return %0 : tensor<4xcomplex<f32>>
+}
+
+// -----
+
+func.func @fft_length_rank(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  // expected-error @+1 {{'kiln.fft' op fft_length has 2 entries but the operand has rank 1}}
+  %0 = kiln.fft %a {fft_length = array<i64: 2, 4>, fft_type = "FFT"} : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
+  return %0 : tensor<4xcomplex<f32>>
+}
+
+// -----
+
+func.func @fft_length_negative(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  // expected-error @+1 {{'kiln.fft' op fft_length must not be negative, got [-4]}}
+  %0 = kiln.fft %a {fft_length = array<i64: -4>, fft_type = "FFT"} : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
+  return %0 : tensor<4xcomplex<f32>>
+}
+
+// -----
+
+func.func @rfft_complex_operand(%a: tensor<4xcomplex<f32>>) -> tensor<3xcomplex<f32>> {
+  // expected-error @+1 {{'kiln.fft' op RFFT needs an f32 or f64 operand, got 'tensor<4xcomplex<f32>>'}}
+  %0 = kiln.fft %a {fft_length = array<i64: 4>, fft_type = "RFFT"} : (tensor<4xcomplex<f32>>) -> tensor<3xcomplex<f32>>
+  return %0 : tensor<3xcomplex<f32>>
+}
+
+// -----
+
+func.func @fft_operand_dimension(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  // expected-error @+1 {{'kiln.fft' op operand dimension 0 must be 8 (fft_length [8] for FFT), got 4}}
+  %0 = kiln.fft %a {fft_length = array<i64: 8>, fft_type = "FFT"} : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
+  return %0 : tensor<4xcomplex<f32>>
+}
+
+// -----
+
+func.func @fft_result(%a: tensor<8xf32>) -> tensor<8xcomplex<f32>> {
+  // expected-error @+1 {{'kiln.fft' op result type must be 'tensor<5xcomplex<f32>>' (XLA's fft shape rule), got 'tensor<8xcomplex<f32>>'}}
+  %0 = kiln.fft %a {fft_length = array<i64: 8>, fft_type = "RFFT"} : (tensor<8xf32>) -> tensor<8xcomplex<f32>>
+  return %0 : tensor<8xcomplex<f32>>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Windowed ops: convolution, select-and-scatter
+//===----------------------------------------------------------------------===//
+
+func.func @conv_rank(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{'kiln.convolution' op lhs has rank 4 but 1 spatial dimensions (rank must be 2 more)}}
+  %0 = kiln.convolution %x, %w {base_dilations = array<i64: 1, 1>, input_batch_dimension = 0 : i64, input_feature_dimension = 3 : i64, input_spatial_dimensions = array<i64: 1>, kernel_input_feature_dimension = 2 : i64, kernel_output_feature_dimension = 3 : i64, kernel_spatial_dimensions = array<i64: 0, 1>, output_batch_dimension = 0 : i64, output_feature_dimension = 3 : i64, output_spatial_dimensions = array<i64: 1, 2>, padding_high = array<i64: 1, 1>, padding_low = array<i64: 1, 1>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_dims_unique(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{'kiln.convolution' op lhs dimension numbers must be unique and in [0, 4), got [0, 1, 1, 2]}}
+  %0 = kiln.convolution %x, %w {base_dilations = array<i64: 1, 1>, input_batch_dimension = 0 : i64, input_feature_dimension = 1 : i64, input_spatial_dimensions = array<i64: 1, 2>, kernel_input_feature_dimension = 2 : i64, kernel_output_feature_dimension = 3 : i64, kernel_spatial_dimensions = array<i64: 0, 1>, output_batch_dimension = 0 : i64, output_feature_dimension = 3 : i64, output_spatial_dimensions = array<i64: 1, 2>, padding_high = array<i64: 1, 1>, padding_low = array<i64: 1, 1>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_spatial_count(%x: tensor<1x8x8x4xf32>, %w: tensor<3x4x6xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{'kiln.convolution' op lhs, rhs and result must have the same number of spatial dimensions, got 2, 1 and 2}}
+  %0 = kiln.convolution %x, %w {base_dilations = array<i64: 1, 1>, input_batch_dimension = 0 : i64, input_feature_dimension = 3 : i64, input_spatial_dimensions = array<i64: 1, 2>, kernel_input_feature_dimension = 1 : i64, kernel_output_feature_dimension = 2 : i64, kernel_spatial_dimensions = array<i64: 0>, output_batch_dimension = 0 : i64, output_feature_dimension = 3 : i64, output_spatial_dimensions = array<i64: 1, 2>, padding_high = array<i64: 1, 1>, padding_low = array<i64: 1, 1>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<3x4x6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_group_count(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{'kiln.convolution' op feature_group_count and batch_group_count must be >= 1, got 0 and 1}}
+  %0 = kiln.convolution %x, %w {base_dilations = array<i64: 1, 1>, feature_group_count = 0 : i64, input_batch_dimension = 0 : i64, input_feature_dimension = 3 : i64, input_spatial_dimensions = array<i64: 1, 2>, kernel_input_feature_dimension = 2 : i64, kernel_output_feature_dimension = 3 : i64, kernel_spatial_dimensions = array<i64: 0, 1>, output_batch_dimension = 0 : i64, output_feature_dimension = 3 : i64, output_spatial_dimensions = array<i64: 1, 2>, padding_high = array<i64: 1, 1>, padding_low = array<i64: 1, 1>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_both_groups(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{'kiln.convolution' op feature_group_count and batch_group_count cannot both be above 1}}
+  %0 = kiln.convolution %x, %w {base_dilations = array<i64: 1, 1>, batch_group_count = 2 : i64, feature_group_count = 2 : i64, input_batch_dimension = 0 : i64, input_feature_dimension = 3 : i64, input_spatial_dimensions = array<i64: 1, 2>, kernel_input_feature_dimension = 2 : i64, kernel_output_feature_dimension = 3 : i64, kernel_spatial_dimensions = array<i64: 0, 1>, output_batch_dimension = 0 : i64, output_feature_dimension = 3 : i64, output_spatial_dimensions = array<i64: 1, 2>, padding_high = array<i64: 1, 1>, padding_low = array<i64: 1, 1>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_precision(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{'kiln.convolution' op operand_precision must be one of DEFAULT, HIGH, HIGHEST, default, high, highest, got 'FAST'}}
+  %0 = kiln.convolution %x, %w {base_dilations = array<i64: 1, 1>, input_batch_dimension = 0 : i64, input_feature_dimension = 3 : i64, input_spatial_dimensions = array<i64: 1, 2>, kernel_input_feature_dimension = 2 : i64, kernel_output_feature_dimension = 3 : i64, kernel_spatial_dimensions = array<i64: 0, 1>, operand_precision = ["FAST", "DEFAULT"], output_batch_dimension = 0 : i64, output_feature_dimension = 3 : i64, output_spatial_dimensions = array<i64: 1, 2>, padding_high = array<i64: 1, 1>, padding_low = array<i64: 1, 1>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_window_size(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{'kiln.convolution' op window_strides must have one entry per spatial dimension (2), got 1}}
+  %0 = kiln.convolution %x, %w {base_dilations = array<i64: 1, 1>, input_batch_dimension = 0 : i64, input_feature_dimension = 3 : i64, input_spatial_dimensions = array<i64: 1, 2>, kernel_input_feature_dimension = 2 : i64, kernel_output_feature_dimension = 3 : i64, kernel_spatial_dimensions = array<i64: 0, 1>, output_batch_dimension = 0 : i64, output_feature_dimension = 3 : i64, output_spatial_dimensions = array<i64: 1, 2>, padding_high = array<i64: 1, 1>, padding_low = array<i64: 1, 1>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 1>} : (tensor<1x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_window_positive(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{'kiln.convolution' op window_strides must be >= 1, got [0, 1]}}
+  %0 = kiln.convolution %x, %w {base_dilations = array<i64: 1, 1>, input_batch_dimension = 0 : i64, input_feature_dimension = 3 : i64, input_spatial_dimensions = array<i64: 1, 2>, kernel_input_feature_dimension = 2 : i64, kernel_output_feature_dimension = 3 : i64, kernel_spatial_dimensions = array<i64: 0, 1>, output_batch_dimension = 0 : i64, output_feature_dimension = 3 : i64, output_spatial_dimensions = array<i64: 1, 2>, padding_high = array<i64: 1, 1>, padding_low = array<i64: 1, 1>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 0, 1>} : (tensor<1x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_reversal_size(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{'kiln.convolution' op window_reversal must have one entry per spatial dimension (2), got 1}}
+  %0 = kiln.convolution %x, %w {base_dilations = array<i64: 1, 1>, input_batch_dimension = 0 : i64, input_feature_dimension = 3 : i64, input_spatial_dimensions = array<i64: 1, 2>, kernel_input_feature_dimension = 2 : i64, kernel_output_feature_dimension = 3 : i64, kernel_spatial_dimensions = array<i64: 0, 1>, output_batch_dimension = 0 : i64, output_feature_dimension = 3 : i64, output_spatial_dimensions = array<i64: 1, 2>, padding_high = array<i64: 1, 1>, padding_low = array<i64: 1, 1>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 3, 3>, window_reversal = array<i1: true>, window_strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_window_kernel(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{'kiln.convolution' op window_dimensions[0] must be 3 (the size of rhs dimension 0), got 5}}
+  %0 = kiln.convolution %x, %w {base_dilations = array<i64: 1, 1>, input_batch_dimension = 0 : i64, input_feature_dimension = 3 : i64, input_spatial_dimensions = array<i64: 1, 2>, kernel_input_feature_dimension = 2 : i64, kernel_output_feature_dimension = 3 : i64, kernel_spatial_dimensions = array<i64: 0, 1>, output_batch_dimension = 0 : i64, output_feature_dimension = 3 : i64, output_spatial_dimensions = array<i64: 1, 2>, padding_high = array<i64: 1, 1>, padding_low = array<i64: 1, 1>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 5, 3>, window_strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_feature_divisible(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{'kiln.convolution' op lhs feature dimension (size 4) must be divisible by feature_group_count (3)}}
+  %0 = kiln.convolution %x, %w {base_dilations = array<i64: 1, 1>, feature_group_count = 3 : i64, input_batch_dimension = 0 : i64, input_feature_dimension = 3 : i64, input_spatial_dimensions = array<i64: 1, 2>, kernel_input_feature_dimension = 2 : i64, kernel_output_feature_dimension = 3 : i64, kernel_spatial_dimensions = array<i64: 0, 1>, output_batch_dimension = 0 : i64, output_feature_dimension = 3 : i64, output_spatial_dimensions = array<i64: 1, 2>, padding_high = array<i64: 1, 1>, padding_low = array<i64: 1, 1>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_kernel_input_features(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x2x6xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{'kiln.convolution' op rhs input feature dimension must be 4 (lhs features / feature_group_count), got 2}}
+  %0 = kiln.convolution %x, %w {base_dilations = array<i64: 1, 1>, input_batch_dimension = 0 : i64, input_feature_dimension = 3 : i64, input_spatial_dimensions = array<i64: 1, 2>, kernel_input_feature_dimension = 2 : i64, kernel_output_feature_dimension = 3 : i64, kernel_spatial_dimensions = array<i64: 0, 1>, output_batch_dimension = 0 : i64, output_feature_dimension = 3 : i64, output_spatial_dimensions = array<i64: 1, 2>, padding_high = array<i64: 1, 1>, padding_low = array<i64: 1, 1>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<3x3x2x6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_output_features_divisible(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x2x5xf32>) -> tensor<1x8x8x5xf32> {
+  // expected-error @+1 {{'kiln.convolution' op rhs output feature dimension (size 5) must be divisible by the group count (2)}}
+  %0 = kiln.convolution %x, %w {base_dilations = array<i64: 1, 1>, feature_group_count = 2 : i64, input_batch_dimension = 0 : i64, input_feature_dimension = 3 : i64, input_spatial_dimensions = array<i64: 1, 2>, kernel_input_feature_dimension = 2 : i64, kernel_output_feature_dimension = 3 : i64, kernel_spatial_dimensions = array<i64: 0, 1>, output_batch_dimension = 0 : i64, output_feature_dimension = 3 : i64, output_spatial_dimensions = array<i64: 1, 2>, padding_high = array<i64: 1, 1>, padding_low = array<i64: 1, 1>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<3x3x2x5xf32>) -> tensor<1x8x8x5xf32>
+  return %0 : tensor<1x8x8x5xf32>
+}
+
+// -----
+
+func.func @conv_batch_divisible(%x: tensor<3x8x8x4xf32>, %w: tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32> {
+  // expected-error @+1 {{'kiln.convolution' op lhs batch dimension (size 3) must be divisible by batch_group_count (2)}}
+  %0 = kiln.convolution %x, %w {base_dilations = array<i64: 1, 1>, batch_group_count = 2 : i64, input_batch_dimension = 0 : i64, input_feature_dimension = 3 : i64, input_spatial_dimensions = array<i64: 1, 2>, kernel_input_feature_dimension = 2 : i64, kernel_output_feature_dimension = 3 : i64, kernel_spatial_dimensions = array<i64: 0, 1>, output_batch_dimension = 0 : i64, output_feature_dimension = 3 : i64, output_spatial_dimensions = array<i64: 1, 2>, padding_high = array<i64: 1, 1>, padding_low = array<i64: 1, 1>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 1, 1>} : (tensor<3x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<1x8x8x6xf32>
+  return %0 : tensor<1x8x8x6xf32>
+}
+
+// -----
+
+func.func @conv_result(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x6xf32>) -> tensor<1x6x6x6xf32> {
+  // expected-error @+1 {{'kiln.convolution' op result shape must be [1, 8, 8, 6] (XLA's convolution shape rule), got [1, 6, 6, 6]}}
+  %0 = kiln.convolution %x, %w {base_dilations = array<i64: 1, 1>, input_batch_dimension = 0 : i64, input_feature_dimension = 3 : i64, input_spatial_dimensions = array<i64: 1, 2>, kernel_input_feature_dimension = 2 : i64, kernel_output_feature_dimension = 3 : i64, kernel_spatial_dimensions = array<i64: 0, 1>, output_batch_dimension = 0 : i64, output_feature_dimension = 3 : i64, output_spatial_dimensions = array<i64: 1, 2>, padding_high = array<i64: 1, 1>, padding_low = array<i64: 1, 1>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 1, 1>} : (tensor<1x8x8x4xf32>, tensor<3x3x4x6xf32>) -> tensor<1x6x6x6xf32>
+  return %0 : tensor<1x6x6x6xf32>
+}
+
+// -----
+
+func.func @sas_source_shape(%x: tensor<8xf32>, %s: tensor<3xf32>, %z: tensor<f32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'kiln.select_and_scatter' op source shape must be [4] (one element per window of the operand), got [3]}}
+  %0 = kiln.select_and_scatter(%x, %s, %z) attributes {base_dilations = array<i64: 1>, padding_high = array<i64: 0>, padding_low = array<i64: 0>, window_dilations = array<i64: 1>, window_dimensions = array<i64: 2>, window_strides = array<i64: 2>} {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %p = kiln.compare %a, %b {direction = "GE"} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    kiln.return %p : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %t = kiln.add %a, %a : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %t : tensor<f32>
+  } : (tensor<8xf32>, tensor<3xf32>, tensor<f32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @sas_init_scalar(%x: tensor<8xf32>, %s: tensor<4xf32>, %z: tensor<1xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'kiln.select_and_scatter' op init_value must be a scalar, got 'tensor<1xf32>'}}
+  %0 = kiln.select_and_scatter(%x, %s, %z) attributes {base_dilations = array<i64: 1>, padding_high = array<i64: 0>, padding_low = array<i64: 0>, window_dilations = array<i64: 1>, window_dimensions = array<i64: 2>, window_strides = array<i64: 2>} {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %p = kiln.compare %a, %b {direction = "GE"} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    kiln.return %p : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %t = kiln.add %a, %a : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %t : tensor<f32>
+  } : (tensor<8xf32>, tensor<4xf32>, tensor<1xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @sas_source_element(%x: tensor<8xf32>, %s: tensor<4xf16>, %z: tensor<f32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'kiln.select_and_scatter' op source element type must be 'f32' (the operand's), got 'f16'}}
+  %0 = kiln.select_and_scatter(%x, %s, %z) attributes {base_dilations = array<i64: 1>, padding_high = array<i64: 0>, padding_low = array<i64: 0>, window_dilations = array<i64: 1>, window_dimensions = array<i64: 2>, window_strides = array<i64: 2>} {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %p = kiln.compare %a, %b {direction = "GE"} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    kiln.return %p : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %t = kiln.add %a, %a : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %t : tensor<f32>
+  } : (tensor<8xf32>, tensor<4xf16>, tensor<f32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @sas_result(%x: tensor<8xf32>, %s: tensor<4xf32>, %z: tensor<f32>) -> tensor<8xf16> {
+  // expected-error @+1 {{'kiln.select_and_scatter' op result type must be 'tensor<8xf32>' (the operand's), got 'tensor<8xf16>'}}
+  %0 = kiln.select_and_scatter(%x, %s, %z) attributes {base_dilations = array<i64: 1>, padding_high = array<i64: 0>, padding_low = array<i64: 0>, window_dilations = array<i64: 1>, window_dimensions = array<i64: 2>, window_strides = array<i64: 2>} {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %p = kiln.compare %a, %b {direction = "GE"} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    kiln.return %p : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %t = kiln.add %a, %a : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %t : tensor<f32>
+  } : (tensor<8xf32>, tensor<4xf32>, tensor<f32>) -> tensor<8xf16>
+  return %0 : tensor<8xf16>
+}
+
+// -----
+
+func.func @sas_select_result(%x: tensor<8xf32>, %s: tensor<4xf32>, %z: tensor<f32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'kiln.select_and_scatter' op region 'select' result types must be (tensor<i1>), got (tensor<f32>)}}
+  %0 = kiln.select_and_scatter(%x, %s, %z) attributes {base_dilations = array<i64: 1>, padding_high = array<i64: 0>, padding_low = array<i64: 0>, window_dilations = array<i64: 1>, window_dimensions = array<i64: 2>, window_strides = array<i64: 2>} {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %p = kiln.add %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %p : tensor<f32>
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %t = kiln.add %a, %a : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %t : tensor<f32>
+  } : (tensor<8xf32>, tensor<4xf32>, tensor<f32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @sas_scatter_args(%x: tensor<8xf32>, %s: tensor<4xf32>, %z: tensor<f32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'kiln.select_and_scatter' op region 'scatter' argument types must be (tensor<f32>, tensor<f32>), got (tensor<f32>, tensor<f16>)}}
+  %0 = kiln.select_and_scatter(%x, %s, %z) attributes {base_dilations = array<i64: 1>, padding_high = array<i64: 0>, padding_low = array<i64: 0>, window_dilations = array<i64: 1>, window_dimensions = array<i64: 2>, window_strides = array<i64: 2>} {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %p = kiln.compare %a, %b {direction = "GE"} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    kiln.return %p : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f16>):
+    %t = kiln.add %a, %a : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %t : tensor<f32>
+  } : (tensor<8xf32>, tensor<4xf32>, tensor<f32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+func.func @cholesky_element(%a: tensor<4x4xi32>) -> tensor<4x4xi32> {
+  // expected-error @+1 {{'kiln.cholesky' op operand must have a float or complex element type, got 'tensor<4x4xi32>'}}
+  %0 = kiln.cholesky %a : (tensor<4x4xi32>) -> tensor<4x4xi32>
+  return %0 : tensor<4x4xi32>
+}
+
+// -----
+
+func.func @cholesky_rank(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.cholesky' op operand must have rank >= 2, got 'tensor<4xf32>'}}
+  %0 = kiln.cholesky %a : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @cholesky_result(%a: tensor<4x4xf32>) -> tensor<4x4xf64> {
+  // expected-error @+1 {{'kiln.cholesky' op result type must be 'tensor<4x4xf32>' (the operand's), got 'tensor<4x4xf64>'}}
+  %0 = kiln.cholesky %a : (tensor<4x4xf32>) -> tensor<4x4xf64>
+  return %0 : tensor<4x4xf64>
+}
+
+// -----
+
+func.func @ts_transpose(%a: tensor<4x4xf32>, %b: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{'kiln.triangular_solve' op transpose_a must be one of NO_TRANSPOSE, TRANSPOSE, ADJOINT, got 'CONJUGATE'}}
+  %0 = kiln.triangular_solve %a, %b {left_side = true, transpose_a = "CONJUGATE"} : (tensor<4x4xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @ts_element(%a: tensor<4x4xf32>, %b: tensor<4x3xf64>) -> tensor<4x3xf64> {
+  // expected-error @+1 {{'kiln.triangular_solve' op b element type must be 'f32' (a's), got 'f64'}}
+  %0 = kiln.triangular_solve %a, %b {left_side = true} : (tensor<4x4xf32>, tensor<4x3xf64>) -> tensor<4x3xf64>
+  return %0 : tensor<4x3xf64>
+}
+
+// -----
+
+func.func @ts_rank(%a: tensor<4x4xf32>, %b: tensor<2x4x3xf32>) -> tensor<2x4x3xf32> {
+  // expected-error @+1 {{'kiln.triangular_solve' op b must have the rank of a (2), got 'tensor<2x4x3xf32>'}}
+  %0 = kiln.triangular_solve %a, %b {left_side = true} : (tensor<4x4xf32>, tensor<2x4x3xf32>) -> tensor<2x4x3xf32>
+  return %0 : tensor<2x4x3xf32>
+}
+
+// -----
+
+func.func @ts_batch(%a: tensor<2x4x4xf32>, %b: tensor<3x4x3xf32>) -> tensor<3x4x3xf32> {
+  // expected-error @+1 {{'kiln.triangular_solve' op b batch dimensions must be [2] (a's), got [3]}}
+  %0 = kiln.triangular_solve %a, %b {left_side = true} : (tensor<2x4x4xf32>, tensor<3x4x3xf32>) -> tensor<3x4x3xf32>
+  return %0 : tensor<3x4x3xf32>
+}
+
+// -----
+
+func.func @ts_size(%a: tensor<4x4xf32>, %b: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  // expected-error @+1 {{'kiln.triangular_solve' op b dimension 0 must be 4 (a's size, with left_side), got 3}}
+  %0 = kiln.triangular_solve %a, %b {left_side = true} : (tensor<4x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @ts_result(%a: tensor<4x4xf32>, %b: tensor<4x3xf32>) -> tensor<4x3xf16> {
+  // expected-error @+1 {{'kiln.triangular_solve' op result type must be 'tensor<4x3xf32>' (b's), got 'tensor<4x3xf16>'}}
+  %0 = kiln.triangular_solve %a, %b {left_side = true} : (tensor<4x4xf32>, tensor<4x3xf32>) -> tensor<4x3xf16>
+  return %0 : tensor<4x3xf16>
+}
+
+// -----
+
+func.func @rd_ragged_count(%x: tensor<16x8xf32>, %w: tensor<4x8x32xf32>, %g: tensor<4xi32>) -> tensor<16x32xf32> {
+  // expected-error @+1 {{'kiln.ragged_dot' op lhs_ragged_dims must have exactly one entry, got [0, 1]}}
+  %0 = kiln.ragged_dot %x, %w, %g {lhs_contracting_dims = array<i64: 1>, lhs_ragged_dims = array<i64: 0, 1>, rhs_contracting_dims = array<i64: 1>, rhs_group_dims = array<i64: 0>} : (tensor<16x8xf32>, tensor<4x8x32xf32>, tensor<4xi32>) -> tensor<16x32xf32>
+  return %0 : tensor<16x32xf32>
+}
+
+// -----
+
+func.func @rd_group_count(%x: tensor<16x8xf32>, %w: tensor<4x8x32xf32>, %g: tensor<4xi32>) -> tensor<16x32xf32> {
+  // expected-error @+1 {{'kiln.ragged_dot' op rhs_group_dims must have at most one entry, got [0, 2]}}
+  %0 = kiln.ragged_dot %x, %w, %g {lhs_contracting_dims = array<i64: 1>, lhs_ragged_dims = array<i64: 0>, rhs_contracting_dims = array<i64: 1>, rhs_group_dims = array<i64: 0, 2>} : (tensor<16x8xf32>, tensor<4x8x32xf32>, tensor<4xi32>) -> tensor<16x32xf32>
+  return %0 : tensor<16x32xf32>
+}
+
+// -----
+
+func.func @rd_ragged_range(%x: tensor<16x8xf32>, %w: tensor<4x8x32xf32>, %g: tensor<4xi32>) -> tensor<16x32xf32> {
+  // expected-error @+1 {{'kiln.ragged_dot' op lhs_ragged_dims[0] must be in [0, 2), got 2}}
+  %0 = kiln.ragged_dot %x, %w, %g {lhs_contracting_dims = array<i64: 1>, lhs_ragged_dims = array<i64: 2>, rhs_contracting_dims = array<i64: 1>, rhs_group_dims = array<i64: 0>} : (tensor<16x8xf32>, tensor<4x8x32xf32>, tensor<4xi32>) -> tensor<16x32xf32>
+  return %0 : tensor<16x32xf32>
+}
+
+// -----
+
+func.func @rd_group_is_contracting(%x: tensor<16x8xf32>, %w: tensor<4x8x32xf32>, %g: tensor<4xi32>) -> tensor<16x32xf32> {
+  // expected-error @+1 {{'kiln.ragged_dot' op rhs_group_dims must not be a batch or contracting dimension, got 1}}
+  %0 = kiln.ragged_dot %x, %w, %g {lhs_contracting_dims = array<i64: 1>, lhs_ragged_dims = array<i64: 0>, rhs_contracting_dims = array<i64: 1>, rhs_group_dims = array<i64: 1>} : (tensor<16x8xf32>, tensor<4x8x32xf32>, tensor<4xi32>) -> tensor<16x32xf32>
+  return %0 : tensor<16x32xf32>
+}
+
+// -----
+
+func.func @rd_group_sizes_rank(%x: tensor<16x8xf32>, %w: tensor<4x8x32xf32>, %g: tensor<i32>) -> tensor<16x32xf32> {
+  // expected-error @+1 {{'kiln.ragged_dot' op group_sizes must have rank >= 1, got 'tensor<i32>'}}
+  %0 = kiln.ragged_dot %x, %w, %g {lhs_contracting_dims = array<i64: 1>, lhs_ragged_dims = array<i64: 0>, rhs_contracting_dims = array<i64: 1>, rhs_group_dims = array<i64: 0>} : (tensor<16x8xf32>, tensor<4x8x32xf32>, tensor<i32>) -> tensor<16x32xf32>
+  return %0 : tensor<16x32xf32>
+}
+
+// -----
+
+func.func @rd_groups(%x: tensor<16x8xf32>, %w: tensor<4x8x32xf32>, %g: tensor<3xi32>) -> tensor<16x32xf32> {
+  // expected-error @+1 {{'kiln.ragged_dot' op rhs group dimension 0 must have the number of groups (3, group_sizes' last dimension), got 4}}
+  %0 = kiln.ragged_dot %x, %w, %g {lhs_contracting_dims = array<i64: 1>, lhs_ragged_dims = array<i64: 0>, rhs_contracting_dims = array<i64: 1>, rhs_group_dims = array<i64: 0>} : (tensor<16x8xf32>, tensor<4x8x32xf32>, tensor<3xi32>) -> tensor<16x32xf32>
+  return %0 : tensor<16x32xf32>
+}
+
+// -----
+
+func.func @rd_result(%x: tensor<16x8xf32>, %w: tensor<4x8x32xf32>, %g: tensor<4xi32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{'kiln.ragged_dot' op result shape must be [16, 32] (batch, lhs free, rhs free dimensions), got [16, 8]}}
+  %0 = kiln.ragged_dot %x, %w, %g {lhs_contracting_dims = array<i64: 1>, lhs_ragged_dims = array<i64: 0>, rhs_contracting_dims = array<i64: 1>, rhs_group_dims = array<i64: 0>} : (tensor<16x8xf32>, tensor<4x8x32xf32>, tensor<4xi32>) -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @scaled_dot_scale_rank(%x: tensor<16x8xf32>, %s: tensor<4xf32>) -> tensor<16x16xf32> {
+  // expected-error @+1 {{'kiln.scaled_dot' op lhs_scale must be a scalar or have its operand's rank (2), got 'tensor<4xf32>'}}
+  %0 = kiln.scaled_dot %x, %x, %s, %s {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 1>} : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<16x16xf32>
+  return %0 : tensor<16x16xf32>
+}
+
+// -----
+
+func.func @scaled_dot_result(%x: tensor<16x8xf32>, %s: tensor<f32>) -> tensor<16x8xf32> {
+  // expected-error @+1 {{'kiln.scaled_dot' op result shape must be [16, 16] (batch, lhs free, rhs free dimensions), got [16, 8]}}
+  %0 = kiln.scaled_dot %x, %x, %s, %s {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 1>} : (tensor<16x8xf32>, tensor<16x8xf32>, tensor<f32>, tensor<f32>) -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Asynchronous pairs, transfers and more collectives
+//===----------------------------------------------------------------------===//
+
+func.func @async_start_args(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.async_start' op region 'calls' argument types must be (tensor<4xf32>), got (tensor<4xf16>)}}
+  %s:2 = kiln.async_start(%a) {
+  ^bb0(%y: tensor<4xf16>):
+    kiln.return %y : tensor<4xf16>
+  } : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf16>)
+  return %s#0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @async_start_count(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.async_start' op expects at least 2 results (the operands, then the results of 'calls'), got 1}}
+  %s = kiln.async_start(%a) {
+  ^bb0(%y: tensor<4xf32>):
+    kiln.return %y : tensor<4xf32>
+  } : (tensor<4xf32>) -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+// -----
+
+func.func @async_start_types(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.async_start' op leading result types must be (tensor<4xf32>, tensor<4xf32>), got (tensor<4xf32>, tensor<8xf32>)}}
+  %s:2 = kiln.async_start(%a) {
+  ^bb0(%y: tensor<4xf32>):
+    kiln.return %y : tensor<4xf32>
+  } : (tensor<4xf32>) -> (tensor<4xf32>, tensor<8xf32>)
+  return %s#0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @async_update_types(%a: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'kiln.async_update' op result types must be (tensor<4xf32>), got (tensor<8xf32>)}}
+  %0 = kiln.async_update %a : (tensor<4xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @async_done_empty() -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.async_done' op expects the values that async_start returns}}
+  %0 = "kiln.async_done"() : () -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @async_done_types(%a: tensor<4xf32>) -> tensor<8xf32> {
+  %s:2 = kiln.async_start(%a) {
+  ^bb0(%y: tensor<4xf32>):
+    kiln.return %y : tensor<4xf32>
+  } : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  // expected-error @+1 {{'kiln.async_done' op result types must be (tensor<4xf32>), got (tensor<8xf32>)}}
+  %d = kiln.async_done %s#0, %s#1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
+  return %d : tensor<8xf32>
+}
+
+// -----
+
+func.func @all_reduce_start_types(%a: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'kiln.all_reduce_start' op result types must be (tensor<4xf32>), got (tensor<4xf16>)}}
+  %r = kiln.all_reduce_start(%a) attributes {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} {
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %t = kiln.add %p, %q : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %t : tensor<f32>
+  } : (tensor<4xf32>) -> tensor<4xf16>
+  return %r : tensor<4xf16>
+}
+
+// -----
+
+func.func @all_reduce_done_empty() -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.all_reduce_done' op expects the 1 or more values that all_reduce_start returns, got 0}}
+  %0 = "kiln.all_reduce_done"() : () -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @all_reduce_done_types(%a: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'kiln.all_reduce_done' op result types must be (tensor<4xf32>), got (tensor<4xf16>)}}
+  %0 = kiln.all_reduce_done %a : (tensor<4xf32>) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+func.func @all_gather_start_count(%x: tensor<2x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{'kiln.all_gather_start' op expects 2 results (the operands, then the gathered values), got 1}}
+  %g = kiln.all_gather_start %x {dimensions = array<i64: 0>, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<2x4xf32>) -> (tensor<8x4xf32>)
+  return %g : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @all_gather_start_leading(%x: tensor<2x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{'kiln.all_gather_start' op leading result types must be (tensor<2x4xf32>), got (tensor<2x4xf16>)}}
+  %g:2 = kiln.all_gather_start %x {dimensions = array<i64: 0>, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<2x4xf32>) -> (tensor<2x4xf16>, tensor<8x4xf32>)
+  return %g#1 : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @all_gather_start_gathered(%x: tensor<2x4xf32>) -> tensor<8x5xf32> {
+  // expected-error @+1 {{'kiln.all_gather_start' op gathered result 0 type must be 'tensor<8x4xf32>' (operand's, but along dimensions[0]), got 'tensor<8x5xf32>'}}
+  %g:2 = kiln.all_gather_start %x {dimensions = array<i64: 0>, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<8x5xf32>)
+  return %g#1 : tensor<8x5xf32>
+}
+
+// -----
+
+func.func @all_gather_done_odd(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.all_gather_done' op expects the operands and gathered values that all_gather_start returns (an even number), got 1}}
+  %0 = kiln.all_gather_done %a : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @all_gather_done_types(%a: tensor<2x4xf32>, %b: tensor<8x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'kiln.all_gather_done' op result types must be (tensor<8x4xf32>), got (tensor<2x4xf32>)}}
+  %0 = kiln.all_gather_done %a, %b : (tensor<2x4xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @cp_start_pairs(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.collective_permute_start' op source_target_pairs must have shape Nx2, got 'tensor<1x3xi64>'}}
+  %p:2 = kiln.collective_permute_start %a {source_target_pairs = dense<[[0, 1, 2]]> : tensor<1x3xi64>} : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return %p#0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @cp_start_count(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.collective_permute_start' op expects at least 2 results (the operand, then the received value), got 1}}
+  %0 = kiln.collective_permute_start %a {source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @cp_start_types(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.collective_permute_start' op result types must be (tensor<4xf32>, tensor<4xf32>, tensor<ui32>), got (tensor<4xf32>, tensor<4xf32>, tensor<i32>)}}
+  %p:3 = kiln.collective_permute_start %a {source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<i32>)
+  return %p#0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @cp_done_count(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.collective_permute_done' op expects the 2 or more values that collective_permute_start returns, got 1}}
+  %0 = kiln.collective_permute_done %a : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @cp_done_type(%a: tensor<4xf32>, %b: tensor<8xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.collective_permute_done' op result type must be 'tensor<8xf32>' (the received value's), got 'tensor<4xf32>'}}
+  %0 = kiln.collective_permute_done %a, %b : (tensor<4xf32>, tensor<8xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @copy_start_types(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.copy_start' op result types must be (tensor<4xf32>, tensor<4xf32>), got (tensor<4xf32>, tensor<8xf32>)}}
+  %c:2 = kiln.copy_start %a : (tensor<4xf32>) -> (tensor<4xf32>, tensor<8xf32>)
+  return %c#0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @copy_done_count(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.copy_done' op expects the 2 or more values that copy_start returns, got 1}}
+  %0 = kiln.copy_done %a : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @copy_done_type(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'kiln.copy_done' op result type must be 'tensor<4xf32>' (the destination's), got 'tensor<8xf32>'}}
+  %0 = kiln.copy_done %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @send_token(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.send' op operands must end with a token, got (tensor<4xf32>)}}
+  %s:2 = kiln.send %a : (tensor<4xf32>) -> (tensor<4xf32>, tensor<ui32>)
+  return %s#0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @send_results(%a: tensor<4xf32>, %t: !kiln.token) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.send' op result types must be (tensor<4xf32>, tensor<ui32>, !kiln.token), got (tensor<4xf32>, !kiln.token)}}
+  %s:2 = kiln.send %a, %t : (tensor<4xf32>, !kiln.token) -> (tensor<4xf32>, !kiln.token)
+  return %s#0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @send_done_token(%a: tensor<4xf32>) -> !kiln.token {
+  // expected-error @+1 {{'kiln.send_done' op operands must end with a token, got (tensor<4xf32>)}}
+  %0 = kiln.send_done %a : (tensor<4xf32>) -> !kiln.token
+  return %0 : !kiln.token
+}
+
+// -----
+
+func.func @recv_token(%t: !kiln.token) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.recv' op results must end with a token, got (tensor<4xf32>, tensor<ui32>)}}
+  %r:2 = kiln.recv %t : (!kiln.token) -> (tensor<4xf32>, tensor<ui32>)
+  return %r#0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @recv_context(%t: !kiln.token) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.recv' op results must be (data..., u32 context, token), got (tensor<4xf32>, !kiln.token)}}
+  %r:2 = kiln.recv %t : (!kiln.token) -> (tensor<4xf32>, !kiln.token)
+  return %r#0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @recv_done_count(%t: !kiln.token) -> !kiln.token {
+  // expected-error @+1 {{'kiln.recv_done' op expects (data..., u32 context, token) from recv, got (!kiln.token)}}
+  %0 = kiln.recv_done %t : (!kiln.token) -> !kiln.token
+  return %0 : !kiln.token
+}
+
+// -----
+
+func.func @recv_done_types(%a: tensor<4xf32>, %c: tensor<ui32>, %t: !kiln.token) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.recv_done' op result types must be (tensor<4xf32>, !kiln.token), got (tensor<8xf32>, !kiln.token)}}
+  %r:2 = kiln.recv_done %a, %c, %t : (tensor<4xf32>, tensor<ui32>, !kiln.token) -> (tensor<8xf32>, !kiln.token)
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+func.func @infeed_token(%t: !kiln.token) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.infeed' op results must end with a token, got (tensor<4xf32>)}}
+  %0 = kiln.infeed %t : (!kiln.token) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @outfeed_token(%a: tensor<4xf32>) -> !kiln.token {
+  // expected-error @+1 {{'kiln.outfeed' op operands must end with a token, got (tensor<4xf32>)}}
+  %0 = kiln.outfeed %a : (tensor<4xf32>) -> !kiln.token
+  return %0 : !kiln.token
+}
+
+// -----
+
+func.func @add_dependency_type(%a: tensor<4xf32>, %t: !kiln.token) -> tensor<8xf32> {
+  // expected-error @+1 {{'kiln.add_dependency' op result type must be 'tensor<4xf32>' (the operand's), got 'tensor<8xf32>'}}
+  %0 = kiln.add_dependency %a, %t : (tensor<4xf32>, !kiln.token) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @collective_broadcast_types(%a: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'kiln.collective_broadcast' op result types must be (tensor<4xf32>), got (tensor<8xf32>)}}
+  %0 = kiln.collective_broadcast %a {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @ragged_all_to_all_output(%x: tensor<2x4xf32>, %y: tensor<2x4xf16>, %i: tensor<2xi32>, %j: tensor<2xi32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'kiln.ragged_all_to_all' op output must have the input's rank and element type, got 'tensor<2x4xf32>' and 'tensor<2x4xf16>'}}
+  %0 = kiln.ragged_all_to_all %x, %y, %i, %j, %i, %i {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>, tensor<2x4xf16>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @ragged_all_to_all_sizes(%x: tensor<2x4xf32>, %y: tensor<2x4xf32>, %i: tensor<2xi32>, %j: tensor<2xi64>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'kiln.ragged_all_to_all' op offsets and sizes must have one type, got (tensor<2xi32>, tensor<2xi64>, tensor<2xi32>, tensor<2xi32>)}}
+  %0 = kiln.ragged_all_to_all %x, %y, %i, %j, %i, %i {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2xi32>, tensor<2xi64>, tensor<2xi32>, tensor<2xi32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @ragged_all_to_all_result(%x: tensor<2x4xf32>, %y: tensor<2x4xf32>, %i: tensor<2xi32>, %j: tensor<2xi32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'kiln.ragged_all_to_all' op result type must be 'tensor<2x4xf32>' (the output operand's), got 'tensor<4x4xf32>'}}
+  %0 = kiln.ragged_all_to_all %x, %y, %i, %j, %i, %i {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Map, fusion, conversions and dynamic sizes
+//===----------------------------------------------------------------------===//
+
+func.func @map_shapes(%a: tensor<4xf32>, %b: tensor<5xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.map' op input 1 shape must be [4] (input 0's), got [5]}}
+  %0 = kiln.map(%a, %b) attributes {dimensions = array<i64: 0>} {
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %m = kiln.maximum %y, %y : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %m : tensor<f32>
+  } : (tensor<4xf32>, tensor<5xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @map_args(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.map' op region 'to_apply' argument types must be (tensor<f32>, tensor<f32>), got (tensor<f16>, tensor<f32>)}}
+  %0 = kiln.map(%a, %b) attributes {dimensions = array<i64: 0>} {
+  ^bb0(%x: tensor<f16>, %y: tensor<f32>):
+    %m = kiln.maximum %y, %y : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %m : tensor<f32>
+  } : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @map_returns_scalar(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.map' op region 'to_apply' must return one scalar, got (tensor<f32>, tensor<f32>)}}
+  %0 = kiln.map(%a, %b) attributes {dimensions = array<i64: 0>} {
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %m = kiln.maximum %y, %y : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %m, %m : tensor<f32>, tensor<f32>
+  } : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @map_dimensions(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.map' op dimensions must be [0, ..., 0] (map applies to every dimension), got [1]}}
+  %0 = kiln.map(%a, %b) attributes {dimensions = array<i64: 1>} {
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %m = kiln.maximum %y, %y : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %m : tensor<f32>
+  } : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @map_result(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'kiln.map' op result type must be 'tensor<4xf32>' (the inputs' shape, the computation's element type), got 'tensor<4xf16>'}}
+  %0 = kiln.map(%a, %b) attributes {dimensions = array<i64: 0>} {
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %m = kiln.maximum %y, %y : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %m : tensor<f32>
+  } : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+func.func @fusion_kind(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.fusion' op kind must be one of kLoop, kInput, kOutput, kCustom, got 'kFast'}}
+  %0 = kiln.fusion(%a) attributes {kind = "kFast"} {
+  ^bb0(%x: tensor<4xf32>):
+    kiln.return %x : tensor<4xf32>
+  } : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @fusion_region(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.fusion' op region 'calls' argument types must be (tensor<4xf32>), got (tensor<4xf16>)}}
+  %0 = kiln.fusion(%a) attributes {kind = "kLoop"} {
+  ^bb0(%x: tensor<4xf16>):
+    kiln.return %x : tensor<4xf16>
+  } : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @stochastic_operand(%a: tensor<4xi32>, %r: tensor<4xui32>) -> tensor<4xi8> {
+  // expected-error @+1 {{'kiln.stochastic_convert' op operand must have a float element type, got 'tensor<4xi32>'}}
+  %0 = kiln.stochastic_convert %a, %r : (tensor<4xi32>, tensor<4xui32>) -> tensor<4xi8>
+  return %0 : tensor<4xi8>
+}
+
+// -----
+
+func.func @stochastic_random_signed(%a: tensor<4xf32>, %r: tensor<4xi32>) -> tensor<4xbf16> {
+  // expected-error @+1 {{'kiln.stochastic_convert' op random must have unsigned elements of the operand's width (32 bits), got 'tensor<4xi32>'}}
+  %0 = kiln.stochastic_convert %a, %r : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}
+
+// -----
+
+func.func @rng_state_size() -> tensor<3xui64> {
+  // expected-error @+1 {{'kiln.rng_get_and_update_state' op result must be tensor<2xui64>, got 'tensor<3xui64>'}}
+  %0 = kiln.rng_get_and_update_state {delta = 8 : i64} : () -> tensor<3xui64>
+  return %0 : tensor<3xui64>
+}
+
+// -----
+
+func.func @get_dimension_size_count(%a: tensor<4x4xf32>) -> tensor<i32> {
+  // expected-error @+1 {{'kiln.get_dimension_size' op dimensions must have exactly one entry, got [0, 1]}}
+  %0 = kiln.get_dimension_size %a {dimensions = array<i64: 0, 1>} : (tensor<4x4xf32>) -> tensor<i32>
+  return %0 : tensor<i32>
+}
+
+// -----
+
+func.func @get_dimension_size_range(%a: tensor<4x4xf32>) -> tensor<i32> {
+  // expected-error @+1 {{'kiln.get_dimension_size' op dimensions[0] must be in [0, 2), got 2}}
+  %0 = kiln.get_dimension_size %a {dimensions = array<i64: 2>} : (tensor<4x4xf32>) -> tensor<i32>
+  return %0 : tensor<i32>
+}
+
+// -----
+
+func.func @set_dimension_size_result(%a: tensor<4xf32>, %n: tensor<i32>) -> tensor<8xf32> {
+  // expected-error @+1 {{'kiln.set_dimension_size' op result shape and element type must be 'tensor<4xf32>' (the operand's), got 'tensor<8xf32>'}}
+  %0 = kiln.set_dimension_size %a, %n {dimensions = array<i64: 0>} : (tensor<4xf32>, tensor<i32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @dynamic_reshape_sizes(%a: tensor<4xf32>, %n: tensor<i32>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{'kiln.dynamic_reshape' op expects one size per result dimension (2), got 1}}
+  %0 = kiln.dynamic_reshape %a, %n : (tensor<4xf32>, tensor<i32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @dynamic_reshape_element(%a: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'kiln.dynamic_reshape' op result element type must be 'f32' (the operand's), got 'f16'}}
+  %0 = kiln.dynamic_reshape %a, %n : (tensor<4xf32>, tensor<i32>) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+func.func @domain_type(%a: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'kiln.domain' op result type must be 'tensor<4xf32>' (the operand's), got 'tensor<4xf16>'}}
+  %0 = kiln.domain %a : (tensor<4xf32>) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}

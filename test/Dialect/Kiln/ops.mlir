@@ -476,3 +476,149 @@ func.func @annotate(%a: tensor<2xf32>, %t: !kiln.token) -> (tensor<2xf32>, !kiln
   %0:2 = kiln.annotate %a, %t {hlo_opcode = "tuple", kiln.sharding = "{{replicated},{maximal device=0}}"} : (tensor<2xf32>, !kiln.token) -> (tensor<2xf32>, !kiln.token)
   return %0#0, %0#1 : tensor<2xf32>, !kiln.token
 }
+
+// CHECK-LABEL: func.func @complex_numbers
+func.func @complex_numbers(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x3xcomplex<f32>>, tensor<4x4xf32>) {
+  // CHECK: kiln.complex %{{.*}}, %{{.*}} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xcomplex<f32>>
+  %0 = kiln.complex %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xcomplex<f32>>
+  // CHECK: kiln.real %{{.*}} : (tensor<4xcomplex<f32>>) -> tensor<4xf32>
+  %1 = kiln.real %0 : (tensor<4xcomplex<f32>>) -> tensor<4xf32>
+  // CHECK: kiln.imag %{{.*}} : (tensor<4xcomplex<f32>>) -> tensor<4xf32>
+  %2 = kiln.imag %0 : (tensor<4xcomplex<f32>>) -> tensor<4xf32>
+  // CHECK: kiln.abs %{{.*}} : (tensor<4xcomplex<f32>>) -> tensor<4xf32>
+  %3 = kiln.abs %0 : (tensor<4xcomplex<f32>>) -> tensor<4xf32>
+  %r = kiln.broadcast_in_dim %a {dimensions = array<i64: 0>} : (tensor<4xf32>) -> tensor<4x4xf32>
+  // CHECK: kiln.fft %{{.*}} {fft_length = array<i64: 4>, fft_type = "RFFT"} : (tensor<4x4xf32>) -> tensor<4x3xcomplex<f32>>
+  %4 = kiln.fft %r {fft_length = array<i64: 4>, fft_type = "RFFT"} : (tensor<4x4xf32>) -> tensor<4x3xcomplex<f32>>
+  // CHECK: kiln.fft %{{.*}} {fft_length = array<i64: 4>, fft_type = "IRFFT"} : (tensor<4x3xcomplex<f32>>) -> tensor<4x4xf32>
+  %5 = kiln.fft %4 {fft_length = array<i64: 4>, fft_type = "IRFFT"} : (tensor<4x3xcomplex<f32>>) -> tensor<4x4xf32>
+  return %1, %2, %3, %4, %5 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x3xcomplex<f32>>, tensor<4x4xf32>
+}
+
+// CHECK-LABEL: func.func @convolution
+func.func @convolution(%x: tensor<1x8x8x3xbf16>, %w: tensor<3x3x3x4xbf16>) -> tensor<1x8x8x4xf32> {
+  // CHECK: kiln.convolution %{{.*}}, %{{.*}} {{{.*}}window_reversal = array<i1: false, true>{{.*}}} : (tensor<1x8x8x3xbf16>, tensor<3x3x3x4xbf16>) -> tensor<1x8x8x4xf32>
+  %0 = kiln.convolution %x, %w {base_dilations = array<i64: 1, 1>, input_batch_dimension = 0 : i64, input_feature_dimension = 3 : i64, input_spatial_dimensions = array<i64: 1, 2>, kernel_input_feature_dimension = 2 : i64, kernel_output_feature_dimension = 3 : i64, kernel_spatial_dimensions = array<i64: 0, 1>, output_batch_dimension = 0 : i64, output_feature_dimension = 3 : i64, output_spatial_dimensions = array<i64: 1, 2>, padding_high = array<i64: 1, 1>, padding_low = array<i64: 1, 1>, window_dilations = array<i64: 1, 1>, window_dimensions = array<i64: 3, 3>, window_reversal = array<i1: false, true>, window_strides = array<i64: 1, 1>, operand_precision = ["HIGHEST", "DEFAULT"]} : (tensor<1x8x8x3xbf16>, tensor<3x3x3x4xbf16>) -> tensor<1x8x8x4xf32>
+  return %0 : tensor<1x8x8x4xf32>
+}
+
+// CHECK-LABEL: func.func @select_and_scatter
+func.func @select_and_scatter(%x: tensor<8xf32>, %s: tensor<4xf32>, %z: tensor<f32>) -> tensor<8xf32> {
+  // CHECK: kiln.select_and_scatter(%{{.*}}, %{{.*}}, %{{.*}}) attributes
+  %0 = kiln.select_and_scatter(%x, %s, %z) attributes {base_dilations = array<i64: 1>, padding_high = array<i64: 0>, padding_low = array<i64: 0>, window_dilations = array<i64: 1>, window_dimensions = array<i64: 2>, window_strides = array<i64: 2>} {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %p = kiln.compare %a, %b {direction = "GE"} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    kiln.return %p : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %t = kiln.add %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %t : tensor<f32>
+  } : (tensor<8xf32>, tensor<4xf32>, tensor<f32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// CHECK-LABEL: func.func @linear_algebra
+func.func @linear_algebra(%a: tensor<2x4x4xf32>, %b: tensor<2x4x3xf32>, %x: tensor<16x8xbf16>, %w: tensor<4x8x32xbf16>, %g: tensor<4xi32>, %s: tensor<f32>) -> (tensor<2x4x3xf32>, tensor<16x32xf32>, tensor<16x16xf32>) {
+  // CHECK: kiln.cholesky %{{.*}} {lower = true} : (tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %0 = kiln.cholesky %a {lower = true} : (tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  // CHECK: kiln.triangular_solve %{{.*}}, %{{.*}} {left_side = true, transpose_a = "TRANSPOSE"} : (tensor<2x4x4xf32>, tensor<2x4x3xf32>) -> tensor<2x4x3xf32>
+  %1 = kiln.triangular_solve %0, %b {left_side = true, transpose_a = "TRANSPOSE"} : (tensor<2x4x4xf32>, tensor<2x4x3xf32>) -> tensor<2x4x3xf32>
+  // CHECK: kiln.ragged_dot %{{.*}}, %{{.*}}, %{{.*}} {lhs_contracting_dims = array<i64: 1>, lhs_ragged_dims = array<i64: 0>, rhs_contracting_dims = array<i64: 1>, rhs_group_dims = array<i64: 0>} : (tensor<16x8xbf16>, tensor<4x8x32xbf16>, tensor<4xi32>) -> tensor<16x32xf32>
+  %2 = kiln.ragged_dot %x, %w, %g {lhs_contracting_dims = array<i64: 1>, lhs_ragged_dims = array<i64: 0>, rhs_contracting_dims = array<i64: 1>, rhs_group_dims = array<i64: 0>} : (tensor<16x8xbf16>, tensor<4x8x32xbf16>, tensor<4xi32>) -> tensor<16x32xf32>
+  // CHECK: kiln.scaled_dot %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 1>} : (tensor<16x8xbf16>, tensor<16x8xbf16>, tensor<f32>, tensor<f32>) -> tensor<16x16xf32>
+  %3 = kiln.scaled_dot %x, %x, %s, %s {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 1>} : (tensor<16x8xbf16>, tensor<16x8xbf16>, tensor<f32>, tensor<f32>) -> tensor<16x16xf32>
+  return %1, %2, %3 : tensor<2x4x3xf32>, tensor<16x32xf32>, tensor<16x16xf32>
+}
+
+// CHECK-LABEL: func.func @map_and_fusion
+func.func @map_and_fusion(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  // CHECK: kiln.map(%{{.*}}, %{{.*}}) attributes {dimensions = array<i64: 0>}
+  %0 = kiln.map(%a, %b) attributes {dimensions = array<i64: 0>} {
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %m = kiln.maximum %x, %y : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %m : tensor<f32>
+  } : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  // CHECK: kiln.fusion(%{{.*}}) attributes {kind = "kLoop"}
+  %1 = kiln.fusion(%0) attributes {kind = "kLoop"} {
+  ^bb0(%x: tensor<4xf32>):
+    %n = kiln.negate %x : (tensor<4xf32>) -> tensor<4xf32>
+    kiln.return %n : tensor<4xf32>
+  } : (tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @conversions_and_dynamic_sizes
+func.func @conversions_and_dynamic_sizes(%a: tensor<4xf32>, %r: tensor<4xui32>, %d: tensor<16x4xf32, {bounded = [true, false]}>) -> (tensor<4xbf16>, tensor<2xui64>, tensor<16x4xf32, {bounded = [true, false]}>, tensor<4xf32>) {
+  // CHECK: kiln.stochastic_convert %{{.*}}, %{{.*}} : (tensor<4xf32>, tensor<4xui32>) -> tensor<4xbf16>
+  %0 = kiln.stochastic_convert %a, %r : (tensor<4xf32>, tensor<4xui32>) -> tensor<4xbf16>
+  // CHECK: kiln.rng_get_and_update_state {delta = 8 : i64} : () -> tensor<2xui64>
+  %1 = kiln.rng_get_and_update_state {delta = 8 : i64} : () -> tensor<2xui64>
+  // CHECK: kiln.get_dimension_size %{{.*}} {dimensions = array<i64: 0>} : (tensor<16x4xf32, {bounded = [true, false]}>) -> tensor<i32>
+  %2 = kiln.get_dimension_size %d {dimensions = array<i64: 0>} : (tensor<16x4xf32, {bounded = [true, false]}>) -> tensor<i32>
+  // CHECK: kiln.set_dimension_size
+  %3 = kiln.set_dimension_size %d, %2 {dimensions = array<i64: 0>} : (tensor<16x4xf32, {bounded = [true, false]}>, tensor<i32>) -> tensor<16x4xf32, {bounded = [true, false]}>
+  %four = kiln.constant dense<4> : tensor<i32>
+  // CHECK: kiln.dynamic_reshape
+  %4 = kiln.dynamic_reshape %3, %2, %four : (tensor<16x4xf32, {bounded = [true, false]}>, tensor<i32>, tensor<i32>) -> tensor<16x4xf32, {bounded = [true, false]}>
+  // CHECK: kiln.domain %{{.*}} {kiln.domain = "{kind=\22sharding\22}"} : (tensor<4xf32>) -> tensor<4xf32>
+  %5 = kiln.domain %a {kiln.domain = "{kind=\22sharding\22}"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1, %4, %5 : tensor<4xbf16>, tensor<2xui64>, tensor<16x4xf32, {bounded = [true, false]}>, tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @transfers
+func.func @transfers(%a: tensor<4xf32>, %t: !kiln.token) -> (!kiln.token, tensor<4xf32>, tensor<4xf32>) {
+  // CHECK: kiln.send %{{.*}}, %{{.*}} {channel_id = 1 : i64, is_host_transfer = true}
+  %s:3 = kiln.send %a, %t {channel_id = 1 : i64, is_host_transfer = true} : (tensor<4xf32>, !kiln.token) -> (tensor<4xf32>, tensor<ui32>, !kiln.token)
+  // CHECK: kiln.send_done
+  %sd = kiln.send_done %s#0, %s#1, %s#2 {channel_id = 1 : i64} : (tensor<4xf32>, tensor<ui32>, !kiln.token) -> !kiln.token
+  // CHECK: kiln.recv
+  %r:3 = kiln.recv %sd {channel_id = 2 : i64} : (!kiln.token) -> (tensor<4xf32>, tensor<ui32>, !kiln.token)
+  // CHECK: kiln.recv_done
+  %rd:2 = kiln.recv_done %r#0, %r#1, %r#2 {channel_id = 2 : i64} : (tensor<4xf32>, tensor<ui32>, !kiln.token) -> (tensor<4xf32>, !kiln.token)
+  // CHECK: kiln.infeed
+  %i:2 = kiln.infeed %rd#1 : (!kiln.token) -> (tensor<4xf32>, !kiln.token)
+  // CHECK: kiln.outfeed
+  %o = kiln.outfeed %i#0, %i#1 : (tensor<4xf32>, !kiln.token) -> !kiln.token
+  // CHECK: kiln.add_dependency %{{.*}}, %{{.*}} : (tensor<4xf32>, !kiln.token) -> tensor<4xf32>
+  %d = kiln.add_dependency %rd#0, %o : (tensor<4xf32>, !kiln.token) -> tensor<4xf32>
+  // CHECK: kiln.copy_start
+  %c:3 = kiln.copy_start %d : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<ui32>)
+  // CHECK: kiln.copy_done
+  %cd = kiln.copy_done %c#0, %c#1, %c#2 : (tensor<4xf32>, tensor<4xf32>, tensor<ui32>) -> tensor<4xf32>
+  return %o, %cd, %i#0 : !kiln.token, tensor<4xf32>, tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @async_pairs
+func.func @async_pairs(%a: tensor<4xf32>, %x: tensor<2x4xf32>, %idx: tensor<4xi32>) -> (tensor<4xf32>, tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<2x4xf32>) {
+  // CHECK: kiln.async_start(%{{.*}}) attributes {async_execution_thread = "main"}
+  %s:3 = kiln.async_start(%a) attributes {async_execution_thread = "main"} {
+  ^bb0(%y: tensor<4xf32>):
+    %n = kiln.negate %y : (tensor<4xf32>) -> tensor<4xf32>
+    kiln.return %n : tensor<4xf32>
+  } : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<ui32>)
+  // CHECK: kiln.async_update
+  %u:3 = kiln.async_update %s#0, %s#1, %s#2 : (tensor<4xf32>, tensor<4xf32>, tensor<ui32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<ui32>)
+  // CHECK: kiln.async_done
+  %d = kiln.async_done %u#0, %u#1, %u#2 : (tensor<4xf32>, tensor<4xf32>, tensor<ui32>) -> tensor<4xf32>
+  // CHECK: kiln.all_gather_start
+  %g:2 = kiln.all_gather_start %x {dimensions = array<i64: 0>, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<8x4xf32>)
+  // CHECK: kiln.all_gather_done
+  %gd = kiln.all_gather_done %g#0, %g#1 : (tensor<2x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  // CHECK: kiln.all_reduce_start
+  %r = kiln.all_reduce_start(%a) attributes {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} {
+  ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+    %t = kiln.add %p, %q : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %t : tensor<f32>
+  } : (tensor<4xf32>) -> tensor<4xf32>
+  // CHECK: kiln.all_reduce_done
+  %rd = kiln.all_reduce_done %r : (tensor<4xf32>) -> tensor<4xf32>
+  // CHECK: kiln.collective_permute_start
+  %p:4 = kiln.collective_permute_start %a {source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>} : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<ui32>, tensor<ui32>)
+  // CHECK: kiln.collective_permute_done
+  %pd = kiln.collective_permute_done %p#0, %p#1, %p#2, %p#3 : (tensor<4xf32>, tensor<4xf32>, tensor<ui32>, tensor<ui32>) -> tensor<4xf32>
+  // CHECK: kiln.collective_broadcast %{{.*}} {replica_groups = dense<{{\[\[}}0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  %b = kiln.collective_broadcast %a {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  // CHECK: kiln.ragged_all_to_all
+  %ra = kiln.ragged_all_to_all %x, %x, %idx, %idx, %idx, %idx {replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>) -> tensor<2x4xf32>
+  return %d, %gd, %rd, %pd, %b, %ra : tensor<4xf32>, tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<2x4xf32>
+}

@@ -61,9 +61,8 @@ LogicalResult FusionOp::verify() {
 LogicalResult StochasticConvertOp::verify() {
   RankedTensorType operand = rankedType(getOperand());
   RankedTensorType random = rankedType(getRandom());
-  if (failed(requireFloat(*this, "operand", operand)) ||
-      failed(verifyShape(*this, "random shape", operand.getShape(),
-                         random.getShape(), "the operand's")))
+  // Shapes are checked by the Elementwise trait.
+  if (failed(requireFloat(*this, "operand", operand)))
     return failure();
   auto randomElement = cast<IntegerType>(random.getElementType());
   if (!randomElement.isUnsigned() ||
@@ -72,8 +71,7 @@ LogicalResult StochasticConvertOp::verify() {
                             "operand's width ("
                          << bitWidth(operand.getElementType())
                          << " bits), got " << random;
-  return verifyShape(*this, "result shape", operand.getShape(),
-                     rankedType(getOutput()).getShape(), "the operand's");
+  return success();
 }
 
 LogicalResult RngGetAndUpdateStateOp::verify() {
