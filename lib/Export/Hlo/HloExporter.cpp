@@ -960,10 +960,19 @@ LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
       return !takesWholeTuple(use);
     });
   };
+  ArrayAttr elementLocations;
+  if (auto fused = dyn_cast<FusedLoc>(op->getLoc()))
+    elementLocations = dyn_cast_or_null<ArrayAttr>(fused.getMetadata());
+  // A get-tuple-element that the dump had with metadata is written back
+  // even when nothing uses it, so that the metadata is not lost.
+  auto hadMetadata = [&](unsigned leaf) {
+    return elementLocations && leaf < elementLocations.size() &&
+           !isa<UnknownLoc>(elementLocations[leaf]);
+  };
   std::function<bool(const TupleTree &, unsigned)> subtreeUsed =
       [&](const TupleTree &tree, unsigned first) {
         for (unsigned i = 0, e = tree.countLeaves(); i < e; ++i)
-          if (usedAlone(op->getResult(first + i)))
+          if (usedAlone(op->getResult(first + i)) || hadMetadata(first + i))
             return true;
         return false;
       };
@@ -989,8 +998,17 @@ LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
                 return printType(type, layout, out, op);
               })))
         return failure();
-      os << " get-tuple-element(%" << tupleName << "), index=" << index
-         << '\n';
+      os << " get-tuple-element(%" << tupleName << "), index=" << index;
+      if (!child.isTuple && elementLocations &&
+          leaf < elementLocations.size())
+        if (auto meta = dyn_cast<LocationAttr>(elementLocations[leaf]))
+          // Only metadata was kept; a placeholder stands for the position.
+          printMetadata(FusedLoc::get(op->getContext(),
+                                      {FileLineColLoc::get(op->getContext(),
+                                                           "", 0, 0),
+                                       Location(meta)}),
+                        os);
+      os << '\n';
       if (child.isTuple) {
         if (failed(unpack(child, element)))
           return failure();

@@ -155,6 +155,13 @@ private:
                               llvm::ArrayRef<unsigned> operandLeafCounts,
                               llvm::ArrayRef<std::string> operandTuples,
                               InstructionState &state);
+  /// A get-tuple-element becomes no op, so its metadata would be lost: when
+  /// it takes one result out of an op's tuple, its metadata is kept in that
+  /// op's location (one location per result, as the fused location's
+  /// metadata; see HloLocation.h), for the exporter to write back on the
+  /// get-tuple-element it writes.
+  void keepElementLocation(const Instruction &inst,
+                           llvm::ArrayRef<Value> values);
   /// Keeps what an op's result types do not say of its HLO shape: layouts
   /// other than the default (`kiln.layout`) and a tuple structure other
   /// than a flat tuple of two or more (`kiln.result_tuple`).
@@ -1057,6 +1064,7 @@ LogicalResult Importer::importInstruction(const Computation &computation,
                         operands.begin() + (element.leafEnd - node.leafBegin));
     if (failed(checkTypes(state.values)))
       return failure();
+    keepElementLocation(inst, state.values);
     NamedAttrList attrs;
     if (failed(collectKeptAttrs(inst, {"index"}, attrs)))
       return failure();
@@ -1143,6 +1151,44 @@ LogicalResult Importer::importInstruction(const Computation &computation,
     operandTuples.clear();
   return importGeneric(inst, loc, operands, operandLeafCounts, operandTuples,
                        state);
+}
+
+void Importer::keepElementLocation(const Instruction &inst,
+                                   llvm::ArrayRef<Value> values) {
+  const AttrRef *metadata = inst.findAttr("metadata");
+  if (!metadata || values.size() != 1)
+    return;
+  auto result = dyn_cast<OpResult>(values[0]);
+  if (!result)
+    return;
+  Operation *producer = result.getOwner();
+  if (producer->getNumResults() == 1 &&
+      !producer->hasAttr("kiln.result_tuple"))
+    return;
+  FailureOr<Location> meta = getMetadataLocation(*metadata);
+  if (failed(meta) || isa<UnknownLoc>(*meta))
+    return;
+  // The producer's location, fused[position, metadata], carries one
+  // location per result as its fused metadata.
+  llvm::SmallVector<Location, 2> parts;
+  ArrayAttr kept;
+  if (auto fused = dyn_cast<FusedLoc>(producer->getLoc())) {
+    parts.assign(fused.getLocations().begin(), fused.getLocations().end());
+    kept = dyn_cast_or_null<ArrayAttr>(fused.getMetadata());
+  } else {
+    parts.push_back(producer->getLoc());
+  }
+  llvm::SmallVector<Attribute> locations;
+  if (kept)
+    locations.assign(kept.begin(), kept.end());
+  locations.resize(producer->getNumResults(), UnknownLoc::get(context));
+  // The first get-tuple-element of a result speaks for it.
+  auto current = dyn_cast<LocationAttr>(locations[result.getResultNumber()]);
+  if (current && !isa<UnknownLoc>(current))
+    return;
+  locations[result.getResultNumber()] = LocationAttr(*meta);
+  producer->setLoc(
+      FusedLoc::get(parts, builder.getArrayAttr(locations), context));
 }
 
 void Importer::setShapeAttrs(Operation *op, const Shape &shape) {

@@ -5,8 +5,11 @@
 // `"op_name"(<source>)`, or a bare `file:line:col` source without op_name.
 // A source from the dump's StackFrames is a frame, `"function"(file:line:
 // col)`, nested in call sites of its callers; it always has the op_name
-// layer in front, empty when the dump had no op_name. The importer writes this; the exporter, `kiln diff` and
-// `kiln cache explain` read it through here.
+// layer in front, empty when the dump had no op_name. An op with several
+// results may carry, as the fused location's metadata, an array of one
+// location per result: the metadata of the get-tuple-elements that took them
+// apart. The importer writes this; the exporter, `kiln diff` and `kiln cache
+// explain` read it through here.
 //
 //===----------------------------------------------------------------------===//
 
