@@ -62,8 +62,12 @@ void summarize(ModuleOp module, GraphSummary &summary) {
       return;
     ++summary.ops;
     ++summary.opCounts[op->getName().stripDialect()];
+    // An asynchronous collective counts once, at its start.
     if (isa<kiln::AllReduceOp, kiln::AllGatherOp, kiln::ReduceScatterOp,
-            kiln::AllToAllOp, kiln::CollectivePermuteOp>(op))
+            kiln::AllToAllOp, kiln::CollectivePermuteOp,
+            kiln::AllReduceStartOp, kiln::AllGatherStartOp,
+            kiln::CollectivePermuteStartOp, kiln::CollectiveBroadcastOp,
+            kiln::RaggedAllToAllOp>(op))
       ++summary.collectives;
     if (isa<kiln::CustomCallOp>(op))
       ++summary.customCalls;

@@ -163,8 +163,32 @@ int main(int argc, char **argv) {
   }
 
   if (import->parsed()) {
+    // -o writes one module: with several graphs (which print a summary),
+    // or with --summary, it would silently write nothing.
+    bool hasOutput = import->count("--output") > 0;
+    if (hasOutput && importOptions.inputs.size() > 1) {
+      std::cerr << "kiln import: error: -o/--output writes one module, but "
+                << importOptions.inputs.size()
+                << " files were given; import them one at a time\n";
+      return kiln::ExitInputError;
+    }
+    if (hasOutput && importOptions.summary) {
+      std::cerr << "kiln import: error: --summary prints a report to stdout; "
+                   "-o/--output writes a module and cannot be combined with "
+                   "it\n";
+      return kiln::ExitInputError;
+    }
     if (importOptions.inputs.size() > 1)
       importOptions.summary = true;
+    if (importOptions.printDebugInfo && importOptions.summary) {
+      std::cerr << "kiln import: error: --debug-info prints locations with the "
+                   "module; a summary"
+                << (importOptions.inputs.size() > 1
+                        ? " (printed for several files)"
+                        : "")
+                << " has none to print\n";
+      return kiln::ExitInputError;
+    }
     if (importOptions.json && !importOptions.summary) {
       std::cerr << "kiln import: error: --json needs --summary\n";
       return kiln::ExitInputError;
