@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Import/LoadGraph.h"
+#include "kiln/Import/InputDiagnostics.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Import/Hlo/HloImporter.h"
@@ -36,7 +37,7 @@ OwningOpRef<ModuleOp> kiln::loadGraph(llvm::StringRef path,
     *bytes = buffer->getBufferSize();
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, context, diagnostics);
+  InputDiagnosticHandler handler(sourceMgr, context, diagnostics);
   if (llvm::sys::path::extension(path) == ".mlir") {
     OwningOpRef<ModuleOp> module =
         parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
