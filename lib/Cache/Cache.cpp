@@ -12,6 +12,7 @@
 
 #include "kiln/Cache/Cache.h"
 
+#include "CacheDirectory.h"
 #include "Sqlite.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -54,41 +55,14 @@ Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
 }
 
-Error errnoError(const llvm::Twine &what, int error) {
-  return makeError(what + ": " + llvm::sys::StrError(error));
-}
-
-/// fsyncs a directory so that a rename into it survives a crash.
-Error syncDirectory(StringRef path) {
-  int fd = ::open(path.str().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0)
-    return errnoError("opening directory " + path, errno);
-  int result = ::fsync(fd);
-  int error = errno;
-  ::close(fd);
-  if (result != 0)
-    return errnoError("syncing directory " + path, error);
-  return Error::success();
-}
-
-/// XXH3-128 of a file's bytes, memory-mapped.
-Expected<std::pair<std::string, uint64_t>> checksumFile(StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return makeError(path + ": " + buffer.getError().message());
-  return std::make_pair(Hash128::of((*buffer)->getBuffer()).toHex(),
-                        (uint64_t)(*buffer)->getBufferSize());
-}
-
-bool isValidKey(StringRef key) {
-  return key.size() == 32 && llvm::all_of(key, [](char c) {
-           return llvm::isDigit(c) || (c >= 'a' && c <= 'f');
-         });
+/// XXH3-128 and size of an artifact's bytes.
+std::pair<std::string, uint64_t> checksumOf(const llvm::MemoryBuffer &buffer) {
+  return std::make_pair(Hash128::of(buffer.getBuffer()).toHex(),
+                        (uint64_t)buffer.getBufferSize());
 }
 
 Error checkKey(StringRef key) {
-  if (!isValidKey(key))
+  if (!isCacheKey(key))
     return makeError("'" + key +
                      "' is not a cache key (32 lowercase hex "
                      "digits)");
@@ -101,6 +75,8 @@ constexpr const char *kEntryColumns =
     "format_version, source, sketch";
 
 } // namespace
+
+Cache::Cache() = default;
 
 Cache::~Cache() {
   if (db)
@@ -124,15 +100,24 @@ std::string Cache::getDefaultDirectory() {
 }
 
 std::string Cache::getObjectPath(StringRef key) const {
-  llvm::SmallString<256> path(directory);
-  llvm::sys::path::append(path, "objects", key.take_front(2), key);
-  return std::string(path);
+  return files->describe(("objects/" + key.take_front(2) + "/" + key).str());
 }
 
 std::string Cache::getLogPath(StringRef key) const {
-  llvm::SmallString<256> path(directory);
-  llvm::sys::path::append(path, "logs", key + ".log");
-  return std::string(path);
+  return files->describe(("logs/" + key + ".log").str());
+}
+
+Expected<std::unique_ptr<llvm::MemoryBuffer>>
+Cache::readArtifact(StringRef key) {
+  if (Error error = checkKey(key))
+    return std::move(error);
+  return files->readObject(key);
+}
+
+Expected<std::unique_ptr<llvm::MemoryBuffer>> Cache::readLog(StringRef key) {
+  if (Error error = checkKey(key))
+    return std::move(error);
+  return files->readLog(key);
 }
 
 Expected<std::unique_ptr<Cache>> Cache::open(StringRef directory,
@@ -144,36 +129,35 @@ Expected<std::unique_ptr<Cache>> Cache::open(StringRef directory,
   gethostname(host, sizeof(host) - 1);
   cache->hostName = host;
 
-  llvm::SmallString<256> indexPath(directory);
-  llvm::sys::path::append(indexPath, "index.db");
-  bool exists = llvm::sys::fs::exists(indexPath);
+  // The directory and its parts are opened once; every file operation is
+  // relative to them and refuses links (CacheDirectory.h).
+  bool writable = false;
+  Expected<std::unique_ptr<CacheDirectory>> files =
+      CacheDirectory::open(directory, /*create=*/!options.readOnly, writable);
+  if (!files)
+    return files.takeError();
+  cache->files = std::move(*files);
+  Expected<bool> indexExists = cache->files->checkIndexFiles();
+  if (!indexExists)
+    return indexExists.takeError();
+  bool exists = *indexExists;
+  std::string indexPath = cache->files->getIndexPath();
 
-  cache->readOnly = options.readOnly;
-  if (!cache->readOnly) {
-    for (const char *sub : {"objects", "logs", "tmp"}) {
-      llvm::SmallString<256> path(directory);
-      llvm::sys::path::append(path, sub);
-      if (std::error_code error = llvm::sys::fs::create_directories(path)) {
-        // A cache we cannot write is still useful for lookups.
-        if (exists && (error == std::errc::permission_denied ||
-                       error == std::errc::read_only_file_system)) {
-          cache->readOnly = true;
-          break;
-        }
-        return makeError("cannot create cache directory " + path + ": " +
-                         error.message());
-      }
-    }
-    if (!cache->readOnly && exists && access(indexPath.c_str(), W_OK) != 0)
-      cache->readOnly = true;
-  }
+  cache->readOnly = options.readOnly || !writable;
+  if (!writable && !options.readOnly && !exists)
+    return makeError("cannot create a kiln cache at " + directory +
+                     ": the directory is not writable");
+  if (!cache->readOnly && exists && access(indexPath.c_str(), W_OK) != 0)
+    cache->readOnly = true;
   if (cache->readOnly && !exists)
     return makeError("no kiln cache at " + directory + " (no index.db)");
 
   int flags = cache->readOnly ? SQLITE_OPEN_READONLY
                               : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   int result = sqlite3_open_v2(indexPath.c_str(), &cache->db,
-                               flags | SQLITE_OPEN_FULLMUTEX, nullptr);
+                               flags | SQLITE_OPEN_FULLMUTEX |
+                                   SQLITE_OPEN_NOFOLLOW,
+                               nullptr);
   if (result == SQLITE_OK && cache->readOnly) {
     // SQLite opens lazily: a WAL database whose -wal and -shm files are
     // gone (no writer has it open, the last one checkpointed it) and cannot
@@ -189,8 +173,9 @@ Expected<std::unique_ptr<Cache>> Cache::open(StringRef directory,
     sqlite3_close_v2(cache->db);
     cache->db = nullptr;
     std::string uri = "file:" + std::string(indexPath) + "?immutable=1";
-    result = sqlite3_open_v2(uri.c_str(), &cache->db,
-                             SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+    result = sqlite3_open_v2(
+        uri.c_str(), &cache->db,
+        SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOFOLLOW, nullptr);
   }
   if (result != SQLITE_OK)
     return sqlite::makeError(cache->db, "opening " + std::string(indexPath));
@@ -330,7 +315,7 @@ Error deleteRow(sqlite3 *db, StringRef key) {
 /// files that no row names now, since a key may have been published again
 /// in between. A crash before this leaves files without rows: garbage that
 /// `verify --repair` deletes.
-Error unlinkRemovedFiles(sqlite3 *db, const Cache &cache,
+Error unlinkRemovedFiles(sqlite3 *db, const CacheDirectory &files,
                          llvm::ArrayRef<RemovedEntry> removed) {
   if (removed.empty())
     return Error::success();
@@ -348,10 +333,9 @@ Error unlinkRemovedFiles(sqlite3 *db, const Cache &cache,
       return row.takeError();
     if (*row)
       continue; // the file of a newer entry
-    std::string path = entry.isOk ? cache.getObjectPath(entry.key)
-                                  : cache.getLogPath(entry.key);
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT)
-      return errnoError("removing " + path, errno);
+    if (Error error = entry.isOk ? files.removeObject(entry.key)
+                                 : files.removeLog(entry.key))
+      return error;
   }
   return transaction.commit();
 }
@@ -399,17 +383,29 @@ Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
   // The file must be there and, when asked, match its checksum.
   std::string problem;
   if (verify) {
-    Expected<std::pair<std::string, uint64_t>> sum = checksumFile(entry.path);
+    Expected<std::unique_ptr<llvm::MemoryBuffer>> bytes =
+        files->readObject(key);
+    std::optional<std::pair<std::string, uint64_t>> sum;
+    if (!bytes)
+      problem = llvm::toString(bytes.takeError());
+    else if (!*bytes)
+      problem = entry.path + ": artifact file is missing";
+    else
+      sum = checksumOf(**bytes);
     if (!sum)
-      problem = llvm::toString(sum.takeError());
+      ;
     else if (sum->second != entry.size)
       problem = "artifact has " + std::to_string(sum->second) +
                 " bytes, the index says " + std::to_string(entry.size);
     else if (sum->first != entry.checksum)
       problem = "artifact checksum " + sum->first +
                 " does not match the index's " + entry.checksum;
-  } else if (!llvm::sys::fs::exists(entry.path)) {
-    problem = entry.path + ": artifact file is missing";
+  } else {
+    Expected<bool> exists = files->objectExists(key);
+    if (!exists)
+      problem = llvm::toString(exists.takeError());
+    else if (!*exists)
+      problem = entry.path + ": artifact file is missing";
   }
 
   if (!problem.empty()) {
@@ -454,7 +450,7 @@ Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
       result.problem.clear();
       return result;
     }
-    if (Error error = unlinkRemovedFiles(db, *this, {{key.str(), true}}))
+    if (Error error = unlinkRemovedFiles(db, *files, {{key.str(), true}}))
       return std::move(error);
     return result;
   }
@@ -478,81 +474,6 @@ Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
     return std::move(error);
   ++entry.hits;
   return result;
-}
-
-namespace {
-
-/// Writes `bytes` to a new file in `directory`/tmp, under a name no other
-/// process uses, and fsyncs and closes it; returns its path. No lock is
-/// needed: nothing else knows the name. On failure nothing is left behind.
-Expected<std::string> stageFile(StringRef directory, StringRef name,
-                                StringRef bytes,
-                                std::optional<uint64_t> failWritesAfterBytes) {
-  static std::atomic<uint64_t> counter{0};
-  std::random_device random;
-  llvm::SmallString<256> tmpPath(directory);
-  llvm::sys::path::append(
-      tmpPath, "tmp",
-      llvm::formatv("{0}.{1}.{2}.{3:x}", name, getpid(), counter++, random())
-          .str());
-  int fd =
-      ::open(tmpPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return errnoError("creating " + tmpPath, errno);
-  auto fail = [&](const llvm::Twine &what, int error) {
-    ::close(fd);
-    ::unlink(tmpPath.c_str());
-    return errnoError(what, error);
-  };
-  uint64_t written = 0;
-  while (written < bytes.size()) {
-    size_t chunk = std::min<size_t>(bytes.size() - written, 1 << 20);
-    if (failWritesAfterBytes && written + chunk > *failWritesAfterBytes)
-      return fail("writing " + tmpPath, ENOSPC);
-    ssize_t n = ::write(fd, bytes.data() + written, chunk);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return fail("writing " + tmpPath, errno);
-    }
-    written += n;
-  }
-  if (::fsync(fd) != 0)
-    return fail("syncing " + tmpPath, errno);
-  if (::close(fd) != 0) {
-    int error = errno;
-    ::unlink(tmpPath.c_str());
-    return errnoError("closing " + tmpPath, error);
-  }
-  return std::string(tmpPath);
-}
-
-/// Renames the staged file `tmpPath` to `finalPath` and syncs the directory,
-/// so that the file is durable before its row. The caller holds the write
-/// lock (see the file comment). On failure the staged file is removed.
-Error moveIntoPlace(const std::string &tmpPath, StringRef finalPath) {
-  llvm::SmallString<256> parent(llvm::sys::path::parent_path(finalPath));
-  if (std::error_code error = llvm::sys::fs::create_directories(parent)) {
-    ::unlink(tmpPath.c_str());
-    return makeError("creating " + parent + ": " + error.message());
-  }
-  if (::rename(tmpPath.c_str(), finalPath.str().c_str()) != 0) {
-    int error = errno;
-    ::unlink(tmpPath.c_str());
-    return errnoError("renaming into " + finalPath, error);
-  }
-  return syncDirectory(parent);
-}
-
-} // namespace
-
-Error Cache::writeFileAtomically(StringRef finalPath, StringRef bytes) {
-  Expected<std::string> staged =
-      stageFile(directory, llvm::sys::path::filename(finalPath), bytes,
-                options.testHooks.failWritesAfterBytes);
-  if (!staged)
-    return staged.takeError();
-  return moveIntoPlace(*staged, finalPath);
 }
 
 Error Cache::insertEntry(const KeyParts &parts, bool ok, uint64_t size,
@@ -617,7 +538,6 @@ Error Cache::publish(const KeyParts &parts, StringRef artifact,
     return makeError("the cache at " + directory + " is read-only");
   std::string key = parts.key().toHex();
   std::string checksum = Hash128::of(artifact).toHex();
-  std::string finalPath = getObjectPath(key);
 
   // Published once already: keep the first, and write nothing.
   auto isPublished = [&]() -> Expected<bool> {
@@ -635,14 +555,14 @@ Error Cache::publish(const KeyParts &parts, StringRef artifact,
   // The bytes are written and synced before the write lock is taken (see
   // the file comment), so that a big artifact does not hold up every other
   // process's lookups and publishes while it goes to disk.
-  Expected<std::string> staged = stageFile(
-      directory, key, artifact, options.testHooks.failWritesAfterBytes);
+  Expected<std::string> staged =
+      files->stage(key, artifact, options.testHooks.failWritesAfterBytes);
   if (!staged)
     return staged.takeError();
-  std::string stagedPath = *staged;
+  std::string stagedName = *staged;
   llvm::scope_exit dropStaged([&] {
-    if (!stagedPath.empty())
-      ::unlink(stagedPath.c_str());
+    if (!stagedName.empty())
+      files->dropStaged(stagedName);
   });
 
   sqlite::WriteTransaction transaction(db);
@@ -659,24 +579,24 @@ Error Cache::publish(const KeyParts &parts, StringRef artifact,
       return Error::success(); // published meanwhile; keep the first
     replacesFailure = status->has_value();
   }
-  Error moved = moveIntoPlace(stagedPath, finalPath);
-  stagedPath.clear(); // renamed, or removed by moveIntoPlace
+  Error moved = files->moveStagedToObject(stagedName, key);
+  stagedName.clear(); // renamed, or removed by moveStagedToObject
   if (moved)
     return moved;
   bool inserted = false;
   if (Error error = insertEntry(parts, /*ok=*/true, artifact.size(), checksum,
                                 compileSeconds, source, sketch, inserted)) {
-    ::unlink(finalPath.c_str());
+    llvm::consumeError(files->removeObject(key));
     return error;
   }
   if (Error error = transaction.commit()) {
-    ::unlink(finalPath.c_str());
+    llvm::consumeError(files->removeObject(key));
     return error;
   }
   // The artifact is in; a log that stays behind is only garbage for
   // `verify --repair`.
   if (replacesFailure)
-    llvm::consumeError(unlinkRemovedFiles(db, *this, {{key, false}}));
+    llvm::consumeError(unlinkRemovedFiles(db, *files, {{key, false}}));
   return Error::success();
 }
 
@@ -694,7 +614,11 @@ Error Cache::recordFailure(const KeyParts &parts, StringRef log,
     return status.takeError();
   if (*status == "ok")
     return Error::success(); // a success elsewhere wins over a failure
-  if (Error error = writeFileAtomically(getLogPath(key), log))
+  Expected<std::string> staged =
+      files->stage(key + ".log", log, options.testHooks.failWritesAfterBytes);
+  if (!staged)
+    return staged.takeError();
+  if (Error error = files->moveStagedToLog(*staged, key))
     return error;
   bool inserted = false;
   if (Error error = insertEntry(parts, /*ok=*/false, 0, "", compileSeconds,
@@ -850,7 +774,7 @@ Expected<EvictionReport> Cache::evict(uint64_t maxBytes) {
   }
   if (Error error = transaction.commit())
     return std::move(error);
-  if (Error error = unlinkRemovedFiles(db, *this, removed))
+  if (Error error = unlinkRemovedFiles(db, *files, removed))
     return std::move(error);
   report.remainingBytes = bytes - std::min(bytes, report.removedBytes);
   return report;
@@ -884,17 +808,20 @@ Expected<VerifyReport> Cache::verify(bool repair) {
           }
           known.insert(key);
           ++report.checked;
-          std::string path = getObjectPath(key);
-          if (!llvm::sys::fs::exists(path)) {
+          Expected<std::unique_ptr<llvm::MemoryBuffer>> bytes =
+              files->readObject(key);
+          if (bytes && !*bytes) {
             report.missingFiles.push_back(key);
             badKeys.push_back(key);
             return Error::success();
           }
-          Expected<std::pair<std::string, uint64_t>> sum = checksumFile(path);
+          std::optional<std::pair<std::string, uint64_t>> sum;
+          if (bytes)
+            sum = checksumOf(**bytes);
+          else
+            llvm::consumeError(bytes.takeError());
           if (!sum || sum->first != all.getText(3) ||
               sum->second != (uint64_t)all.getInt(2)) {
-            if (!sum)
-              llvm::consumeError(sum.takeError());
             report.corruptFiles.push_back(key);
             badKeys.push_back(key);
           }
@@ -902,35 +829,28 @@ Expected<VerifyReport> Cache::verify(bool repair) {
         }))
       return std::move(error);
   }
-  // Files without rows.
-  std::vector<std::string> orphanPaths;
-  std::error_code ec;
-  for (const char *sub : {"objects", "logs"}) {
-    llvm::SmallString<256> root(directory);
-    llvm::sys::path::append(root, sub);
-    for (llvm::sys::fs::recursive_directory_iterator it(root, ec), end;
-         !ec && it != end; it.increment(ec)) {
-      if (it->type() != llvm::sys::fs::file_type::regular_file)
-        continue;
-      StringRef name = llvm::sys::path::filename(it->path());
-      if (!known.contains(name)) {
-        report.orphanFiles.push_back(it->path());
-        orphanPaths.push_back(it->path());
-      }
+  // Files without rows, and whatever is not the cache's own (reported,
+  // never removed: kiln deletes only files named by its keys).
+  Expected<CacheDirectory::Contents> contents =
+      files->list(std::chrono::hours(1));
+  if (!contents)
+    return contents.takeError();
+  std::vector<std::string> orphanObjects, orphanLogs;
+  for (const std::string &key : contents->objectKeys)
+    if (!known.contains(key)) {
+      report.orphanFiles.push_back(getObjectPath(key));
+      orphanObjects.push_back(key);
     }
-  }
+  for (const std::string &key : contents->logKeys)
+    if (!known.contains(key + ".log")) {
+      report.orphanFiles.push_back(getLogPath(key));
+      orphanLogs.push_back(key);
+    }
+  for (const std::string &relative : contents->foreign)
+    report.foreignFiles.push_back(files->describe(relative));
   // Staging files older than an hour belong to writers that died.
-  llvm::SmallString<256> tmpRoot(directory);
-  llvm::sys::path::append(tmpRoot, "tmp");
-  auto hourAgo = std::chrono::system_clock::now() - std::chrono::hours(1);
-  for (llvm::sys::fs::directory_iterator it(tmpRoot, ec), end; !ec && it != end;
-       it.increment(ec)) {
-    llvm::sys::fs::file_status status;
-    if (llvm::sys::fs::status(it->path(), status))
-      continue;
-    if (status.getLastModificationTime() < hourAgo)
-      report.staleTemporaries.push_back(it->path());
-  }
+  for (const std::string &name : contents->staleStaged)
+    report.staleTemporaries.push_back(files->describe("tmp/" + name));
   if (!repair)
     return report;
 
@@ -940,13 +860,17 @@ Expected<VerifyReport> Cache::verify(bool repair) {
       return std::move(error);
     removed.push_back({key, true});
   }
-  for (const std::string &path : orphanPaths)
-    ::unlink(path.c_str());
-  for (const std::string &path : report.staleTemporaries)
-    ::unlink(path.c_str());
+  for (const std::string &key : orphanObjects)
+    if (Error error = files->removeObject(key))
+      return std::move(error);
+  for (const std::string &key : orphanLogs)
+    if (Error error = files->removeLog(key))
+      return std::move(error);
+  for (const std::string &name : contents->staleStaged)
+    files->dropStaged(name);
   if (Error error = transaction->commit())
     return std::move(error);
-  if (Error error = unlinkRemovedFiles(db, *this, removed))
+  if (Error error = unlinkRemovedFiles(db, *files, removed))
     return std::move(error);
   report.repaired = true;
   return report;
@@ -1075,7 +999,7 @@ Expected<bool> Cache::remove(StringRef key) {
     return std::move(error);
   if (Error error = transaction.commit())
     return std::move(error);
-  if (Error error = unlinkRemovedFiles(db, *this, {{key.str(), isOk}}))
+  if (Error error = unlinkRemovedFiles(db, *files, {{key.str(), isOk}}))
     return std::move(error);
   return true;
 }
@@ -1107,5 +1031,5 @@ Error Cache::clear() {
     return error;
   if (Error error = transaction.commit())
     return error;
-  return unlinkRemovedFiles(db, *this, removed);
+  return unlinkRemovedFiles(db, *files, removed);
 }

@@ -770,7 +770,7 @@ TEST(CacheCorruption, TruncatedGrownAndMissingFiles) {
        "bytes"},
       {"grown", [&] { writeFile(path, artifact + "x"); }, "bytes"},
       {"emptied", [&] { writeFile(path, ""); }, "bytes"},
-      {"missing", [&] { ::unlink(path.c_str()); }, "such file"},
+      {"missing", [&] { ::unlink(path.c_str()); }, "missing"},
   };
   for (const Damage &damage : damages) {
     SCOPED_TRACE(damage.name);

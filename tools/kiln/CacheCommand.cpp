@@ -290,11 +290,17 @@ int runGet(Cache &cache, const CacheOptions &options) {
       llvm::outs() << "miss  " << key << "  " << options.graph << "\n";
     return ExitSomeFailed;
   }
-  auto artifact = llvm::MemoryBuffer::getFile(
-      result->entry->path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!artifact) {
-    llvm::errs() << "kiln cache: error: " << result->entry->path << ": "
-                 << artifact.getError().message() << "\n";
+  // Read through the cache's own handles; a file that another process
+  // removed since the lookup (rm, prune) makes this a plain miss.
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> artifact =
+      cache.readArtifact(key);
+  if (!artifact)
+    return reportError(artifact.takeError());
+  if (!*artifact) {
+    if (options.json)
+      printJson(llvm::json::Object{{"key", key}, {"status", "miss"}});
+    else
+      llvm::outs() << "miss  " << key << "  " << options.graph << "\n";
     return ExitSomeFailed;
   }
   // Written through a temporary and renamed, so a reader never sees half.
@@ -483,10 +489,15 @@ int runVerify(Cache &cache, const CacheOptions &options) {
         {"corrupt_files", toArray(report->corruptFiles)},
         {"orphan_files", toArray(report->orphanFiles)},
         {"stale_temporaries", toArray(report->staleTemporaries)},
+        {"foreign_files", toArray(report->foreignFiles)},
         {"clean", report->clean()},
         {"repaired", report->repaired}});
   } else {
-    llvm::outs() << "Checked " << report->checked << " artifacts\n";
+    auto plural = [](size_t count, llvm::StringRef one, llvm::StringRef many) {
+      return std::to_string(count) + " " + (count == 1 ? one : many).str();
+    };
+    llvm::outs() << "Checked " << plural(report->checked, "artifact", "artifacts")
+                 << "\n";
     for (const std::string &key : report->missingFiles)
       llvm::outs() << "missing file: " << key << "\n";
     for (const std::string &key : report->corruptFiles)
@@ -495,13 +506,27 @@ int runVerify(Cache &cache, const CacheOptions &options) {
       llvm::outs() << "file without an entry: " << path << "\n";
     for (const std::string &path : report->staleTemporaries)
       llvm::outs() << "stale temporary file: " << path << "\n";
+    for (const std::string &path : report->foreignFiles)
+      llvm::outs() << "not the cache's own (left alone): " << path << "\n";
+    size_t owned = report->missingFiles.size() + report->corruptFiles.size() +
+                   report->orphanFiles.size() +
+                   report->staleTemporaries.size();
+    size_t problems = owned + report->foreignFiles.size();
     if (report->clean())
       llvm::outs() << "The cache is consistent\n";
     else if (report->repaired)
-      llvm::outs() << "Repaired: removed what was listed above\n";
+      llvm::outs() << "Found " << plural(problems, "problem", "problems")
+                   << "; repaired " << plural(owned, "of them", "of them")
+                   << " (kiln removes only its own files)\n";
     else
-      llvm::outs() << "Run 'kiln cache verify --repair' to remove it\n";
+      llvm::outs() << "Found " << plural(problems, "problem", "problems")
+                   << (owned ? "; run 'kiln cache verify --repair' to remove "
+                               "the cache's own"
+                             : "")
+                   << "\n";
   }
+  if (!report->foreignFiles.empty())
+    return ExitSomeFailed;
   return report->clean() || report->repaired ? ExitSuccess : ExitSomeFailed;
 }
 

@@ -13,6 +13,7 @@
 #include "kiln/Cache/Key.h"
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <memory>
 #include <optional>
@@ -22,6 +23,8 @@
 struct sqlite3;
 
 namespace kiln {
+
+class CacheDirectory;
 
 /// One row of the index.
 struct CacheEntry {
@@ -79,10 +82,14 @@ struct VerifyReport {
   std::vector<std::string> corruptFiles; ///< keys whose checksum mismatched
   std::vector<std::string> orphanFiles;  ///< files without a row
   std::vector<std::string> staleTemporaries;
+  /// Links, directories and names that are not the cache's own, inside its
+  /// parts: reported, never removed (kiln deletes only its keys' files).
+  std::vector<std::string> foreignFiles;
   bool repaired = false;
   bool clean() const {
     return missingFiles.empty() && corruptFiles.empty() &&
-           orphanFiles.empty() && staleTemporaries.empty();
+           orphanFiles.empty() && staleTemporaries.empty() &&
+           foreignFiles.empty();
   }
 };
 
@@ -125,8 +132,19 @@ public:
 
   llvm::StringRef getDirectory() const { return directory; }
   bool isReadOnly() const { return readOnly; }
+  /// Where an artifact or a log is, for messages (files are read through
+  /// readArtifact and readLog, never by these paths).
   std::string getObjectPath(llvm::StringRef key) const;
   std::string getLogPath(llvm::StringRef key) const;
+
+  /// An artifact's bytes, read through the cache's own directory handles
+  /// (never through a link); null if the file is gone (removed by another
+  /// process since the lookup: a miss).
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+  readArtifact(llvm::StringRef key);
+  /// A failed compilation's log, or null.
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+  readLog(llvm::StringRef key);
 
   /// Looks `key` up. With `verify`, an artifact's checksum is recomputed
   /// and a mismatch turns the hit into a removed, Corrupt miss. Counts a
@@ -172,9 +190,8 @@ public:
   llvm::Error clear();
 
 private:
-  Cache() = default;
+  Cache();
   llvm::Error initializeSchema();
-  llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef bytes);
   llvm::Error insertEntry(const KeyParts &parts, bool ok, uint64_t size,
                           llvm::StringRef checksum, double compileSeconds,
                           llvm::StringRef source,
@@ -184,6 +201,8 @@ private:
                    int64_t nowMs) const;
 
   std::string directory;
+  /// The cache's files, through handles opened once (CacheDirectory.h).
+  std::unique_ptr<CacheDirectory> files;
   std::string hostName;
   bool readOnly = false;
   OpenOptions options;
