@@ -239,8 +239,19 @@ Error Cache::initializeSchema() {
     return transaction.commit();
   // Version 0 is an empty database. Later versions add migration steps
   // here, from each version to the next.
-  if (Error error = sqlite::execute(db, kSchemaSql))
-    return error;
+  if (*version == 0) {
+    if (Error error = sqlite::execute(db, kSchemaSql))
+      return error;
+  } else if (*version == 1) {
+    // Version 2 keys name the target's CPU level instead of the host's
+    // features, the compiler's exact revision, and hash signatures in a
+    // canonical order: no version 1 key can be made again, so its entries
+    // could never hit. Their rows go; their files are garbage that
+    // `kiln cache verify --repair` removes.
+    if (Error error = sqlite::execute(db, "DELETE FROM entries;"
+                                          "DELETE FROM leases;"))
+      return error;
+  }
   sqlite::Statement meta(db, "INSERT OR REPLACE INTO meta (name, value) "
                              "VALUES ('format_version', ?1), "
                              "('created_ms', ?2)");

@@ -10,7 +10,6 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/TargetParser/Host.h"
 
 #include <xxhash.h>
 
@@ -89,28 +88,20 @@ kiln::canonicalizeOptions(const CompileOptions &options, std::string &error) {
   return canonical;
 }
 
+/// KILN_SOURCE_REVISION, generated at build time.
+#include "SourceRevision.inc"
+
 std::string kiln::getCompilerIdentity() {
-  return "kiln 0.1.0 (MLIR/LLVM " LLVM_VERSION_STRING ")";
+  return "kiln 0.1.0 (" KILN_SOURCE_REVISION ", MLIR/LLVM " LLVM_VERSION_STRING
+         ")";
 }
 
 KeyParts kiln::makeKeyParts(const Hash128 &signature, llvm::StringRef options,
-                            llvm::StringRef targetTriple,
-                            llvm::StringRef cpuName) {
+                            const TargetSpec &target) {
   KeyParts parts;
   parts.signature = signature;
-  parts.targetTriple = targetTriple.empty()
-                           ? llvm::sys::getDefaultTargetTriple()
-                           : targetTriple.str();
-  bool host = cpuName.empty();
-  parts.cpuName = host ? llvm::sys::getHostCPUName().str() : cpuName.str();
-  if (host) {
-    llvm::SmallVector<std::string> enabled;
-    for (const auto &feature : llvm::sys::getHostCPUFeatures())
-      if (feature.getValue())
-        enabled.push_back(feature.getKey().str());
-    llvm::sort(enabled);
-    parts.cpuFeatures = llvm::join(enabled, ",");
-  }
+  parts.targetTriple = target.triple;
+  parts.cpuName = target.cpu;
   parts.options = options.str();
   parts.compiler = getCompilerIdentity();
   return parts;

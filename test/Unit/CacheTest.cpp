@@ -131,7 +131,7 @@ int claimInChild(const std::string &directory, const std::string &key,
 // Format
 //===----------------------------------------------------------------------===//
 
-TEST(CacheFormat, FreshDirectoryGetsVersionOne) {
+TEST(CacheFormat, FreshDirectoryGetsTheCurrentVersion) {
   TempDir dir;
   std::string root = dir.sub("a/b/cache");
   {
@@ -141,12 +141,12 @@ TEST(CacheFormat, FreshDirectoryGetsVersionOne) {
   }
   for (const char *sub : {"objects", "logs", "tmp"})
     EXPECT_TRUE(llvm::sys::fs::is_directory(root + "/" + sub)) << sub;
-  EXPECT_EQ(querySql(root, "PRAGMA user_version"), "1");
+  EXPECT_EQ(querySql(root, "PRAGMA user_version"), "2");
   EXPECT_EQ(querySql(root, "SELECT value FROM meta WHERE name = "
                            "'format_version'"),
-            "1");
+            "2");
   EXPECT_EQ(querySql(root, "PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(kCacheFormatVersion, 1u);
+  EXPECT_EQ(kCacheFormatVersion, 2u);
 }
 
 TEST(CacheFormat, ReopeningKeepsEntriesAndVersion) {
@@ -162,10 +162,37 @@ TEST(CacheFormat, ReopeningKeepsEntriesAndVersion) {
   EXPECT_EQ(readFile(result.entry->path), artifact);
   EXPECT_EQ(result.entry->source, "one.hlo");
   EXPECT_EQ(result.entry->compileSeconds, 2.5);
-  EXPECT_EQ(querySql(dir.path, "PRAGMA user_version"), "1");
+  EXPECT_EQ(querySql(dir.path, "PRAGMA user_version"), "2");
   EXPECT_EQ(querySql(dir.path, "SELECT COUNT(*) FROM meta WHERE name = "
                                "'format_version'"),
             "1");
+}
+
+// Version 1 keys (host CPU features, no source revision, signatures in
+// file order) can never be made again: opening such a cache migrates it to
+// version 2 by dropping its entries, whose files verify --repair removes.
+TEST(CacheFormat, VersionOneIsMigratedDroppingItsEntries) {
+  TempDir dir;
+  {
+    KILN_OPEN_CACHE(cache, dir.path);
+    KILN_ASSERT_OK(cache->publish(makeParts(1), "bytes", 1, "one.hlo"));
+  }
+  execSql(dir.path, "PRAGMA user_version = 1; UPDATE meta SET value = '1' "
+                    "WHERE name = 'format_version'");
+  {
+    KILN_OPEN_CACHE(cache, dir.path);
+    EXPECT_EQ(lookupStatus(*cache, keyOf(1), true), "miss");
+    KILN_ASSIGN_OR_FAIL(report, cache->verify(/*repair=*/true));
+    EXPECT_EQ(report.orphanFiles.size(), 1u);
+  }
+  EXPECT_EQ(querySql(dir.path, "PRAGMA user_version"), "2");
+  EXPECT_EQ(querySql(dir.path, "SELECT value FROM meta WHERE name = "
+                               "'format_version'"),
+            "2");
+  EXPECT_EQ(querySql(dir.path, "SELECT COUNT(*) FROM entries"), "0");
+  KILN_OPEN_CACHE(again, dir.path);
+  KILN_ASSIGN_OR_FAIL(clean, again->verify(false));
+  EXPECT_TRUE(clean.clean());
 }
 
 TEST(CacheFormat, NewerVersionIsRefusedNamingBothVersions) {
@@ -182,7 +209,7 @@ TEST(CacheFormat, NewerVersionIsRefusedNamingBothVersions) {
     ASSERT_FALSE(bool(cache)) << "readOnly=" << readOnly;
     std::string message = llvm::toString(cache.takeError());
     EXPECT_NE(message.find("format version 7"), std::string::npos) << message;
-    EXPECT_NE(message.find("this kiln's 1"), std::string::npos) << message;
+    EXPECT_NE(message.find("this kiln's 2"), std::string::npos) << message;
     EXPECT_NE(message.find(dir.path), std::string::npos) << message;
   }
   // Refusing changed nothing.
@@ -194,7 +221,7 @@ TEST(CacheFormat, EmptyIndexFileIsInitialized) {
   TempDir dir;
   ASSERT_TRUE(writeFile(dir.sub("index.db"), ""));
   KILN_OPEN_CACHE(cache, dir.path);
-  EXPECT_EQ(querySql(dir.path, "PRAGMA user_version"), "1");
+  EXPECT_EQ(querySql(dir.path, "PRAGMA user_version"), "2");
   KILN_ASSERT_OK(cache->publish(makeParts(1), "bytes", 1, "one.hlo"));
   EXPECT_EQ(lookupStatus(*cache, keyOf(1), true), "hit");
 }
@@ -213,7 +240,7 @@ TEST(CacheFormat, ConcurrentFirstOpensCreateOneSchema) {
     }));
   for (pid_t child : children)
     EXPECT_EQ(waitChild(child), 0);
-  EXPECT_EQ(querySql(dir.path, "PRAGMA user_version"), "1");
+  EXPECT_EQ(querySql(dir.path, "PRAGMA user_version"), "2");
   EXPECT_EQ(querySql(dir.path, "SELECT COUNT(*) FROM entries"), "6");
 }
 

@@ -78,8 +78,7 @@ KeyParts benchParts(llvm::StringRef family, uint64_t n) {
   parts.signature =
       Hash128::of(llvm::formatv("{0} graph {1}", family, n).str());
   parts.targetTriple = "x86_64-unknown-linux-gnu";
-  parts.cpuName = "bench-cpu";
-  parts.cpuFeatures = "+avx2,+fma";
+  parts.cpuName = "x86-64-v3";
   parts.compiler = "kiln-bench";
   return parts;
 }
@@ -347,7 +346,8 @@ void checkOneGraph(GraphSplit &split, mlir::MLIRContext &context, Cache &cache,
   Clock::time_point t3 = Clock::now();
   if (mlir::failed(signature))
     return;
-  KeyParts parts = makeKeyParts(signature->signature, "");
+  KeyParts parts = makeKeyParts(signature->signature, "",
+                                llvm::cantFail(resolveTarget("", "")));
   std::string key = parts.key().toHex();
   llvm::Expected<LookupResult> result = cache.lookup(key, /*verify=*/true);
   Clock::time_point t4 = Clock::now();

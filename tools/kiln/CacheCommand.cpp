@@ -394,8 +394,8 @@ int runExplain(Cache &cache, const CacheOptions &options) {
       computeSignature(*module, /*keepSketchOps=*/true);
   if (mlir::failed(signature))
     return ExitInputError;
-  KeyParts parts = makeKeyParts(signature->signature, canonical,
-                                options.keys.targetTriple, options.keys.cpu);
+  KeyParts parts =
+      makeKeyParts(signature->signature, canonical, getKeyTarget(options.keys));
   std::string key = parts.key().toHex();
   llvm::Expected<std::vector<CacheEntry>> candidates =
       cache.findExplanationCandidates(parts.signature.toHex());

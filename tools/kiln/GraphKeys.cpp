@@ -40,7 +40,20 @@ bool kiln::canonicalizeKeyOptions(const KeyOptions &options,
     return false;
   }
   canonical = *result;
+  // The target is checked with the options, before any graph is keyed.
+  llvm::Expected<TargetSpec> target =
+      resolveTarget(options.targetTriple, options.cpu);
+  if (!target) {
+    llvm::errs() << "kiln: error: " << llvm::toString(target.takeError())
+                 << "\n";
+    return false;
+  }
   return true;
+}
+
+kiln::TargetSpec kiln::getKeyTarget(const KeyOptions &options) {
+  // Checked by canonicalizeKeyOptions, which every command runs first.
+  return llvm::cantFail(resolveTarget(options.targetTriple, options.cpu));
 }
 
 std::vector<kiln::GraphKey>
@@ -56,6 +69,7 @@ kiln::computeGraphKeys(const std::vector<std::string> &paths,
                       : llvm::hardware_concurrency().compute_thread_count();
   jobs = std::max(1u, std::min<unsigned>(jobs, count));
 
+  TargetSpec target = getKeyTarget(options);
   std::atomic<size_t> next{0};
   auto work = [&]() {
     MLIRContext context(MLIRContext::Threading::DISABLED);
@@ -76,8 +90,7 @@ kiln::computeGraphKeys(const std::vector<std::string> &paths,
                                  .count();
       if (failed(signature))
         continue;
-      key.parts = makeKeyParts(signature->signature, canonicalOptions,
-                               options.targetTriple, options.cpu);
+      key.parts = makeKeyParts(signature->signature, canonicalOptions, target);
       key.sketch = std::move(signature->sketch);
       key.elidedConstants = signature->elidedConstants;
       key.ok = true;

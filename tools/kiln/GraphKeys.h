@@ -32,14 +32,17 @@ struct GraphKey {
 /// How keys are made: target, CPU and compile options.
 struct KeyOptions {
   std::vector<std::string> options; ///< `K=V`
-  std::string targetTriple;
-  std::string cpu;
+  std::string targetTriple; ///< empty: this machine's
+  std::string cpu;          ///< empty: the portable level; or "native"
   unsigned jobs = 0; ///< 0: one per core
 };
 
-/// Canonicalizes `options.options` into `canonical`; prints an error and
-/// returns false when one is malformed.
+/// Canonicalizes `options.options` into `canonical` and checks the target;
+/// prints an error and returns false when either is malformed.
 bool canonicalizeKeyOptions(const KeyOptions &options, std::string &canonical);
+
+/// The target of the keys, once canonicalizeKeyOptions accepted `options`.
+TargetSpec getKeyTarget(const KeyOptions &options);
 
 /// Imports and keys `paths` on `options.jobs` threads, in input order.
 std::vector<GraphKey> computeGraphKeys(const std::vector<std::string> &paths,

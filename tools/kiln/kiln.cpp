@@ -56,10 +56,11 @@ int main(int argc, char **argv) {
   hash->add_option("--option", hashOptions.keys.options,
                    "Compile option K=V that is part of the key (repeatable)");
   hash->add_option("--target", hashOptions.keys.targetTriple,
-                   "Target triple of the key (default: this machine)");
-  hash->add_option("--cpu", hashOptions.keys.cpu,
-                   "Target CPU of the key (default: this machine's, with its "
-                   "features)");
+                   "Target triple the artifact is built for (default: this "
+                   "machine's architecture and OS)");
+  hash->add_option("--target-cpu,--cpu", hashOptions.keys.cpu,
+                   "CPU the artifact is built for (default: the portable "
+                   "level, x86-64-v3 on x86_64; 'native': this machine's)");
 
   kiln::DiffOptions diffOptions;
   CLI::App *diff = app.add_subcommand(
@@ -89,9 +90,11 @@ int main(int argc, char **argv) {
     sub->add_option("--option", cacheOptions.keys.options,
                     "Compile option K=V that is part of the key (repeatable)");
     sub->add_option("--target", cacheOptions.keys.targetTriple,
-                    "Target triple of the key (default: this machine)");
-    sub->add_option("--cpu", cacheOptions.keys.cpu,
-                    "Target CPU of the key (default: this machine's)");
+                    "Target triple the artifact is built for (default: this "
+                    "machine's architecture and OS)");
+    sub->add_option("--target-cpu,--cpu", cacheOptions.keys.cpu,
+                    "CPU the artifact is built for (default: the portable "
+                    "level, x86-64-v3 on x86_64; 'native': this machine's)");
   };
   CLI::App *check = cache->add_subcommand(
       "check", "Say for each graph whether it is cached: hit, miss (and why) "

@@ -10,6 +10,7 @@
 #ifndef KILN_CACHE_KEY_H
 #define KILN_CACHE_KEY_H
 
+#include "kiln/Cache/Target.h"
 #include "kiln/Signature/Hash128.h"
 
 #include "mlir/Support/LLVM.h"
@@ -22,7 +23,7 @@ namespace kiln {
 
 /// The on-disk cache format; part of every key so that a new format never
 /// reads an old artifact.
-constexpr unsigned kCacheFormatVersion = 1;
+constexpr unsigned kCacheFormatVersion = 2;
 
 /// Compile options as the user gave them (`--option K=V`).
 using CompileOptions = std::map<std::string, std::string>;
@@ -36,13 +37,16 @@ mlir::FailureOr<std::string> canonicalizeOptions(const CompileOptions &options,
 /// Every part of a key.
 struct KeyParts {
   Hash128 signature;
+  /// The target the artifact is built for (Target.h): a canonical triple
+  /// and a CPU level, never the compiling host's features.
   std::string targetTriple;
   std::string cpuName;
-  /// Enabled CPU features, sorted, comma-separated.
+  /// Kept for caches of format 1, which keyed the host's features; empty
+  /// in every key kiln makes now.
   std::string cpuFeatures;
   /// Canonical options, `name=value` lines.
   std::string options;
-  /// Compiler identity and version.
+  /// Compiler identity: version and exact source revision.
   std::string compiler;
   unsigned formatVersion = kCacheFormatVersion;
 
@@ -51,11 +55,10 @@ struct KeyParts {
   llvm::json::Object toJson() const;
 };
 
-/// Parts for compiling on this machine (or for `targetTriple`/`cpuName` when
-/// not empty), with already canonical `options`.
+/// Parts for building for `target` (resolveTarget), with already canonical
+/// `options`.
 KeyParts makeKeyParts(const Hash128 &signature, llvm::StringRef options,
-                      llvm::StringRef targetTriple = "",
-                      llvm::StringRef cpuName = "");
+                      const TargetSpec &target);
 
 /// The compiler identity that keys carry.
 std::string getCompilerIdentity();
