@@ -18,11 +18,15 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <xxhash.h>
+
+#include <queue>
+#include <tuple>
 
 using namespace mlir;
 using namespace kiln;
@@ -43,6 +47,12 @@ static const std::pair<llvm::StringRef, llvm::StringRef> kExclusions[] = {
     {"the order of computations in the dump",
      "functions are reached through calls from the entry"},
     {"computations that the entry never reaches", "dead code is not compiled"},
+    {"instructions that nothing the computation returns depends on (dead "
+     "code), unless they have side effects",
+     "a dump may carry them; they are not compiled"},
+    {"the order of independent instructions",
+     "ops are hashed in a canonical topological order, ties broken by "
+     "their content; ops with side effects keep their relative order"},
     {"control-predecessors (ordering constraints between instructions)",
      "they name instructions; they order side effects for the scheduler "
      "and do not change any value"},
@@ -89,6 +99,18 @@ private:
 
   FailureOr<Hash128> hashFunction(func::FuncOp function);
   LogicalResult encodeOp(Operation *op, XXH3_state_t *state);
+  /// Computes the structural hash of every op of `block` (and of the blocks
+  /// nested in them): a Merkle hash of the op's content and its operands'
+  /// producers, independent of positions and names. Returns the block's
+  /// hash: its terminator's and its side-effecting ops'.
+  FailureOr<uint64_t> hashBlock(Block &block);
+  /// The live ops of `block` (those the terminator depends on, and those
+  /// with side effects) in a canonical topological order: among the ops
+  /// ready at each step, the smallest coarse hash first, then structural
+  /// hash; ops with side effects keep their order; the terminator last.
+  FailureOr<llvm::SmallVector<Operation *>> canonicalOrder(Block &block);
+  /// Callee signatures of a call or a custom call's called computations.
+  FailureOr<llvm::SmallVector<Hash128, 1>> hashCallees(Operation *op);
   void encodeAttribute(Attribute attr);
   void encodeType(Type type);
   void putU64(uint64_t value) {
@@ -119,7 +141,31 @@ private:
   llvm::DenseMap<Value, uint64_t> valueIds;
   /// Printed types, stable across processes, computed once per type.
   llvm::DenseMap<Type, std::string> typeText;
+  /// Structural hashes of ops (hashBlock).
+  llvm::DenseMap<Operation *, uint64_t> structuralHashes;
+  /// Coarser hashes of ops that see only names, result types and the
+  /// operands' producers (hashBlock): the first key of the canonical order,
+  /// so that a change of an attribute or inside a callee or region does not
+  /// reorder the ops around it, and `kiln diff` names that op.
+  llvm::DenseMap<Operation *, uint64_t> shapeHashes;
 };
+
+/// Whether an op must stay even when nothing uses its results, and keep its
+/// place among the others that must: collectives, transfers, rng state,
+/// custom calls marked so, and anything MLIR cannot prove free of effects.
+bool hasSideEffects(Operation *op) {
+  if (auto customCall = dyn_cast<CustomCallOp>(op))
+    return customCall.getCustomCallHasSideEffect();
+  if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
+          CollectivePermuteOp, CollectiveBroadcastOp, RaggedAllToAllOp,
+          AllReduceStartOp, AllReduceDoneOp, AllGatherStartOp,
+          AllGatherDoneOp, CollectivePermuteStartOp, CollectivePermuteDoneOp,
+          SendOp, SendDoneOp, RecvOp, RecvDoneOp, InfeedOp, OutfeedOp,
+          AsyncStartOp, AsyncUpdateOp, AsyncDoneOp, RngOp,
+          RngGetAndUpdateStateOp>(op))
+    return true;
+  return !isMemoryEffectFree(op);
+}
 
 } // namespace
 
@@ -197,23 +243,10 @@ void SignatureWalker::encodeAttribute(Attribute attr) {
 LogicalResult SignatureWalker::encodeOp(Operation *op, XXH3_state_t *state) {
   // Callees (of a call, or a custom call's called computations) are hashed
   // first, by content: hashing them reuses the encoding buffer.
-  llvm::SmallVector<FlatSymbolRefAttr, 1> calleeRefs;
-  if (auto call = dyn_cast<func::CallOp>(op))
-    calleeRefs.push_back(call.getCalleeAttr());
-  if (auto called = op->getAttrOfType<ArrayAttr>("kiln.called_computations"))
-    for (Attribute ref : called)
-      if (auto symbol = dyn_cast<FlatSymbolRefAttr>(ref))
-        calleeRefs.push_back(symbol);
-  llvm::SmallVector<Hash128, 1> calleeHashes;
-  for (FlatSymbolRefAttr ref : calleeRefs) {
-    auto callee = symbols.lookup<func::FuncOp>(ref.getValue());
-    if (!callee)
-      return op->emitError("reference to unknown function ") << ref;
-    FailureOr<Hash128> hash = hashFunction(callee);
-    if (failed(hash))
-      return failure();
-    calleeHashes.push_back(*hash);
-  }
+  FailureOr<llvm::SmallVector<Hash128, 1>> callees = hashCallees(op);
+  if (failed(callees))
+    return failure();
+  llvm::SmallVector<Hash128, 1> calleeHashes = std::move(*callees);
   buffer.clear();
   putBytes(op->getName().getStringRef());
   putU64(op->getNumResults());
@@ -263,13 +296,202 @@ LogicalResult SignatureWalker::encodeOp(Operation *op, XXH3_state_t *state) {
   if (keepOps)
     result.sketchOps.push_back(op);
 
-  // Nested ops follow their parent, in order.
+  // Nested ops follow their parent, in their block's canonical order.
   for (Region &region : op->getRegions())
-    for (Block &block : region)
-      for (Operation &nested : block)
-        if (failed(encodeOp(&nested, state)))
+    for (Block &block : region) {
+      FailureOr<llvm::SmallVector<Operation *>> nested = canonicalOrder(block);
+      if (failed(nested))
+        return failure();
+      for (Operation *inner : *nested)
+        if (failed(encodeOp(inner, state)))
           return failure();
+    }
   return success();
+}
+
+FailureOr<llvm::SmallVector<Hash128, 1>>
+SignatureWalker::hashCallees(Operation *op) {
+  llvm::SmallVector<FlatSymbolRefAttr, 1> calleeRefs;
+  if (auto call = dyn_cast<func::CallOp>(op))
+    calleeRefs.push_back(call.getCalleeAttr());
+  if (auto called = op->getAttrOfType<ArrayAttr>("kiln.called_computations"))
+    for (Attribute ref : called)
+      if (auto symbol = dyn_cast<FlatSymbolRefAttr>(ref))
+        calleeRefs.push_back(symbol);
+  llvm::SmallVector<Hash128, 1> calleeHashes;
+  for (FlatSymbolRefAttr ref : calleeRefs) {
+    auto callee = symbols.lookup<func::FuncOp>(ref.getValue());
+    if (!callee)
+      return op->emitError("reference to unknown function ") << ref;
+    FailureOr<Hash128> hash = hashFunction(callee);
+    if (failed(hash))
+      return failure();
+    calleeHashes.push_back(*hash);
+  }
+  return calleeHashes;
+}
+
+FailureOr<uint64_t> SignatureWalker::hashBlock(Block &block) {
+  // Program order is a topological order within a block, so each op's
+  // producers are hashed before it; nesting recurses only as deep as
+  // regions nest (bounded at import).
+  uint64_t chain = 0; // the last op with side effects
+  for (Operation &op : block) {
+    llvm::SmallVector<uint64_t, 4> regionHashes;
+    for (Region &region : op.getRegions())
+      for (Block &nested : region) {
+        FailureOr<uint64_t> hash = hashBlock(nested);
+        if (failed(hash))
+          return failure();
+        regionHashes.push_back(*hash);
+      }
+    FailureOr<llvm::SmallVector<Hash128, 1>> callees = hashCallees(&op);
+    if (failed(callees))
+      return failure();
+    llvm::SmallVector<char, 512> saved;
+    std::swap(saved, buffer);
+    buffer.clear();
+    putBytes(op.getName().getStringRef());
+    putU64(op.getNumResults());
+    for (Type type : op.getResultTypes())
+      encodeType(type);
+    putU64(op.getNumOperands());
+    for (Value operand : op.getOperands()) {
+      if (auto arg = dyn_cast<BlockArgument>(operand)) {
+        putTag('a');
+        putU64(arg.getArgNumber());
+      } else {
+        auto result = cast<OpResult>(operand);
+        putU64(structuralHashes.lookup(result.getOwner()));
+        putU64(result.getResultNumber());
+      }
+    }
+    llvm::SmallVector<NamedAttribute, 8> attrs(op.getAttrs().begin(),
+                                               op.getAttrs().end());
+    llvm::sort(attrs, [](NamedAttribute a, NamedAttribute b) {
+      return a.getName().getValue() < b.getName().getValue();
+    });
+    for (NamedAttribute attr : attrs) {
+      if (isExcludedAttribute(&op, attr.getName().getValue()))
+        continue;
+      putBytes(attr.getName().getValue());
+      encodeAttribute(attr.getValue());
+    }
+    for (const Hash128 &callee : *callees) {
+      putU64(callee.high);
+      putU64(callee.low);
+    }
+    for (uint64_t hash : regionHashes)
+      putU64(hash);
+    bool ordered = hasSideEffects(&op);
+    if (ordered)
+      putU64(chain);
+    uint64_t hash = XXH3_64bits(buffer.data(), buffer.size());
+    // The coarse hash: name, result types, operands' coarse hashes.
+    buffer.clear();
+    putBytes(op.getName().getStringRef());
+    for (Type type : op.getResultTypes())
+      encodeType(type);
+    for (Value operand : op.getOperands()) {
+      if (auto arg = dyn_cast<BlockArgument>(operand)) {
+        putTag('a');
+        putU64(arg.getArgNumber());
+      } else {
+        auto result = cast<OpResult>(operand);
+        putU64(shapeHashes.lookup(result.getOwner()));
+        putU64(result.getResultNumber());
+      }
+    }
+    shapeHashes[&op] = XXH3_64bits(buffer.data(), buffer.size());
+    std::swap(saved, buffer);
+    structuralHashes[&op] = hash;
+    if (ordered)
+      chain = hash;
+  }
+  uint64_t terminator =
+      block.empty() ? 0 : structuralHashes.lookup(&block.back());
+  uint64_t pair[2] = {terminator, chain};
+  return XXH3_64bits(pair, sizeof(pair));
+}
+
+FailureOr<llvm::SmallVector<Operation *>>
+SignatureWalker::canonicalOrder(Block &block) {
+  if (block.empty())
+    return llvm::SmallVector<Operation *>();
+  if (!structuralHashes.count(&block.back()) && failed(hashBlock(block)))
+    return failure();
+  // Program positions, and which ops are live: walking backwards, an op is
+  // live when it is the terminator, has side effects, or a live op of this
+  // block uses one of its results.
+  llvm::DenseMap<Operation *, unsigned> position;
+  llvm::SmallVector<Operation *> ops;
+  for (Operation &op : block) {
+    position[&op] = ops.size();
+    ops.push_back(&op);
+  }
+  Operation *terminator = &block.back();
+  std::vector<bool> live(ops.size(), false);
+  for (size_t i = ops.size(); i-- > 0;) {
+    Operation *op = ops[i];
+    if (op == terminator || hasSideEffects(op)) {
+      live[i] = true;
+      continue;
+    }
+    for (Operation *user : op->getUsers()) {
+      Operation *inBlock = block.findAncestorOpInBlock(*user);
+      if (inBlock && live[position[inBlock]]) {
+        live[i] = true;
+        break;
+      }
+    }
+  }
+  // Kahn's algorithm over the live ops: producers first, ops with side
+  // effects in their order; among ready ops, the smallest structural hash
+  // (equal hashes are identical ops on identical inputs: either order
+  // encodes the same).
+  std::vector<unsigned> pending(ops.size(), 0);
+  std::vector<llvm::SmallVector<unsigned, 2>> dependents(ops.size());
+  int lastOrdered = -1;
+  for (size_t i = 0; i + 1 < ops.size(); ++i) {
+    if (!live[i])
+      continue;
+    llvm::SmallVector<unsigned, 4> producers;
+    for (Value operand : ops[i]->getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        if (producer->getBlock() == &block)
+          producers.push_back(position[producer]);
+    if (hasSideEffects(ops[i])) {
+      if (lastOrdered >= 0)
+        producers.push_back(lastOrdered);
+      lastOrdered = i;
+    }
+    llvm::sort(producers);
+    producers.erase(std::unique(producers.begin(), producers.end()),
+                    producers.end());
+    for (unsigned producer : producers)
+      dependents[producer].push_back(i);
+    pending[i] = producers.size();
+  }
+  using Ready = std::tuple<uint64_t, uint64_t, unsigned>;
+  std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready;
+  auto readyKey = [&](unsigned i) {
+    return Ready{shapeHashes.lookup(ops[i]), structuralHashes.lookup(ops[i]),
+                 i};
+  };
+  for (size_t i = 0; i + 1 < ops.size(); ++i)
+    if (live[i] && pending[i] == 0)
+      ready.push(readyKey(i));
+  llvm::SmallVector<Operation *> order;
+  while (!ready.empty()) {
+    unsigned i = std::get<2>(ready.top());
+    ready.pop();
+    order.push_back(ops[i]);
+    for (unsigned dependent : dependents[i])
+      if (--pending[dependent] == 0)
+        ready.push(readyKey(dependent));
+  }
+  order.push_back(terminator);
+  return order;
 }
 
 FailureOr<Hash128> SignatureWalker::hashFunction(func::FuncOp function) {
@@ -328,11 +550,15 @@ FailureOr<Hash128> SignatureWalker::hashFunction(func::FuncOp function) {
   XXH3_128bits_update(state, buffer.data(), buffer.size());
 
   LogicalResult walked = success();
-  for (Operation &op : body)
-    if (failed(encodeOp(&op, state))) {
-      walked = failure();
-      break;
-    }
+  FailureOr<llvm::SmallVector<Operation *>> bodyOrder = canonicalOrder(body);
+  if (failed(bodyOrder))
+    walked = failure();
+  else
+    for (Operation *op : *bodyOrder)
+      if (failed(encodeOp(op, state))) {
+        walked = failure();
+        break;
+      }
   XXH128_hash_t digest = XXH3_128bits_digest(state);
   XXH3_freeState(state);
 
