@@ -148,6 +148,8 @@ private:
   /// so that a change of an attribute or inside a callee or region does not
   /// reorder the ops around it, and `kiln diff` names that op.
   llvm::DenseMap<Operation *, uint64_t> shapeHashes;
+  /// XXH3-128 of each op's own content (hashBlock), which encodeOp uses.
+  llvm::DenseMap<Operation *, Hash128> contentHashes;
 };
 
 /// Whether an op must stay even when nothing uses its results, and keep its
@@ -241,39 +243,18 @@ void SignatureWalker::encodeAttribute(Attribute attr) {
 }
 
 LogicalResult SignatureWalker::encodeOp(Operation *op, XXH3_state_t *state) {
-  // Callees (of a call, or a custom call's called computations) are hashed
-  // first, by content: hashing them reuses the encoding buffer.
-  FailureOr<llvm::SmallVector<Hash128, 1>> callees = hashCallees(op);
-  if (failed(callees))
-    return failure();
-  llvm::SmallVector<Hash128, 1> calleeHashes = std::move(*callees);
+  // The op's own content (name, result types, attributes, callees) was
+  // hashed once by hashBlock; here it joins the operands' positions.
+  auto content = contentHashes.find(op);
+  if (content == contentHashes.end())
+    return op->emitError("signature: op was not hashed with its block");
   buffer.clear();
-  putBytes(op->getName().getStringRef());
-  putU64(op->getNumResults());
-  for (Type type : op->getResultTypes())
-    encodeType(type);
+  putU64(content->second.high);
+  putU64(content->second.low);
   putU64(op->getNumOperands());
   for (Value operand : op->getOperands()) {
     auto it = valueIds.find(operand);
     putU64(it == valueIds.end() ? ~0ull : it->second);
-  }
-  // Attributes in name order; inherent and discardable alike (sharding,
-  // layouts and frontend attributes change what is compiled).
-  llvm::SmallVector<NamedAttribute, 8> attrs(op->getAttrs().begin(),
-                                             op->getAttrs().end());
-  llvm::sort(attrs, [](NamedAttribute a, NamedAttribute b) {
-    return a.getName().getValue() < b.getName().getValue();
-  });
-  for (NamedAttribute attr : attrs) {
-    if (isExcludedAttribute(op, attr.getName().getValue()))
-      continue;
-    putBytes(attr.getName().getValue());
-    encodeAttribute(attr.getValue());
-  }
-  for (const Hash128 &calleeHash : calleeHashes) {
-    putTag('c');
-    putU64(calleeHash.high);
-    putU64(calleeHash.low);
   }
   if (isa<ElidedConstantOp>(op))
     ++result.elidedConstants;
@@ -350,22 +331,16 @@ FailureOr<uint64_t> SignatureWalker::hashBlock(Block &block) {
       return failure();
     llvm::SmallVector<char, 512> saved;
     std::swap(saved, buffer);
+    // The op's content: everything but its operands and regions' ops.
     buffer.clear();
     putBytes(op.getName().getStringRef());
     putU64(op.getNumResults());
     for (Type type : op.getResultTypes())
       encodeType(type);
-    putU64(op.getNumOperands());
-    for (Value operand : op.getOperands()) {
-      if (auto arg = dyn_cast<BlockArgument>(operand)) {
-        putTag('a');
-        putU64(arg.getArgNumber());
-      } else {
-        auto result = cast<OpResult>(operand);
-        putU64(structuralHashes.lookup(result.getOwner()));
-        putU64(result.getResultNumber());
-      }
-    }
+    // Name and result types alone start the coarse hash.
+    uint64_t kind = XXH3_64bits(buffer.data(), buffer.size());
+    // Attributes in name order; inherent and discardable alike (sharding,
+    // layouts and frontend attributes change what is compiled).
     llvm::SmallVector<NamedAttribute, 8> attrs(op.getAttrs().begin(),
                                                op.getAttrs().end());
     llvm::sort(attrs, [](NamedAttribute a, NamedAttribute b) {
@@ -378,8 +353,31 @@ FailureOr<uint64_t> SignatureWalker::hashBlock(Block &block) {
       encodeAttribute(attr.getValue());
     }
     for (const Hash128 &callee : *callees) {
+      putTag('c');
       putU64(callee.high);
       putU64(callee.low);
+    }
+    XXH128_hash_t content = XXH3_128bits(buffer.data(), buffer.size());
+    contentHashes[&op] = Hash128{content.high64, content.low64};
+
+    // The structural hash: content, operands' producers, regions, and for
+    // an op with side effects the one before it.
+    buffer.clear();
+    putU64(content.high64);
+    putU64(content.low64);
+    llvm::SmallVector<uint64_t, 8> coarse = {kind};
+    for (Value operand : op.getOperands()) {
+      if (auto arg = dyn_cast<BlockArgument>(operand)) {
+        putTag('a');
+        putU64(arg.getArgNumber());
+        coarse.push_back(arg.getArgNumber());
+      } else {
+        auto result = cast<OpResult>(operand);
+        putU64(structuralHashes.lookup(result.getOwner()));
+        putU64(result.getResultNumber());
+        coarse.push_back(shapeHashes.lookup(result.getOwner()) +
+                         result.getResultNumber());
+      }
     }
     for (uint64_t hash : regionHashes)
       putU64(hash);
@@ -387,22 +385,8 @@ FailureOr<uint64_t> SignatureWalker::hashBlock(Block &block) {
     if (ordered)
       putU64(chain);
     uint64_t hash = XXH3_64bits(buffer.data(), buffer.size());
-    // The coarse hash: name, result types, operands' coarse hashes.
-    buffer.clear();
-    putBytes(op.getName().getStringRef());
-    for (Type type : op.getResultTypes())
-      encodeType(type);
-    for (Value operand : op.getOperands()) {
-      if (auto arg = dyn_cast<BlockArgument>(operand)) {
-        putTag('a');
-        putU64(arg.getArgNumber());
-      } else {
-        auto result = cast<OpResult>(operand);
-        putU64(shapeHashes.lookup(result.getOwner()));
-        putU64(result.getResultNumber());
-      }
-    }
-    shapeHashes[&op] = XXH3_64bits(buffer.data(), buffer.size());
+    shapeHashes[&op] =
+        XXH3_64bits(coarse.data(), coarse.size() * sizeof(uint64_t));
     std::swap(saved, buffer);
     structuralHashes[&op] = hash;
     if (ordered)
