@@ -141,21 +141,28 @@ private:
   llvm::DenseMap<Value, uint64_t> valueIds;
   /// Printed types, stable across processes, computed once per type.
   llvm::DenseMap<Type, std::string> typeText;
-  /// Structural hashes of ops (hashBlock).
-  llvm::DenseMap<Operation *, uint64_t> structuralHashes;
-  /// Coarser hashes of ops that see only names, result types and the
-  /// operands' producers (hashBlock): the first key of the canonical order,
-  /// so that a change of an attribute or inside a callee or region does not
-  /// reorder the ops around it, and `kiln diff` names that op.
-  llvm::DenseMap<Operation *, uint64_t> shapeHashes;
-  /// XXH3-128 of each op's own content (hashBlock), which encodeOp uses.
-  llvm::DenseMap<Operation *, Hash128> contentHashes;
+  /// What hashBlock finds out about each op.
+  struct OpHashes {
+    /// Merkle hash of the op, its operands' producers and its regions.
+    uint64_t structural = 0;
+    /// Coarser: only names, result types and the operands' producers. The
+    /// first key of the canonical order, so that a change of an attribute
+    /// or inside a callee or region does not reorder the ops around it, and
+    /// `kiln diff` names that op.
+    uint64_t coarse = 0;
+    /// XXH3-128 of the op's own content, which encodeOp uses.
+    Hash128 content;
+    bool sideEffects = false;
+  };
+  llvm::DenseMap<Operation *, OpHashes> opHashes;
 };
 
-/// Whether an op must stay even when nothing uses its results, and keep its
-/// place among the others that must: collectives, transfers, rng state,
-/// custom calls marked so, and anything MLIR cannot prove free of effects.
-bool hasSideEffects(Operation *op) {
+/// Whether an op itself (its nested ops aside) must stay even when nothing
+/// uses its results, and keep its place among the others that must:
+/// collectives, transfers, rng state, custom calls marked so, and anything
+/// MLIR cannot prove free of effects. An op with RecursiveMemoryEffects also
+/// has the effects of its nested ops (hashBlock adds them).
+bool hasOwnSideEffects(Operation *op) {
   if (auto customCall = dyn_cast<CustomCallOp>(op))
     return customCall.getCustomCallHasSideEffect();
   if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
@@ -166,7 +173,10 @@ bool hasSideEffects(Operation *op) {
           AsyncStartOp, AsyncUpdateOp, AsyncDoneOp, RngOp,
           RngGetAndUpdateStateOp>(op))
     return true;
-  return !isMemoryEffectFree(op);
+  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+    return false;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  return !effects || !effects.hasNoEffect();
 }
 
 } // namespace
@@ -245,12 +255,12 @@ void SignatureWalker::encodeAttribute(Attribute attr) {
 LogicalResult SignatureWalker::encodeOp(Operation *op, XXH3_state_t *state) {
   // The op's own content (name, result types, attributes, callees) was
   // hashed once by hashBlock; here it joins the operands' positions.
-  auto content = contentHashes.find(op);
-  if (content == contentHashes.end())
+  auto hashes = opHashes.find(op);
+  if (hashes == opHashes.end())
     return op->emitError("signature: op was not hashed with its block");
   buffer.clear();
-  putU64(content->second.high);
-  putU64(content->second.low);
+  putU64(hashes->second.content.high);
+  putU64(hashes->second.content.low);
   putU64(op->getNumOperands());
   for (Value operand : op->getOperands()) {
     auto it = valueIds.find(operand);
@@ -319,18 +329,21 @@ FailureOr<uint64_t> SignatureWalker::hashBlock(Block &block) {
   uint64_t chain = 0; // the last op with side effects
   for (Operation &op : block) {
     llvm::SmallVector<uint64_t, 4> regionHashes;
+    bool nestedEffects = false;
     for (Region &region : op.getRegions())
       for (Block &nested : region) {
         FailureOr<uint64_t> hash = hashBlock(nested);
         if (failed(hash))
           return failure();
         regionHashes.push_back(*hash);
+        for (Operation &inner : nested)
+          nestedEffects |= opHashes.lookup(&inner).sideEffects;
       }
     FailureOr<llvm::SmallVector<Hash128, 1>> callees = hashCallees(&op);
     if (failed(callees))
       return failure();
-    llvm::SmallVector<char, 512> saved;
-    std::swap(saved, buffer);
+    // The buffer is free here: hashBlock runs before a function's ops, or
+    // after their parent op's bytes were consumed.
     // The op's content: everything but its operands and regions' ops.
     buffer.clear();
     putBytes(op.getName().getStringRef());
@@ -357,8 +370,12 @@ FailureOr<uint64_t> SignatureWalker::hashBlock(Block &block) {
       putU64(callee.high);
       putU64(callee.low);
     }
+    OpHashes hashes;
     XXH128_hash_t content = XXH3_128bits(buffer.data(), buffer.size());
-    contentHashes[&op] = Hash128{content.high64, content.low64};
+    hashes.content = Hash128{content.high64, content.low64};
+    hashes.sideEffects =
+        hasOwnSideEffects(&op) ||
+        (nestedEffects && op.hasTrait<OpTrait::HasRecursiveMemoryEffects>());
 
     // The structural hash: content, operands' producers, regions, and for
     // an op with side effects the one before it.
@@ -373,27 +390,25 @@ FailureOr<uint64_t> SignatureWalker::hashBlock(Block &block) {
         coarse.push_back(arg.getArgNumber());
       } else {
         auto result = cast<OpResult>(operand);
-        putU64(structuralHashes.lookup(result.getOwner()));
+        const OpHashes &producer = opHashes[result.getOwner()];
+        putU64(producer.structural);
         putU64(result.getResultNumber());
-        coarse.push_back(shapeHashes.lookup(result.getOwner()) +
-                         result.getResultNumber());
+        coarse.push_back(producer.coarse + result.getResultNumber());
       }
     }
     for (uint64_t hash : regionHashes)
       putU64(hash);
-    bool ordered = hasSideEffects(&op);
-    if (ordered)
+    if (hashes.sideEffects)
       putU64(chain);
-    uint64_t hash = XXH3_64bits(buffer.data(), buffer.size());
-    shapeHashes[&op] =
+    hashes.structural = XXH3_64bits(buffer.data(), buffer.size());
+    hashes.coarse =
         XXH3_64bits(coarse.data(), coarse.size() * sizeof(uint64_t));
-    std::swap(saved, buffer);
-    structuralHashes[&op] = hash;
-    if (ordered)
-      chain = hash;
+    if (hashes.sideEffects)
+      chain = hashes.structural;
+    opHashes[&op] = hashes;
   }
   uint64_t terminator =
-      block.empty() ? 0 : structuralHashes.lookup(&block.back());
+      block.empty() ? 0 : opHashes.lookup(&block.back()).structural;
   uint64_t pair[2] = {terminator, chain};
   return XXH3_64bits(pair, sizeof(pair));
 }
@@ -402,22 +417,26 @@ FailureOr<llvm::SmallVector<Operation *>>
 SignatureWalker::canonicalOrder(Block &block) {
   if (block.empty())
     return llvm::SmallVector<Operation *>();
-  if (!structuralHashes.count(&block.back()) && failed(hashBlock(block)))
+  if (!opHashes.count(&block.back()) && failed(hashBlock(block)))
     return failure();
   // Program positions, and which ops are live: walking backwards, an op is
   // live when it is the terminator, has side effects, or a live op of this
   // block uses one of its results.
   llvm::DenseMap<Operation *, unsigned> position;
   llvm::SmallVector<Operation *> ops;
+  llvm::SmallVector<const OpHashes *> hashes;
+  position.reserve(block.getOperations().size());
   for (Operation &op : block) {
     position[&op] = ops.size();
     ops.push_back(&op);
   }
+  for (Operation *op : ops)
+    hashes.push_back(&opHashes.find(op)->second);
   Operation *terminator = &block.back();
   std::vector<bool> live(ops.size(), false);
   for (size_t i = ops.size(); i-- > 0;) {
     Operation *op = ops[i];
-    if (op == terminator || hasSideEffects(op)) {
+    if (op == terminator || hashes[i]->sideEffects) {
       live[i] = true;
       continue;
     }
@@ -444,7 +463,7 @@ SignatureWalker::canonicalOrder(Block &block) {
       if (Operation *producer = operand.getDefiningOp())
         if (producer->getBlock() == &block)
           producers.push_back(position[producer]);
-    if (hasSideEffects(ops[i])) {
+    if (hashes[i]->sideEffects) {
       if (lastOrdered >= 0)
         producers.push_back(lastOrdered);
       lastOrdered = i;
@@ -459,8 +478,7 @@ SignatureWalker::canonicalOrder(Block &block) {
   using Ready = std::tuple<uint64_t, uint64_t, unsigned>;
   std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready;
   auto readyKey = [&](unsigned i) {
-    return Ready{shapeHashes.lookup(ops[i]), structuralHashes.lookup(ops[i]),
-                 i};
+    return Ready{hashes[i]->coarse, hashes[i]->structural, i};
   };
   for (size_t i = 0; i + 1 < ops.size(); ++i)
     if (live[i] && pending[i] == 0)
