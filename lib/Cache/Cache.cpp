@@ -13,6 +13,7 @@
 #include "kiln/Cache/Cache.h"
 
 #include "CacheDirectory.h"
+#include "kiln/Cache/ArtifactHeader.h"
 #include "Sqlite.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -56,9 +57,8 @@ Error makeError(const llvm::Twine &message) {
 }
 
 /// XXH3-128 and size of an artifact's bytes.
-std::pair<std::string, uint64_t> checksumOf(const llvm::MemoryBuffer &buffer) {
-  return std::make_pair(Hash128::of(buffer.getBuffer()).toHex(),
-                        (uint64_t)buffer.getBufferSize());
+std::pair<std::string, uint64_t> checksumOf(StringRef bytes) {
+  return std::make_pair(Hash128::of(bytes).toHex(), (uint64_t)bytes.size());
 }
 
 Error checkKey(StringRef key) {
@@ -107,17 +107,33 @@ std::string Cache::getLogPath(StringRef key) const {
   return files->describe(("logs/" + key + ".log").str());
 }
 
-Expected<std::unique_ptr<llvm::MemoryBuffer>>
-Cache::readArtifact(StringRef key) {
-  if (Error error = checkKey(key))
-    return std::move(error);
-  return files->readObject(key);
+/// The payload of a cache file, or a problem with its header.
+static Expected<std::optional<StoredArtifact>>
+openStored(Expected<std::unique_ptr<llvm::MemoryBuffer>> file,
+           StringRef shown) {
+  if (!file)
+    return file.takeError();
+  if (!*file)
+    return std::optional<StoredArtifact>();
+  auto decoded = decodeArtifactFile((*file)->getBuffer());
+  if (!decoded)
+    return makeError(shown + ": " + llvm::toString(decoded.takeError()));
+  StoredArtifact stored;
+  stored.bytes = decoded->second;
+  stored.file = std::move(*file);
+  return std::optional<StoredArtifact>(std::move(stored));
 }
 
-Expected<std::unique_ptr<llvm::MemoryBuffer>> Cache::readLog(StringRef key) {
+Expected<std::optional<StoredArtifact>> Cache::readArtifact(StringRef key) {
   if (Error error = checkKey(key))
     return std::move(error);
-  return files->readLog(key);
+  return openStored(files->readObject(key), getObjectPath(key));
+}
+
+Expected<std::optional<StoredArtifact>> Cache::readLog(StringRef key) {
+  if (Error error = checkKey(key))
+    return std::move(error);
+  return openStored(files->readLog(key), getLogPath(key));
 }
 
 Expected<std::unique_ptr<Cache>> Cache::open(StringRef directory,
@@ -142,6 +158,24 @@ Expected<std::unique_ptr<Cache>> Cache::open(StringRef directory,
     return indexExists.takeError();
   bool exists = *indexExists;
   std::string indexPath = cache->files->getIndexPath();
+
+  // An index that is gone or empty while objects/ holds artifacts is a lost
+  // index, not a new cache: made anew, it would call every artifact a
+  // stray file, and verify --repair would delete them all.
+  std::string rebuildHint = "; 'kiln cache verify --rebuild-index --cache-dir " +
+                            directory.str() +
+                            "' rebuilds it from the artifacts";
+  // (An empty index in a cache without artifacts is one being created by
+  // another process this instant: SQLite makes the file, then the schema.)
+  std::optional<uint64_t> indexSize = cache->files->getIndexSize();
+  if (exists && indexSize && *indexSize == 0 &&
+      !options.newIndexOverArtifacts && cache->files->hasObjects())
+    return makeError("the index " + cache->files->describe("index.db") +
+                     " is empty (0 bytes)" + rebuildHint);
+  if (!exists && !options.newIndexOverArtifacts &&
+      cache->files->hasObjects())
+    return makeError("the cache at " + directory +
+                     " has artifacts but no index.db" + rebuildHint);
 
   cache->readOnly = options.readOnly || !writable;
   if (!writable && !options.readOnly && !exists)
@@ -180,6 +214,16 @@ Expected<std::unique_ptr<Cache>> Cache::open(StringRef directory,
   if (result != SQLITE_OK)
     return sqlite::makeError(cache->db, "opening " + std::string(indexPath));
   sqlite3_busy_timeout(cache->db, options.busyTimeoutMs);
+  // A damaged index fails at its first read: say so, and how to recover.
+  {
+    int probe = sqlite3_exec(cache->db, "SELECT COUNT(*) FROM sqlite_master",
+                             nullptr, nullptr, nullptr) &
+                0xff;
+    if (probe == SQLITE_NOTADB || probe == SQLITE_CORRUPT)
+      return makeError("the index " + cache->files->describe("index.db") +
+                       " is damaged (" + sqlite3_errmsg(cache->db) + ")" +
+                       rebuildHint);
+  }
   if (!cache->readOnly) {
     // WAL lets readers (training jobs) proceed while a writer commits;
     // NORMAL sync is durable in WAL except for the last commits on power
@@ -394,15 +438,14 @@ Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
   // The file must be there and, when asked, match its checksum.
   std::string problem;
   if (verify) {
-    Expected<std::unique_ptr<llvm::MemoryBuffer>> bytes =
-        files->readObject(key);
+    Expected<std::optional<StoredArtifact>> stored = readArtifact(key);
     std::optional<std::pair<std::string, uint64_t>> sum;
-    if (!bytes)
-      problem = llvm::toString(bytes.takeError());
-    else if (!*bytes)
+    if (!stored)
+      problem = llvm::toString(stored.takeError());
+    else if (!*stored)
       problem = entry.path + ": artifact file is missing";
     else
-      sum = checksumOf(**bytes);
+      sum = checksumOf((*stored)->bytes);
     if (!sum)
       ;
     else if (sum->second != entry.size)
@@ -566,8 +609,19 @@ Error Cache::publish(const KeyParts &parts, StringRef artifact,
   // The bytes are written and synced before the write lock is taken (see
   // the file comment), so that a big artifact does not hold up every other
   // process's lookups and publishes while it goes to disk.
+  // The file says what it is (ArtifactHeader.h), so that the index can be
+  // rebuilt from objects/ alone.
+  ArtifactHeader header;
+  header.parts = parts;
+  header.size = artifact.size();
+  header.checksum = checksum;
+  header.compileSeconds = compileSeconds;
+  header.source = source.str();
+  header.sketch.assign(sketch.begin(), sketch.end());
+  std::string headerBytes = encodeArtifactHeader(header);
   Expected<std::string> staged =
-      files->stage(key, artifact, options.testHooks.failWritesAfterBytes);
+      files->stage(key, {headerBytes, artifact},
+                   options.testHooks.failWritesAfterBytes);
   if (!staged)
     return staged.takeError();
   std::string stagedName = *staged;
@@ -625,8 +679,18 @@ Error Cache::recordFailure(const KeyParts &parts, StringRef log,
     return status.takeError();
   if (*status == "ok")
     return Error::success(); // a success elsewhere wins over a failure
+  ArtifactHeader header;
+  header.parts = parts;
+  header.ok = false;
+  header.size = log.size();
+  header.checksum = Hash128::of(log).toHex();
+  header.compileSeconds = compileSeconds;
+  header.source = source.str();
+  header.sketch.assign(sketch.begin(), sketch.end());
+  std::string headerBytes = encodeArtifactHeader(header);
   Expected<std::string> staged =
-      files->stage(key + ".log", log, options.testHooks.failWritesAfterBytes);
+      files->stage(key + ".log", {headerBytes, log},
+                   options.testHooks.failWritesAfterBytes);
   if (!staged)
     return staged.takeError();
   if (Error error = files->moveStagedToLog(*staged, key))
@@ -819,18 +883,17 @@ Expected<VerifyReport> Cache::verify(bool repair) {
           }
           known.insert(key);
           ++report.checked;
-          Expected<std::unique_ptr<llvm::MemoryBuffer>> bytes =
-              files->readObject(key);
-          if (bytes && !*bytes) {
+          Expected<std::optional<StoredArtifact>> stored = readArtifact(key);
+          if (stored && !*stored) {
             report.missingFiles.push_back(key);
             badKeys.push_back(key);
             return Error::success();
           }
           std::optional<std::pair<std::string, uint64_t>> sum;
-          if (bytes)
-            sum = checksumOf(**bytes);
+          if (stored)
+            sum = checksumOf((*stored)->bytes);
           else
-            llvm::consumeError(bytes.takeError());
+            llvm::consumeError(stored.takeError());
           if (!sum || sum->first != all.getText(3) ||
               sum->second != (uint64_t)all.getInt(2)) {
             report.corruptFiles.push_back(key);
@@ -1043,4 +1106,78 @@ Error Cache::clear() {
   if (Error error = transaction.commit())
     return error;
   return unlinkRemovedFiles(db, *files, removed);
+}
+
+Expected<RebuildReport> Cache::rebuildIndex(StringRef directory) {
+  bool writable = false;
+  Expected<std::unique_ptr<CacheDirectory>> files =
+      CacheDirectory::open(directory, /*create=*/false, writable);
+  if (!files)
+    return files.takeError();
+  if (!writable)
+    return makeError("the cache at " + directory +
+                     " is read-only; its index cannot be rebuilt");
+  RebuildReport report;
+  // The old index is kept beside, for inspection, never deleted.
+  Expected<std::vector<std::string>> moved =
+      (*files)->moveIndexAside(std::to_string(nowMs()));
+  if (!moved)
+    return moved.takeError();
+  report.movedAside = std::move(*moved);
+  Expected<CacheDirectory::Contents> contents =
+      (*files)->list(std::chrono::hours(1));
+  if (!contents)
+    return contents.takeError();
+
+  OpenOptions options;
+  options.newIndexOverArtifacts = true;
+  Expected<std::unique_ptr<Cache>> cache = Cache::open(directory, options);
+  if (!cache)
+    return cache.takeError();
+  Cache &fresh = **cache;
+  sqlite::WriteTransaction transaction(fresh.db);
+  if (Error error = transaction.begin())
+    return std::move(error);
+  auto recover = [&](StringRef key, bool isLog) -> Error {
+    Expected<std::optional<StoredArtifact>> stored =
+        isLog ? fresh.readLog(key) : fresh.readArtifact(key);
+    std::string shown = isLog ? fresh.getLogPath(key) : fresh.getObjectPath(key);
+    if (!stored || !*stored) {
+      report.unreadable.push_back(
+          shown + (stored ? std::string(": gone") :
+                            ": " + llvm::toString(stored.takeError())));
+      return Error::success();
+    }
+    auto decoded = decodeArtifactFile((*stored)->file->getBuffer());
+    if (!decoded) {
+      report.unreadable.push_back(shown + ": " +
+                                  llvm::toString(decoded.takeError()));
+      return Error::success();
+    }
+    const ArtifactHeader &header = decoded->first;
+    std::string checksum = Hash128::of((*stored)->bytes).toHex();
+    if (header.parts.key().toHex() != key || header.ok == isLog ||
+        checksum != header.checksum) {
+      report.unreadable.push_back(
+          shown + ": its header does not match its name or its bytes");
+      return Error::success();
+    }
+    bool inserted = false;
+    if (Error error = fresh.insertEntry(
+            header.parts, header.ok, header.ok ? header.size : 0,
+            header.ok ? header.checksum : "", header.compileSeconds,
+            header.source, header.sketch, inserted))
+      return error;
+    ++(header.ok ? report.recoveredArtifacts : report.recoveredFailures);
+    return Error::success();
+  };
+  for (const std::string &key : contents->objectKeys)
+    if (Error error = recover(key, /*isLog=*/false))
+      return std::move(error);
+  for (const std::string &key : contents->logKeys)
+    if (Error error = recover(key, /*isLog=*/true))
+      return std::move(error);
+  if (Error error = transaction.commit())
+    return std::move(error);
+  return report;
 }

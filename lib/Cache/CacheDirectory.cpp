@@ -132,13 +132,13 @@ CacheDirectory::open(StringRef path, bool create, bool &writable) {
   if (llvm::sys::fs::real_path(path, resolved))
     resolved = path;
   dir->resolvedPath = std::string(resolved);
-  if (writable && ::faccessat(dir->root, ".", W_OK, AT_EACCESS) != 0)
-    writable = false;
+  writable = ::faccessat(dir->root, ".", W_OK, AT_EACCESS) == 0;
 
   for (auto [name, fd] : {std::pair("objects", &dir->objects),
                           std::pair("logs", &dir->logs),
                           std::pair("tmp", &dir->tmp)}) {
-    if (writable && ::mkdirat(dir->root, name, 0755) != 0 && errno != EEXIST) {
+    if (create && writable && ::mkdirat(dir->root, name, 0755) != 0 &&
+        errno != EEXIST) {
       if (errno != EACCES && errno != EROFS && errno != EPERM)
         return errnoError("creating " + dir->describe(name), errno);
       writable = false;
@@ -262,7 +262,7 @@ Expected<bool> CacheDirectory::objectExists(StringRef key) const {
 }
 
 Expected<std::string>
-CacheDirectory::stage(StringRef hint, StringRef bytes,
+CacheDirectory::stage(StringRef hint, llvm::ArrayRef<StringRef> pieces,
                       std::optional<uint64_t> failAfterBytes) const {
   if (tmp < 0)
     return makeError("the cache at " + path + " has no tmp/ directory");
@@ -281,18 +281,22 @@ CacheDirectory::stage(StringRef hint, StringRef bytes,
     ::unlinkat(tmp, name.c_str(), 0);
     return errnoError("writing " + shown, error);
   };
-  uint64_t written = 0;
-  while (written < bytes.size()) {
-    size_t chunk = std::min<size_t>(bytes.size() - written, 1 << 20);
-    if (failAfterBytes && written + chunk > *failAfterBytes)
-      return fail(ENOSPC);
-    ssize_t n = ::write(fd, bytes.data() + written, chunk);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      return fail(errno);
+  uint64_t total = 0;
+  for (StringRef bytes : pieces) {
+    uint64_t written = 0;
+    while (written < bytes.size()) {
+      size_t chunk = std::min<size_t>(bytes.size() - written, 1 << 20);
+      if (failAfterBytes && total + chunk > *failAfterBytes)
+        return fail(ENOSPC);
+      ssize_t n = ::write(fd, bytes.data() + written, chunk);
+      if (n < 0) {
+        if (errno == EINTR)
+          continue;
+        return fail(errno);
+      }
+      written += n;
+      total += n;
     }
-    written += n;
   }
   if (::fsync(fd) != 0)
     return fail(errno);
@@ -302,6 +306,44 @@ CacheDirectory::stage(StringRef hint, StringRef bytes,
     return errnoError("closing " + shown, error);
   }
   return name;
+}
+
+bool CacheDirectory::hasObjects() const {
+  if (objects < 0)
+    return false;
+  Expected<std::vector<DirEntry>> entries =
+      readDirectory(objects, describe("objects"));
+  if (!entries) {
+    llvm::consumeError(entries.takeError());
+    return false;
+  }
+  return !entries->empty();
+}
+
+std::optional<uint64_t> CacheDirectory::getIndexSize() const {
+  struct stat status;
+  if (::fstatat(root, "index.db", &status, AT_SYMLINK_NOFOLLOW) != 0 ||
+      !S_ISREG(status.st_mode))
+    return std::nullopt;
+  return status.st_size;
+}
+
+Expected<std::vector<std::string>>
+CacheDirectory::moveIndexAside(StringRef suffix) const {
+  std::vector<std::string> moved;
+  for (const char *name : {"index.db", "index.db-wal", "index.db-shm"}) {
+    struct stat status;
+    if (::fstatat(root, name, &status, AT_SYMLINK_NOFOLLOW) != 0)
+      continue;
+    std::string target = (llvm::Twine(name) + ".broken-" + suffix).str();
+    // A link is not followed: renaming moves the link itself.
+    if (::renameat(root, name, root, target.c_str()) != 0)
+      return errnoError("moving " + describe(name) + " aside", errno);
+    moved.push_back(describe(target));
+  }
+  if (::fsync(root) != 0)
+    return errnoError("syncing " + path, errno);
+  return moved;
 }
 
 void CacheDirectory::dropStaged(StringRef name) const {

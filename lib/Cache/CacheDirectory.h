@@ -12,6 +12,7 @@
 #ifndef KILN_LIB_CACHE_CACHEDIRECTORY_H
 #define KILN_LIB_CACHE_CACHEDIRECTORY_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -31,9 +32,10 @@ bool isCacheKey(llvm::StringRef key);
 class CacheDirectory {
 public:
   /// Opens the cache at `path` (which may itself be a link the user chose).
-  /// With `create`, makes the directory and its parts where missing; when
-  /// they cannot be made because the file system is read-only or not ours,
-  /// `writable` comes back false instead of an error. A part that is a
+  /// With `create`, makes the directory and its parts where missing.
+  /// `writable` says whether the directory may be written (when it cannot
+  /// be, because the file system is read-only or not ours, that is not an
+  /// error). A part that is a
   /// symbolic link, or not a directory, is an error naming it.
   static llvm::Expected<std::unique_ptr<CacheDirectory>>
   open(llvm::StringRef path, bool create, bool &writable);
@@ -65,8 +67,18 @@ public:
   /// uses, fsyncs and closes it; returns the name. Nothing is left behind
   /// on failure. `failAfterBytes` simulates a full disk (tests).
   llvm::Expected<std::string>
-  stage(llvm::StringRef hint, llvm::StringRef bytes,
+  stage(llvm::StringRef hint, llvm::ArrayRef<llvm::StringRef> pieces,
         std::optional<uint64_t> failAfterBytes) const;
+  /// Whether objects/ holds anything: a cache whose index is gone still
+  /// has its artifacts there.
+  bool hasObjects() const;
+  /// Moves index.db and its -wal and -shm files aside, to
+  /// `index.db.broken-<suffix>` (kept for inspection); returns what was
+  /// moved.
+  llvm::Expected<std::vector<std::string>>
+  moveIndexAside(llvm::StringRef suffix) const;
+  /// The size of index.db, if it is there.
+  std::optional<uint64_t> getIndexSize() const;
   /// Removes a staged file.
   void dropStaged(llvm::StringRef name) const;
   /// Renames a staged file to objects/<k0k1>/<key> (or logs/<key>.log) and

@@ -149,7 +149,7 @@ int randomWorker(const std::string &root, const std::string &state, unsigned id,
         // The entry may be evicted (and even published again by another
         // worker) between the lookup and this read; what is read must
         // still be a whole artifact of this key.
-        std::optional<std::string> bytes = readFile(result->entry->path);
+        std::optional<std::string> bytes = readPayload(result->entry->path);
         if (!bytes) {
           ++counts.vanishedAfterHit;
           break;
@@ -253,7 +253,7 @@ std::vector<CacheEntry> checkEveryEntry(Cache &cache) {
       EXPECT_TRUE(llvm::sys::fs::exists(entry.path)) << entry.path;
       continue;
     }
-    std::optional<std::string> bytes = readFile(entry.path);
+    std::optional<std::string> bytes = readPayload(entry.path);
     if (!bytes) {
       ADD_FAILURE() << "entry " << entry.key << ": file " << entry.path
                     << " is missing";
@@ -336,8 +336,8 @@ TEST(CacheConcurrency, EightProcessesRandomOperations) {
   for (const CacheEntry &entry : entries) {
     if (!entry.ok)
       continue;
-    ArtifactHeader header;
-    std::optional<std::string> bytes = readFile(entry.path);
+    TestArtifactHeader header;
+    std::optional<std::string> bytes = readPayload(entry.path);
     ASSERT_TRUE(bytes);
     ASSERT_EQ(checkArtifact(*bytes, entry.key, &header), "");
     EXPECT_TRUE(publishedArtifacts.count(llvm::formatv(

@@ -159,7 +159,7 @@ TEST(CacheFormat, ReopeningKeepsEntriesAndVersion) {
   KILN_OPEN_CACHE(cache, dir.path);
   KILN_ASSIGN_OR_FAIL(result, cache->lookup(keyOf(1), /*verify=*/true));
   ASSERT_EQ(result.status, LookupStatus::Hit);
-  EXPECT_EQ(readFile(result.entry->path), artifact);
+  EXPECT_EQ(readPayload(result.entry->path), artifact);
   EXPECT_EQ(result.entry->source, "one.hlo");
   EXPECT_EQ(result.entry->compileSeconds, 2.5);
   EXPECT_EQ(querySql(dir.path, "PRAGMA user_version"), "2");
@@ -217,13 +217,74 @@ TEST(CacheFormat, NewerVersionIsRefusedNamingBothVersions) {
   EXPECT_EQ(querySql(dir.path, "SELECT COUNT(*) FROM entries"), "1");
 }
 
-TEST(CacheFormat, EmptyIndexFileIsInitialized) {
-  TempDir dir;
-  ASSERT_TRUE(writeFile(dir.sub("index.db"), ""));
-  KILN_OPEN_CACHE(cache, dir.path);
-  EXPECT_EQ(querySql(dir.path, "PRAGMA user_version"), "2");
-  KILN_ASSERT_OK(cache->publish(makeParts(1), "bytes", 1, "one.hlo"));
-  EXPECT_EQ(lookupStatus(*cache, keyOf(1), true), "hit");
+// The index can be lost without losing the cache: a missing, empty,
+// damaged index, or a directory in its place, is reported as such by every
+// open (never taken for a new, empty cache, which would make every artifact
+// a stray file for verify --repair), and rebuildIndex recovers every entry,
+// failed compilations included, from the files' headers.
+TEST(CacheFormat, LostIndexIsReportedAndRebuilt) {
+  struct Damage {
+    const char *name;
+    std::function<void(const std::string &)> apply;
+    const char *problem;
+  };
+  std::vector<Damage> damages = {
+      {"deleted", [](const std::string &) {}, "no index.db"},
+      {"emptied",
+       [](const std::string &path) { writeFile(path + "/index.db", ""); },
+       "empty"},
+      {"garbage",
+       [](const std::string &path) {
+         writeFile(path + "/index.db", std::string(8192, 'x'));
+       },
+       "damaged"},
+      {"directory",
+       [](const std::string &path) {
+         llvm::sys::fs::create_directory(path + "/index.db");
+       },
+       "not a regular file"},
+  };
+  for (const Damage &damage : damages) {
+    SCOPED_TRACE(damage.name);
+    TempDir dir;
+    {
+      KILN_OPEN_CACHE(cache, dir.path);
+      for (int i = 0; i < 5; ++i)
+        KILN_ASSERT_OK(cache->publish(makeParts(i),
+                                      makeArtifact(keyOf(i), 0, i, 3000), 1.5,
+                                      "g" + std::to_string(i) + ".hlo", {1, 2}));
+      KILN_ASSERT_OK(cache->recordFailure(makeParts(9), "error: no", 2, "bad"));
+    }
+    for (const char *name : {"index.db", "index.db-wal", "index.db-shm"})
+      ::unlink(dir.sub(name).c_str());
+    damage.apply(dir.path);
+    for (bool readOnly : {false, true}) {
+      Cache::OpenOptions options;
+      options.readOnly = readOnly;
+      auto cache = Cache::open(dir.path, options);
+      ASSERT_FALSE(bool(cache));
+      std::string message = llvm::toString(cache.takeError());
+      EXPECT_NE(message.find(damage.problem), std::string::npos) << message;
+      EXPECT_NE(message.find("--rebuild-index"), std::string::npos) << message;
+    }
+    KILN_ASSIGN_OR_FAIL(report, Cache::rebuildIndex(dir.path));
+    EXPECT_EQ(report.recoveredArtifacts, 5u);
+    EXPECT_EQ(report.recoveredFailures, 1u);
+    EXPECT_TRUE(report.unreadable.empty());
+    KILN_OPEN_CACHE(cache, dir.path);
+    for (int i = 0; i < 5; ++i) {
+      KILN_ASSIGN_OR_FAIL(result, cache->lookup(keyOf(i), /*verify=*/true));
+      ASSERT_EQ(result.status, LookupStatus::Hit);
+      EXPECT_EQ(result.entry->source, "g" + std::to_string(i) + ".hlo");
+      EXPECT_EQ(result.entry->compileSeconds, 1.5);
+      EXPECT_EQ(result.entry->sketch, (std::vector<uint64_t>{1, 2}));
+      EXPECT_EQ(readPayload(result.entry->path),
+                makeArtifact(keyOf(i), 0, i, 3000));
+    }
+    EXPECT_EQ(lookupStatus(*cache, keyOf(9), true), "failed");
+    KILN_ASSIGN_OR_FAIL(clean, cache->verify(false));
+    EXPECT_TRUE(clean.clean());
+  }
 }
 
 TEST(CacheFormat, ConcurrentFirstOpensCreateOneSchema) {
@@ -270,8 +331,8 @@ TEST(CacheBasics, PublishThenLookupIsBitExact) {
     EXPECT_EQ(entry.sketch, sketch);
     EXPECT_EQ(entry.parts.key().toHex(), key);
     EXPECT_EQ(entry.hits, verify ? 1 : 2);
-    EXPECT_EQ(readFile(entry.path), artifact);
-    EXPECT_EQ(checkArtifact(*readFile(entry.path), key), "");
+    EXPECT_EQ(readPayload(entry.path), artifact);
+    EXPECT_EQ(checkArtifact(*readPayload(entry.path), key), "");
   }
   KILN_ASSIGN_OR_FAIL(stats, cache->getStats());
   EXPECT_EQ(stats.entries, 1u);
@@ -295,7 +356,7 @@ TEST(CacheBasics, KeyIsPublishedOnceFirstBytesWin) {
       cache->publish(makeParts(1), makeArtifact(key, 2, 0, 900), 1, "b.hlo"));
   KILN_ASSIGN_OR_FAIL(result, cache->lookup(key, true));
   ASSERT_EQ(result.status, LookupStatus::Hit);
-  EXPECT_EQ(readFile(result.entry->path), first);
+  EXPECT_EQ(readPayload(result.entry->path), first);
   EXPECT_EQ(result.entry->source, "a.hlo");
   // A failure never replaces a success.
   KILN_ASSERT_OK(cache->recordFailure(makeParts(1), "error", 1, "c.hlo"));
@@ -310,7 +371,7 @@ TEST(CacheBasics, EmptyArtifact) {
   KILN_ASSIGN_OR_FAIL(result, cache->lookup(keyOf(1), true));
   ASSERT_EQ(result.status, LookupStatus::Hit);
   EXPECT_EQ(result.entry->size, 0u);
-  EXPECT_EQ(readFile(result.entry->path), "");
+  EXPECT_EQ(readPayload(result.entry->path), "");
   KILN_ASSIGN_OR_FAIL(report, cache->verify(false));
   EXPECT_TRUE(report.clean());
 }
@@ -344,7 +405,7 @@ TEST(CacheBasics, FailedCompilationIsRecordedWithItsLog) {
   ASSERT_EQ(result.status, LookupStatus::Failed);
   EXPECT_FALSE(result.entry->ok);
   EXPECT_EQ(result.entry->path, dir.path + "/logs/" + key + ".log");
-  EXPECT_EQ(readFile(result.entry->path), "error: out of registers\n");
+  EXPECT_EQ(readPayload(result.entry->path), "error: out of registers\n");
   KILN_ASSIGN_OR_FAIL(stats, cache->getStats());
   EXPECT_EQ(stats.entries, 1u);
   EXPECT_EQ(stats.failedEntries, 1u);
@@ -369,7 +430,7 @@ TEST(CacheBasics, SuccessAfterRetriedFailureLeavesNoStrayLog) {
   KILN_ASSERT_OK(cache->publish(makeParts(3), artifact, 1, "f"));
   KILN_ASSIGN_OR_FAIL(result, cache->lookup(key, true));
   ASSERT_EQ(result.status, LookupStatus::Hit);
-  EXPECT_EQ(readFile(result.entry->path), artifact);
+  EXPECT_EQ(readPayload(result.entry->path), artifact);
   KILN_ASSIGN_OR_FAIL(stats, cache->getStats());
   EXPECT_EQ(stats.failedEntries, 0u);
   EXPECT_EQ(stats.activeLeases, 0u);
@@ -611,7 +672,7 @@ TEST(CacheLeases, FailedEntryIsDoneUnlessRetrying) {
   KILN_ASSERT_OK(again->recordFailure(makeParts(1), "log 2", 1, "g"));
   KILN_ASSIGN_OR_FAIL(stats, again->getStats());
   EXPECT_EQ(stats.activeLeases, 0u);
-  EXPECT_EQ(readFile(again->getLogPath(key)), "log 2");
+  EXPECT_EQ(readPayload(again->getLogPath(key)), "log 2");
 }
 
 TEST(CacheLeases, EvictionSkipsEntriesUnderLiveLease) {
@@ -743,13 +804,17 @@ TEST(CacheCorruption, EveryFlippedBitIsDetected) {
     std::string key = keyOf(which);
     const std::string &original = artifacts[which];
     // First bit of the first byte, last bit of the last byte, then anywhere.
-    size_t byte = trial % 3 == 0   ? 0
-                  : trial % 3 == 1 ? original.size() - 1
-                                   : random() % original.size();
-    unsigned bit = trial % 3 == 0 ? 0 : trial % 3 == 1 ? 7 : random() % 8;
-    std::string damaged = original;
-    damaged[byte] ^= char(1u << bit);
+    // Anywhere in the file: its header (with its own checksum) or its
+    // payload (the index's checksum).
     std::string path = cache->getObjectPath(key);
+    std::string file = *readFile(path);
+    ASSERT_EQ(file.substr(file.size() - original.size()), original);
+    size_t byte = trial % 3 == 0   ? 0
+                  : trial % 3 == 1 ? file.size() - 1
+                                   : random() % file.size();
+    unsigned bit = trial % 3 == 0 ? 0 : trial % 3 == 1 ? 7 : random() % 8;
+    std::string damaged = file;
+    damaged[byte] ^= char(1u << bit);
     ASSERT_TRUE(writeFile(path, damaged));
 
     SCOPED_TRACE(llvm::formatv("trial {0}: size {1}, byte {2}, bit {3}", trial,
@@ -764,7 +829,11 @@ TEST(CacheCorruption, EveryFlippedBitIsDetected) {
 
     KILN_ASSIGN_OR_FAIL(result, cache->lookup(key, /*verify=*/true));
     EXPECT_EQ(result.status, LookupStatus::Corrupt);
-    EXPECT_NE(result.problem.find("checksum"), std::string::npos)
+    // A flip in the payload fails the index's checksum; one in the header
+    // fails the header's own checks (magic, lengths, checksum, key).
+    bool inHeader = byte < file.size() - original.size();
+    EXPECT_NE(result.problem.find(inHeader ? "header" : "checksum"),
+              std::string::npos)
         << result.problem;
     // Removed: row and file.
     EXPECT_FALSE(llvm::sys::fs::exists(path));
@@ -793,10 +862,12 @@ TEST(CacheCorruption, TruncatedGrownAndMissingFiles) {
     const char *problem;
   };
   std::vector<Damage> damages = {
-      {"truncated", [&] { writeFile(path, artifact.substr(0, 4999)); },
+      {"truncated",
+       [&] { writeFile(path, headerOf(path) + artifact.substr(0, 4999)); },
        "bytes"},
-      {"grown", [&] { writeFile(path, artifact + "x"); }, "bytes"},
-      {"emptied", [&] { writeFile(path, ""); }, "bytes"},
+      {"grown", [&] { writeFile(path, headerOf(path) + artifact + "x"); },
+       "bytes"},
+      {"emptied", [&] { writeFile(path, ""); }, "header"},
       {"missing", [&] { ::unlink(path.c_str()); }, "missing"},
   };
   for (const Damage &damage : damages) {
@@ -1029,7 +1100,7 @@ TEST(CacheFullDisk, RealTinyTmpfs) {
   for (int i : {0, 1, 2, 3, 12}) {
     KILN_ASSIGN_OR_FAIL(result, cache->lookup(keyOf(i), true));
     ASSERT_EQ(result.status, LookupStatus::Hit);
-    EXPECT_EQ(checkArtifact(*readFile(result.entry->path), keyOf(i)), "");
+    EXPECT_EQ(checkArtifact(*readPayload(result.entry->path), keyOf(i)), "");
   }
   KILN_ASSIGN_OR_FAIL(report, cache->verify(false));
   EXPECT_TRUE(report.clean());
@@ -1137,7 +1208,7 @@ int exerciseReadOnlyCache(const std::string &root, Cache::OpenOptions options) {
         problem("lookup of entry " + llvm::Twine(i) + " did not hit");
         continue;
       }
-      std::optional<std::string> bytes = readFile(result->entry->path);
+      std::optional<std::string> bytes = readPayload(result->entry->path);
       if (!bytes || !checkArtifact(*bytes, keyOf(i)).empty())
         problem("entry " + llvm::Twine(i) + " does not read back");
     }

@@ -11,6 +11,7 @@
 #ifndef KILN_TEST_UNIT_CACHETESTUTIL_H
 #define KILN_TEST_UNIT_CACHETESTUTIL_H
 
+#include "kiln/Cache/ArtifactHeader.h"
 #include "kiln/Cache/Cache.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -106,7 +107,7 @@ inline std::string makeArtifact(llvm::StringRef key, uint64_t writer,
 }
 
 /// Parsed first line of a test artifact.
-struct ArtifactHeader {
+struct TestArtifactHeader {
   std::string key;
   uint64_t writer = 0;
   uint64_t sequence = 0;
@@ -116,7 +117,7 @@ struct ArtifactHeader {
 /// Checks that `bytes` are exactly what `makeArtifact` wrote for `key`;
 /// returns an empty string or what is wrong. Fills `header` when given.
 inline std::string checkArtifact(llvm::StringRef bytes, llvm::StringRef key,
-                                 ArtifactHeader *header = nullptr) {
+                                 TestArtifactHeader *header = nullptr) {
   size_t newline = bytes.find('\n');
   if (newline == llvm::StringRef::npos)
     return "no header line";
@@ -125,7 +126,7 @@ inline std::string checkArtifact(llvm::StringRef bytes, llvm::StringRef key,
   line.split(fields, ' ');
   if (fields.size() != 5 || fields[0] != "kiln-test-artifact")
     return ("bad header '" + line + "'").str();
-  ArtifactHeader parsed;
+  TestArtifactHeader parsed;
   parsed.key = fields[1].drop_front(4).str();
   if (fields[2].drop_front(7).getAsInteger(10, parsed.writer) ||
       fields[3].drop_front(4).getAsInteger(10, parsed.sequence) ||
@@ -150,6 +151,29 @@ inline std::optional<std::string> readFile(llvm::StringRef path) {
   if (!buffer)
     return std::nullopt;
   return (*buffer)->getBuffer().str();
+}
+
+/// The payload of a cache file (an artifact or a log), after its header;
+/// none if the file is missing or its header is damaged.
+inline std::optional<std::string> readPayload(llvm::StringRef path) {
+  std::optional<std::string> bytes = readFile(path);
+  if (!bytes)
+    return std::nullopt;
+  auto decoded = kiln::decodeArtifactFile(*bytes);
+  if (!decoded) {
+    llvm::consumeError(decoded.takeError());
+    return std::nullopt;
+  }
+  return decoded->second.str();
+}
+
+/// The header bytes of a cache file: what comes before its payload.
+inline std::string headerOf(llvm::StringRef path) {
+  std::optional<std::string> bytes = readFile(path);
+  std::optional<std::string> payload = readPayload(path);
+  if (!bytes || !payload)
+    return "";
+  return bytes->substr(0, bytes->size() - payload->size());
 }
 
 inline bool writeFile(llvm::StringRef path, llvm::StringRef bytes) {

@@ -246,7 +246,44 @@ int runCheck(Cache &cache, const CacheOptions &options) {
   return ExitSuccess;
 }
 
+int runPutFailed(Cache &cache, const CacheOptions &options) {
+  if (!options.artifact.empty() || options.log.empty()) {
+    llvm::errs() << "kiln cache put: error: --failed records a failed "
+                    "compilation: give its --log, and no artifact\n";
+    return ExitInputError;
+  }
+  std::optional<GraphKey> graph = keyOneGraph(options.graph, options.keys);
+  if (!graph)
+    return ExitInputError;
+  auto log = llvm::MemoryBuffer::getFile(options.log, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!log) {
+    llvm::errs() << "kiln cache: error: " << options.log << ": "
+                 << log.getError().message() << "\n";
+    return ExitInputError;
+  }
+  if (llvm::Error error = cache.recordFailure(
+          graph->parts, (*log)->getBuffer(), options.compileSeconds,
+          options.graph, graph->sketch))
+    return reportError(std::move(error));
+  std::string key = graph->parts.key().toHex();
+  if (options.json)
+    printJson(llvm::json::Object{
+        {"key", key}, {"status", "failed"}, {"graph", options.graph}});
+  else
+    llvm::outs() << "recorded failure " << key << "  " << options.graph
+                 << "\n";
+  return ExitSuccess;
+}
+
 int runPut(Cache &cache, const CacheOptions &options) {
+  if (options.failed)
+    return runPutFailed(cache, options);
+  if (options.artifact.empty() || !options.log.empty()) {
+    llvm::errs() << "kiln cache put: error: give the artifact to store (a "
+                    "--log goes with --failed)\n";
+    return ExitInputError;
+  }
   std::optional<GraphKey> graph = keyOneGraph(options.graph, options.keys);
   if (!graph)
     return ExitInputError;
@@ -292,7 +329,7 @@ int runGet(Cache &cache, const CacheOptions &options) {
   }
   // Read through the cache's own handles; a file that another process
   // removed since the lookup (rm, prune) makes this a plain miss.
-  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> artifact =
+  llvm::Expected<std::optional<StoredArtifact>> artifact =
       cache.readArtifact(key);
   if (!artifact)
     return reportError(artifact.takeError());
@@ -306,7 +343,7 @@ int runGet(Cache &cache, const CacheOptions &options) {
   // Written through a temporary and renamed, so a reader never sees half.
   if (llvm::Error error =
           llvm::writeToOutput(options.output, [&](llvm::raw_ostream &os) {
-            os << (*artifact)->getBuffer();
+            os << (*artifact)->bytes;
             return llvm::Error::success();
           }))
     return reportError(std::move(error));
@@ -369,7 +406,8 @@ int runStats(Cache &cache, const CacheOptions &options) {
   llvm::outs() << "Cache directory: " << cache.getDirectory()
                << (cache.isReadOnly() ? " (read-only)" : "") << "\n"
                << "Entries: " << stats->entries << " (" << stats->failedEntries
-               << " failed compilations)\n"
+               << (stats->failedEntries == 1 ? " failed compilation)\n"
+                                             : " failed compilations)\n")
                << "Size: " << formatBytes(stats->bytes) << "\n"
                << "Hits: " << stats->hits << "\n"
                << "Misses: " << stats->misses << "\n"
@@ -596,12 +634,55 @@ int runClear(Cache &cache, const CacheOptions &options) {
   return ExitSuccess;
 }
 
+int runRebuildIndex(const std::string &directory, const CacheOptions &options) {
+  llvm::Expected<RebuildReport> report = Cache::rebuildIndex(directory);
+  if (!report)
+    return reportError(report.takeError());
+  auto toArray = [](const std::vector<std::string> &items) {
+    llvm::json::Array array;
+    for (const std::string &item : items)
+      array.push_back(item);
+    return array;
+  };
+  if (options.json) {
+    printJson(llvm::json::Object{
+        {"recovered_artifacts", (int64_t)report->recoveredArtifacts},
+        {"recovered_failures", (int64_t)report->recoveredFailures},
+        {"moved_aside", toArray(report->movedAside)},
+        {"unreadable", toArray(report->unreadable)}});
+  } else {
+    for (const std::string &path : report->movedAside)
+      llvm::outs() << "moved the old index aside: " << path << "\n";
+    for (const std::string &problem : report->unreadable)
+      llvm::outs() << "not recovered: " << problem << "\n";
+    auto plural = [](uint64_t count, llvm::StringRef one,
+                     llvm::StringRef many) {
+      return std::to_string(count) + " " + (count == 1 ? one : many).str();
+    };
+    llvm::outs() << "Rebuilt the index: "
+                 << plural(report->recoveredArtifacts, "artifact", "artifacts")
+                 << " and "
+                 << plural(report->recoveredFailures, "failed compilation",
+                           "failed compilations")
+                 << " recovered\n";
+  }
+  return report->unreadable.empty() ? ExitSuccess : ExitSomeFailed;
+}
+
 } // namespace
 
 int kiln::runCache(const CacheOptions &options) {
   std::string directory = options.cacheDir.empty()
                               ? Cache::getDefaultDirectory()
                               : options.cacheDir;
+  if (options.action == "verify" && options.rebuildIndex) {
+    if (options.repair) {
+      llvm::errs() << "kiln cache verify: error: --rebuild-index and --repair "
+                      "are separate steps; rebuild first, then verify\n";
+      return ExitInputError;
+    }
+    return runRebuildIndex(directory, options);
+  }
   // A cache this user cannot write opens read-only by itself: lookups,
   // ls, stats and explain still work there.
   Cache::OpenOptions openOptions;

@@ -58,9 +58,12 @@ struct CacheOptions {
   bool noVerify = false;
   std::string graph;    ///< put, get, explain
   std::string artifact; ///< put
+  bool failed = false;  ///< put --failed
+  std::string log;      ///< put --failed --log
   std::string output;   ///< get
   double compileSeconds = 0;
   bool repair = false;
+  bool rebuildIndex = false; ///< verify --rebuild-index
   std::string maxSize; ///< prune
 };
 

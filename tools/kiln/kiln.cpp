@@ -113,11 +113,17 @@ int main(int argc, char **argv) {
   put->add_option("graph", cacheOptions.graph, "The graph")
       ->required()
       ->check(CLI::ExistingFile);
-  put->add_option("artifact", cacheOptions.artifact, "The compiled artifact")
-      ->required()
+  put->add_option("artifact", cacheOptions.artifact,
+                  "The compiled artifact (not with --failed)")
       ->check(CLI::ExistingFile);
   put->add_option("--compile-seconds", cacheOptions.compileSeconds,
                   "How long the compilation took (for statistics)");
+  put->add_flag("--failed", cacheOptions.failed,
+                "Record a failed compilation (with --log) instead of an "
+                "artifact; it is not retried unless asked");
+  put->add_option("--log", cacheOptions.log,
+                  "With --failed: the compiler's output")
+      ->check(CLI::ExistingFile);
   CLI::App *get = cache->add_subcommand(
       "get", "Fetch a graph's artifact, verified; exit 1 on a miss.");
   get->add_option("graph", cacheOptions.graph, "The graph")
@@ -139,6 +145,9 @@ int main(int argc, char **argv) {
                 "files\nwithout entries; exit 1 if anything is wrong.");
   verify->add_flag("--repair", cacheOptions.repair,
                    "Remove corrupt entries and stray files");
+  verify->add_flag("--rebuild-index", cacheOptions.rebuildIndex,
+                   "Rebuild a missing or damaged index.db from the headers of "
+                   "the artifact files (the old index is moved aside)");
   CLI::App *prune = cache->add_subcommand(
       "prune", "Remove least recently used entries down to a size.");
   prune

@@ -93,6 +93,24 @@ struct VerifyReport {
   }
 };
 
+/// What `rebuildIndex` did.
+struct RebuildReport {
+  uint64_t recoveredArtifacts = 0;
+  uint64_t recoveredFailures = 0;
+  /// The damaged index's files, moved aside (never deleted).
+  std::vector<std::string> movedAside;
+  /// Files of objects/ and logs/ that could not be taken back, and why:
+  /// left where they are.
+  std::vector<std::string> unreadable;
+};
+
+/// An artifact (or log) read from the cache: the file, kept mapped, and
+/// its payload within it (after the header).
+struct StoredArtifact {
+  std::unique_ptr<llvm::MemoryBuffer> file;
+  llvm::StringRef bytes;
+};
+
 struct EvictionReport {
   uint64_t removedEntries = 0;
   uint64_t removedBytes = 0;
@@ -115,6 +133,9 @@ public:
     bool readOnly = false;
     /// How long to wait for another process's lock before retrying.
     unsigned busyTimeoutMs = 60000;
+    /// Make a new index even though objects/ holds artifacts (the first
+    /// step of rebuildIndex); otherwise that is a lost index, an error.
+    bool newIndexOverArtifacts = false;
     CacheTestHooks testHooks;
   };
 
@@ -137,14 +158,20 @@ public:
   std::string getObjectPath(llvm::StringRef key) const;
   std::string getLogPath(llvm::StringRef key) const;
 
-  /// An artifact's bytes, read through the cache's own directory handles
-  /// (never through a link); null if the file is gone (removed by another
-  /// process since the lookup: a miss).
-  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+  /// An artifact's bytes (without the file's header), read through the
+  /// cache's own directory handles (never through a link); none if the file
+  /// is gone (removed by another process since the lookup: a miss). A
+  /// damaged header is an error.
+  llvm::Expected<std::optional<StoredArtifact>>
   readArtifact(llvm::StringRef key);
-  /// A failed compilation's log, or null.
-  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
-  readLog(llvm::StringRef key);
+  /// A failed compilation's log, or none.
+  llvm::Expected<std::optional<StoredArtifact>> readLog(llvm::StringRef key);
+
+  /// Rebuilds the index of the cache at `directory` from the headers of
+  /// the files in objects/ and logs/: the old index.db (missing, empty,
+  /// damaged, or anything else) is moved aside, a new one is made, and
+  /// every file whose header checks out gets its row back.
+  static llvm::Expected<RebuildReport> rebuildIndex(llvm::StringRef directory);
 
   /// Looks `key` up. With `verify`, an artifact's checksum is recomputed
   /// and a mismatch turns the hit into a removed, Corrupt miss. Counts a

@@ -6,9 +6,9 @@
                                   the middle byte) of every non-empty
                                   artifact in the cache DIR; prints how many
   record-failure DIR KILN GRAPH TEXT [KILN-OPTIONS...]
-                                  records a failed compilation of GRAPH, as a
-                                  compile driver would: a 'failed' row keyed
-                                  like `kiln hash` keys GRAPH, and its log
+                                  records a failed compilation of GRAPH with
+                                  the log TEXT, as a compile driver would
+                                  (`kiln cache put --failed --log`)
   set-version DIR N               sets PRAGMA user_version of DIR/index.db
   age-temporaries DIR HOURS       makes the files in DIR/tmp HOURS old
 """
@@ -52,27 +52,15 @@ def flip_bit(cache_dir, offset=None):
 
 
 def record_failure(cache_dir, kiln, graph, text, *options):
-    out = subprocess.run([kiln, "hash", "--json", graph] + list(options),
-                         check=True, stdout=subprocess.PIPE).stdout
-    parts = json.loads(out)["graphs"][0]
-    key = parts["key"]
-    os.makedirs(os.path.join(cache_dir, "logs"), exist_ok=True)
-    with open(os.path.join(cache_dir, "logs", key + ".log"), "w") as f:
+    log = os.path.join(cache_dir, "..", "failure-%d.log" % os.getpid())
+    with open(log, "w") as f:
         f.write(text + "\n")
-    now = int(time.time() * 1000)
-    db = sqlite3.connect(os.path.join(cache_dir, "index.db"))
-    with db:
-        db.execute(
-            "INSERT OR REPLACE INTO entries (key, status, size, checksum, "
-            "compile_seconds, created_ms, last_used_ms, hits, signature, "
-            "target_triple, cpu, cpu_features, options, compiler, "
-            "format_version, source, sketch) VALUES (?, 'failed', 0, '', 3.0, "
-            "?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-            (key, now, now, parts["signature"], parts["target_triple"],
-             parts["cpu"], parts["cpu_features"], parts["options"],
-             parts["compiler"], parts["format_version"], graph))
-    db.close()
-    print("recorded failure " + key)
+    out = subprocess.run([kiln, "cache", "put", "--failed", "--log", log,
+                          "--compile-seconds", "3", graph, "--cache-dir",
+                          cache_dir] + list(options),
+                         check=True, stdout=subprocess.PIPE).stdout
+    os.remove(log)
+    print(out.decode().strip())
 
 
 def set_version(cache_dir, version):

@@ -1,0 +1,45 @@
+//===- ArtifactHeader.h - what an artifact file says about itself -*- C++ -*-===//
+//
+// This file declares the header that every file of the cache's objects/ and
+// logs/ starts with: a magic, the header's own version, the entry's key and
+// every key part, the artifact's size and checksum, the graph's name and
+// the per-op sketch. The index can then be lost without losing the cache:
+// `kiln cache verify --rebuild-index` rebuilds it from the files alone.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_CACHE_ARTIFACTHEADER_H
+#define KILN_CACHE_ARTIFACTHEADER_H
+
+#include "kiln/Cache/Key.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// What a file in the cache says about its entry.
+struct ArtifactHeader {
+  KeyParts parts;
+  bool ok = true;       ///< false: the file is a failed compilation's log
+  uint64_t size = 0;    ///< payload bytes
+  std::string checksum; ///< XXH3-128 of the payload
+  double compileSeconds = 0;
+  std::string source;
+  std::vector<uint64_t> sketch;
+};
+
+/// The bytes that go in front of the payload.
+std::string encodeArtifactHeader(const ArtifactHeader &header);
+
+/// A file's header and payload. An error when the file does not start with
+/// a well-formed header, or its payload is not the size the header says.
+llvm::Expected<std::pair<ArtifactHeader, llvm::StringRef>>
+decodeArtifactFile(llvm::StringRef bytes);
+
+} // namespace kiln
+
+#endif // KILN_CACHE_ARTIFACTHEADER_H
