@@ -37,13 +37,31 @@ const KnownOption *findKnownOption(llvm::StringRef name) {
 }
 } // namespace
 
+std::string kiln::describeKnownOptions() {
+  std::string text;
+  for (const KnownOption &option : kKnownOptions)
+    text += std::string(text.empty() ? "" : ", ") + option.name + " (" +
+            (option.isBool ? "true or false" : "0, 1, 2 or 3") + ", default " +
+            option.defaultValue + ")";
+  return text;
+}
+
 mlir::FailureOr<std::string>
 kiln::canonicalizeOptions(const CompileOptions &options, std::string &error) {
   std::string canonical;
   // std::map iterates in name order.
   for (const auto &[name, given] : options) {
-    std::string value = llvm::StringRef(given).trim().str();
+    // An external compiler's options are kept exactly as given.
+    bool external = llvm::StringRef(name).starts_with(kExternalOptionPrefix);
+    std::string value = external ? given : llvm::StringRef(given).trim().str();
     const KnownOption *known = findKnownOption(name);
+    if (!known && !external) {
+      error = "unknown option '" + name + "'; kiln's options are " +
+              describeKnownOptions() +
+              " (options for an external compiler go with "
+              "--compiler-option)";
+      return mlir::failure();
+    }
     if (known && known->isBool) {
       std::string lower = llvm::StringRef(value).lower();
       if (lower == "1" || lower == "true" || lower == "on" || lower == "yes")
@@ -64,7 +82,8 @@ kiln::canonicalizeOptions(const CompileOptions &options, std::string &error) {
     }
     if (known && value == known->defaultValue)
       continue;
-    if (name.empty() || llvm::any_of(name, [](char c) {
+    if (name.empty() || name == kExternalOptionPrefix ||
+        llvm::any_of(name, [](char c) {
           return c == '=' || c == '\n' || (unsigned char)c < 0x20;
         })) {
       error = "option name '" + name +

@@ -33,6 +33,16 @@ bool kiln::canonicalizeKeyOptions(const KeyOptions &options,
     }
     parsed[option.substr(0, equal)] = option.substr(equal + 1);
   }
+  for (const std::string &option : options.compilerOptions) {
+    size_t equal = option.find('=');
+    if (equal == std::string::npos || equal == 0) {
+      llvm::errs() << "kiln: error: --compiler-option takes K=V, got '"
+                   << option << "'\n";
+      return false;
+    }
+    parsed[kExternalOptionPrefix + option.substr(0, equal)] =
+        option.substr(equal + 1);
+  }
   std::string error;
   FailureOr<std::string> result = canonicalizeOptions(parsed, error);
   if (failed(result)) {

@@ -31,7 +31,9 @@ struct GraphKey {
 
 /// How keys are made: target, CPU and compile options.
 struct KeyOptions {
-  std::vector<std::string> options; ///< `K=V`
+  std::vector<std::string> options; ///< kiln's own, `K=V`
+  /// An external compiler's, `K=V`, kept verbatim.
+  std::vector<std::string> compilerOptions;
   std::string targetTriple; ///< empty: this machine's
   std::string cpu;          ///< empty: the portable level; or "native"
   unsigned jobs = 0; ///< 0: one per core

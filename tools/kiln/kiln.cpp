@@ -7,6 +7,8 @@
 
 #include "Commands.h"
 
+#include "kiln/Cache/Key.h"
+
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -53,8 +55,15 @@ int main(int argc, char **argv) {
                  "Print JSON with every part of each key");
   hash->add_option("-j,--jobs", hashOptions.keys.jobs,
                    "Graphs hashed in parallel (default: one per core)");
-  hash->add_option("--option", hashOptions.keys.options,
-                   "Compile option K=V that is part of the key (repeatable)");
+  std::string optionHelp = "One of kiln's compile options, K=V, part of the "
+                           "key (repeatable): " +
+                           kiln::describeKnownOptions();
+  hash->add_option("--option", hashOptions.keys.options, optionHelp)
+      ->allow_extra_args(false);
+  hash->add_option("--compiler-option", hashOptions.keys.compilerOptions,
+                   "An external compiler's option K=V, kept verbatim in the "
+                   "key (repeatable)")
+      ->allow_extra_args(false);
   hash->add_option("--target", hashOptions.keys.targetTriple,
                    "Target triple the artifact is built for (default: this "
                    "machine's architecture and OS)");
@@ -87,8 +96,13 @@ int main(int argc, char **argv) {
     sub->add_flag("--json", cacheOptions.json, "Print JSON");
   };
   auto keyed = [&](CLI::App *sub) {
-    sub->add_option("--option", cacheOptions.keys.options,
-                    "Compile option K=V that is part of the key (repeatable)");
+    // One K=V per --option, so that a graph may follow it.
+    sub->add_option("--option", cacheOptions.keys.options, optionHelp)
+        ->allow_extra_args(false);
+    sub->add_option("--compiler-option", cacheOptions.keys.compilerOptions,
+                    "An external compiler's option K=V, kept verbatim in the "
+                    "key (repeatable)")
+        ->allow_extra_args(false);
     sub->add_option("--target", cacheOptions.keys.targetTriple,
                     "Target triple the artifact is built for (default: this "
                     "machine's architecture and OS)");

@@ -25,12 +25,24 @@ namespace kiln {
 /// reads an old artifact.
 constexpr unsigned kCacheFormatVersion = 2;
 
-/// Compile options as the user gave them (`--option K=V`).
+/// Compile options as the user gave them: kiln's own (`--option K=V`), and
+/// an external compiler's (`--compiler-option K=V`) under the name
+/// `compiler.K`.
 using CompileOptions = std::map<std::string, std::string>;
 
-/// Puts options in canonical form: sorted by name, boolean spellings made
-/// one, and options equal to their default dropped, so that order and
-/// defaults never change a key. Fails with a message on a bad value.
+/// The prefix of an external compiler's options in CompileOptions and in
+/// canonical option text.
+constexpr const char *kExternalOptionPrefix = "compiler.";
+
+/// kiln's own compile options, their values and defaults, in words (for
+/// errors and `--help`).
+std::string describeKnownOptions();
+
+/// Puts options in canonical form: sorted by name, kiln's options trimmed,
+/// boolean spellings made one, and options equal to their default dropped,
+/// so that order and defaults never change a key; an external compiler's
+/// options are kept verbatim. Fails with a message on an unknown kiln
+/// option or a bad value.
 mlir::FailureOr<std::string> canonicalizeOptions(const CompileOptions &options,
                                                  std::string &error);
 
