@@ -99,6 +99,11 @@ std::string Cache::getDefaultDirectory() {
   return std::string(home);
 }
 
+bool Cache::canWrite() const {
+  return files->isWritable() &&
+         access(files->getIndexPath().c_str(), W_OK) == 0;
+}
+
 std::string Cache::getObjectPath(StringRef key) const {
   return files->describe(("objects/" + key.take_front(2) + "/" + key).str());
 }
@@ -585,26 +590,64 @@ static Expected<std::optional<std::string>> readEntryStatus(sqlite3 *db,
   return std::optional<std::string>(existing.getText(0));
 }
 
+/// The checksum of `key`'s ok entry, if it has one.
+static Expected<std::optional<std::string>> readOkChecksum(sqlite3 *db,
+                                                           StringRef key) {
+  sqlite::Statement existing(
+      db, "SELECT checksum FROM entries WHERE key = ?1 AND status = 'ok'");
+  if (Error error = existing.takePrepareError())
+    return std::move(error);
+  existing.bind(1, key);
+  Expected<bool> row = existing.step();
+  if (!row)
+    return row.takeError();
+  if (!*row)
+    return std::optional<std::string>();
+  return std::optional<std::string>(existing.getText(0));
+}
+
 Error Cache::publish(const KeyParts &parts, StringRef artifact,
                      double compileSeconds, StringRef source,
                      llvm::ArrayRef<uint64_t> sketch) {
+  Expected<PublishOutcome> outcome =
+      publishArtifact(parts, artifact, compileSeconds, source, sketch,
+                      /*replace=*/false);
+  if (!outcome)
+    return outcome.takeError();
+  return Error::success();
+}
+
+Expected<PublishOutcome>
+Cache::publishArtifact(const KeyParts &parts, StringRef artifact,
+                       double compileSeconds, StringRef source,
+                       llvm::ArrayRef<uint64_t> sketch, bool replace) {
   if (readOnly)
     return makeError("the cache at " + directory + " is read-only");
   std::string key = parts.key().toHex();
   std::string checksum = Hash128::of(artifact).toHex();
 
-  // Published once already: keep the first, and write nothing.
-  auto isPublished = [&]() -> Expected<bool> {
-    Expected<std::optional<std::string>> status = readEntryStatus(db, key);
-    if (!status)
-      return status.takeError();
-    return *status == "ok";
+  // Published once already: the same bytes are already cached; other bytes
+  // are a conflict, and the first stays unless the caller replaces it.
+  auto published = [&]() -> Expected<std::optional<PublishOutcome>> {
+    Expected<std::optional<std::string>> existing = readOkChecksum(db, key);
+    if (!existing)
+      return existing.takeError();
+    if (!*existing)
+      return std::optional<PublishOutcome>();
+    return std::optional<PublishOutcome>(**existing == checksum
+                                             ? PublishOutcome::AlreadyCached
+                                             : PublishOutcome::Conflict);
   };
-  Expected<bool> published = isPublished();
-  if (!published)
-    return published.takeError();
-  if (*published)
-    return Error::success();
+  Expected<std::optional<PublishOutcome>> before = published();
+  if (!before)
+    return before.takeError();
+  if (*before == PublishOutcome::Conflict && replace) {
+    Expected<bool> removed = remove(key);
+    if (!removed)
+      return removed.takeError();
+  } else if (*before) {
+    return **before;
+  }
 
   // The bytes are written and synced before the write lock is taken (see
   // the file comment), so that a big artifact does not hold up every other
@@ -632,7 +675,7 @@ Error Cache::publish(const KeyParts &parts, StringRef artifact,
 
   sqlite::WriteTransaction transaction(db);
   if (Error error = transaction.begin())
-    return error;
+    return std::move(error);
   // A failed compilation retried with success: its row is replaced, and
   // its log goes once the new row has committed.
   bool replacesFailure = false;
@@ -640,29 +683,34 @@ Error Cache::publish(const KeyParts &parts, StringRef artifact,
     Expected<std::optional<std::string>> status = readEntryStatus(db, key);
     if (!status)
       return status.takeError();
-    if (*status == "ok")
-      return Error::success(); // published meanwhile; keep the first
+    if (*status == "ok") {
+      // Published meanwhile; the first stays.
+      Expected<std::optional<PublishOutcome>> now = published();
+      if (!now)
+        return now.takeError();
+      return now->value_or(PublishOutcome::AlreadyCached);
+    }
     replacesFailure = status->has_value();
   }
   Error moved = files->moveStagedToObject(stagedName, key);
   stagedName.clear(); // renamed, or removed by moveStagedToObject
   if (moved)
-    return moved;
+    return std::move(moved);
   bool inserted = false;
   if (Error error = insertEntry(parts, /*ok=*/true, artifact.size(), checksum,
                                 compileSeconds, source, sketch, inserted)) {
     llvm::consumeError(files->removeObject(key));
-    return error;
+    return std::move(error);
   }
   if (Error error = transaction.commit()) {
     llvm::consumeError(files->removeObject(key));
-    return error;
+    return std::move(error);
   }
   // The artifact is in; a log that stays behind is only garbage for
   // `verify --repair`.
   if (replacesFailure)
     llvm::consumeError(unlinkRemovedFiles(db, *files, {{key, false}}));
-  return Error::success();
+  return PublishOutcome::Stored;
 }
 
 Error Cache::recordFailure(const KeyParts &parts, StringRef log,

@@ -294,18 +294,29 @@ int runPut(Cache &cache, const CacheOptions &options) {
                  << artifact.getError().message() << "\n";
     return ExitInputError;
   }
-  if (llvm::Error error =
-          cache.publish(graph->parts, (*artifact)->getBuffer(),
-                        options.compileSeconds, options.graph, graph->sketch))
-    return reportError(std::move(error));
+  llvm::Expected<PublishOutcome> outcome = cache.publishArtifact(
+      graph->parts, (*artifact)->getBuffer(), options.compileSeconds,
+      options.graph, graph->sketch, options.replace);
+  if (!outcome)
+    return reportError(outcome.takeError());
   std::string key = graph->parts.key().toHex();
+  const char *status = *outcome == PublishOutcome::Stored ? "stored"
+                       : *outcome == PublishOutcome::AlreadyCached
+                           ? "already cached"
+                           : "conflict";
   if (options.json)
     printJson(llvm::json::Object{{"key", key},
+                                 {"status", status},
                                  {"path", cache.getObjectPath(key)},
                                  {"graph", options.graph}});
+  else if (*outcome == PublishOutcome::Conflict)
+    llvm::errs() << "kiln cache put: error: " << key << " is cached already "
+                 << "with other bytes than " << options.artifact
+                 << "; the cached artifact is kept (--replace replaces "
+                    "it)\n";
   else
-    llvm::outs() << "stored " << key << "  " << options.graph << "\n";
-  return ExitSuccess;
+    llvm::outs() << status << " " << key << "  " << options.graph << "\n";
+  return *outcome == PublishOutcome::Conflict ? ExitSomeFailed : ExitSuccess;
 }
 
 int runGet(Cache &cache, const CacheOptions &options) {
@@ -377,7 +388,9 @@ int runList(Cache &cache, const CacheOptions &options) {
                  << llvm::format("  %5lld hits  ", (long long)entry.hits)
                  << formatTime(entry.lastUsedMs) << "  " << entry.source
                  << "\n";
-  llvm::outs() << entries->size() << " entries in " << cache.getDirectory()
+  llvm::outs() << entries->size()
+               << (entries->size() == 1 ? " entry in " : " entries in ")
+               << cache.getDirectory()
                << "\n";
   return ExitSuccess;
 }
@@ -400,11 +413,11 @@ int runStats(Cache &cache, const CacheOptions &options) {
         {"corrupt_found", (int64_t)stats->corrupt},
         {"active_leases", (int64_t)stats->activeLeases},
         {"compile_seconds_saved", stats->compileSecondsSaved},
-        {"read_only", cache.isReadOnly()}});
+        {"read_only", !cache.canWrite()}});
     return ExitSuccess;
   }
   llvm::outs() << "Cache directory: " << cache.getDirectory()
-               << (cache.isReadOnly() ? " (read-only)" : "") << "\n"
+               << (cache.canWrite() ? "" : " (read-only)") << "\n"
                << "Entries: " << stats->entries << " (" << stats->failedEntries
                << (stats->failedEntries == 1 ? " failed compilation)\n"
                                              : " failed compilations)\n")
@@ -596,11 +609,32 @@ int runRemove(Cache &cache, const CacheOptions &options) {
   unsigned missing = 0;
   for (const std::string &entry : options.graphs) {
     std::string key = entry;
-    if (!Hash128::fromHex(entry) || llvm::sys::fs::exists(entry)) {
+    bool isHex = !entry.empty() && entry.size() <= 32 &&
+                 llvm::all_of(entry, [](char c) {
+                   return llvm::isDigit(c) || (c >= 'a' && c <= 'f');
+                 });
+    if (!isHex || llvm::sys::fs::exists(entry)) {
       std::optional<GraphKey> graph = keyOneGraph(entry, options.keys);
       if (!graph)
         return ExitInputError;
       key = graph->parts.key().toHex();
+    } else if (entry.size() < 32) {
+      // A unique prefix of a key, as git takes one.
+      llvm::Expected<std::vector<CacheEntry>> entries = cache.list();
+      if (!entries)
+        return reportError(entries.takeError());
+      std::vector<std::string> matches;
+      for (const CacheEntry &candidate : *entries)
+        if (llvm::StringRef(candidate.key).starts_with(entry))
+          matches.push_back(candidate.key);
+      if (matches.size() > 1) {
+        llvm::errs() << "kiln cache rm: error: '" << entry << "' is the start "
+                     << "of " << matches.size()
+                     << " keys; give more digits\n";
+        return ExitInputError;
+      }
+      if (matches.size() == 1)
+        key = matches[0];
     }
     llvm::Expected<bool> done = cache.remove(key);
     if (!done)
@@ -683,9 +717,14 @@ int kiln::runCache(const CacheOptions &options) {
     }
     return runRebuildIndex(directory, options);
   }
-  // A cache this user cannot write opens read-only by itself: lookups,
-  // ls, stats and explain still work there.
+  // Commands that only read open the cache read-only: they never create
+  // one (a mistyped --cache-dir is an error, not an empty cache) and work
+  // on a full disk or a read-only file system. A cache this user cannot
+  // write opens read-only by itself for the others too.
   Cache::OpenOptions openOptions;
+  openOptions.readOnly = options.action == "ls" || options.action == "stats" ||
+                         options.action == "explain" ||
+                         (options.action == "verify" && !options.repair);
   llvm::Expected<std::unique_ptr<Cache>> cache =
       Cache::open(directory, openOptions);
   if (!cache)

@@ -59,6 +59,7 @@ struct CacheOptions {
   std::string graph;    ///< put, get, explain
   std::string artifact; ///< put
   bool failed = false;  ///< put --failed
+  bool replace = false; ///< put --replace
   std::string log;      ///< put --failed --log
   std::string output;   ///< get
   double compileSeconds = 0;

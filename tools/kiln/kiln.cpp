@@ -132,6 +132,9 @@ int main(int argc, char **argv) {
       ->check(CLI::ExistingFile);
   put->add_option("--compile-seconds", cacheOptions.compileSeconds,
                   "How long the compilation took (for statistics)");
+  put->add_flag("--replace", cacheOptions.replace,
+                "Replace an artifact cached under the key with other bytes "
+                "(a conflict otherwise: exit 1, the cached one kept)");
   put->add_flag("--failed", cacheOptions.failed,
                 "Record a failed compilation (with --log) instead of an "
                 "artifact; it is not retried unless asked");
@@ -169,7 +172,8 @@ int main(int argc, char **argv) {
                    "Size to keep, e.g. 500M, 20G")
       ->required();
   CLI::App *rm = cache->add_subcommand(
-      "rm", "Remove entries, named by key or by graph file.");
+      "rm", "Remove entries, named by key (or a unique start of one) or by "
+            "graph file.");
   rm->add_option("entries", cacheOptions.graphs, "Keys or graph files")
       ->required();
   CLI::App *clear = cache->add_subcommand("clear", "Remove every entry.");

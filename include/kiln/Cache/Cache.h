@@ -57,6 +57,13 @@ struct LookupResult {
   std::string problem; ///< for Corrupt: what was wrong
 };
 
+/// What `publishArtifact` did.
+enum class PublishOutcome {
+  Stored,        ///< the artifact is in
+  AlreadyCached, ///< the key had these very bytes already
+  Conflict,      ///< the key had other bytes, which were kept
+};
+
 /// What `claim` decided.
 enum class ClaimStatus {
   Claimed,      ///< the caller holds the lease and should compile
@@ -153,6 +160,9 @@ public:
 
   llvm::StringRef getDirectory() const { return directory; }
   bool isReadOnly() const { return readOnly; }
+  /// Whether this user could write the cache (whether or not it was
+  /// opened for writing).
+  bool canWrite() const;
   /// Where an artifact or a log is, for messages (files are read through
   /// readArtifact and readLog, never by these paths).
   std::string getObjectPath(llvm::StringRef key) const;
@@ -183,6 +193,13 @@ public:
   llvm::Error publish(const KeyParts &parts, llvm::StringRef artifact,
                       double compileSeconds, llvm::StringRef source,
                       llvm::ArrayRef<uint64_t> sketch = {});
+  /// Like publish, and says what happened: a key that already has these
+  /// bytes is AlreadyCached; one with other bytes is a Conflict, and keeps
+  /// them unless `replace`.
+  llvm::Expected<PublishOutcome>
+  publishArtifact(const KeyParts &parts, llvm::StringRef artifact,
+                  double compileSeconds, llvm::StringRef source,
+                  llvm::ArrayRef<uint64_t> sketch, bool replace);
   /// Records a failed compilation with the compiler's output.
   llvm::Error recordFailure(const KeyParts &parts, llvm::StringRef log,
                             double compileSeconds, llvm::StringRef source,
