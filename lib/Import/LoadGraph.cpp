@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Import/LoadGraph.h"
-#include "kiln/Import/InputDiagnostics.h"
+#include "kiln/Import/Hlo/InputDiagnostics.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Import/Hlo/HloImporter.h"

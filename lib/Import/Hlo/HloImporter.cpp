@@ -15,6 +15,7 @@
 
 #include "kiln/Dialect/Kiln/IR/HloOpcodes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Import/Hlo/InputDiagnostics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -714,6 +715,16 @@ LogicalResult Importer::collectKeptAttrs(const Instruction &inst,
     auto kind = getAttrKinds().find(attr.name);
     if (kind != getAttrKinds().end() && kind->second == AttrKind::Metadata)
       continue;
+    // A computation reference means nothing on a structural instruction;
+    // kept as text it would name a computation that may not exist, and
+    // export it where XLA rejects it.
+    if (kind != getAttrKinds().end() &&
+        (kind->second == AttrKind::Computation ||
+         kind->second == AttrKind::ComputationList ||
+         kind->second == AttrKind::CalledComputations))
+      return positions.emitError(attr.nameLoc)
+             << "attribute '" << attr.name << "' is not valid on HLO '"
+             << inst.opcode << "'";
     if (failed(addCommonAttr(attr,
                              kind == getAttrKinds().end() ? AttrKind::Sharding
                                                           : kind->second,
@@ -1375,6 +1386,10 @@ void kiln::registerImportHloTranslation() {
       "import-hlo", "import XLA HLO text into the kiln dialect",
       [](llvm::SourceMgr &sourceMgr,
          MLIRContext *context) -> OwningOpRef<Operation *> {
+        // Bounded quoting of pathological input (InputDiagnostics.h); the
+        // rest goes to the driver's handler, -verify-diagnostics included.
+        InputDiagnosticHandler bounded(sourceMgr, context, llvm::errs(),
+                                       /*passOn=*/true);
         return importHloText(sourceMgr, context);
       },
       [](DialectRegistry &registry) {

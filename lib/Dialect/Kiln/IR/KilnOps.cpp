@@ -406,10 +406,11 @@ LogicalResult ReduceWindowOp::verify() {
   if (failed(verifyWindow(*this, window, rank,
                           "one entry per input dimension")))
     return failure();
-  SmallVector<int64_t> shape;
-  for (int64_t i = 0; i < rank; ++i)
-    shape.push_back(windowedSize(inputType->getDimSize(i), window, i));
-  return verifyReduction(*this, getInputs(), getInitValues(), shape,
+  FailureOr<SmallVector<int64_t>> shape =
+      windowedShape(*this, inputType->getShape(), window);
+  if (failed(shape))
+    return failure();
+  return verifyReduction(*this, getInputs(), getInitValues(), *shape,
                          getToApply());
 }
 

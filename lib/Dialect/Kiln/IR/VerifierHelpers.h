@@ -20,6 +20,7 @@
 #include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <optional>
 
@@ -685,17 +686,53 @@ inline LogicalResult verifyWindow(Operation *op, const Window &window,
 
 /// XLA's window shape rule for one dimension of size `size`: dilate the base
 /// and the window, pad the base, then count the strided positions where the
-/// window fits.
-inline int64_t windowedSize(int64_t size, const Window &window, size_t i) {
+/// window fits. None when the arithmetic overflows 64 bits (a malformed
+/// window: no real graph comes near).
+inline std::optional<int64_t> windowedSize(int64_t size, const Window &window,
+                                           size_t i) {
   if (ShapedType::isDynamic(size))
     return ShapedType::kDynamic;
-  auto dilate = [](int64_t extent, int64_t dilation) {
-    return extent == 0 ? 0 : 1 + dilation * (extent - 1);
+  auto dilate = [](int64_t extent,
+                   int64_t dilation) -> std::optional<int64_t> {
+    if (extent == 0)
+      return 0;
+    std::optional<int64_t> scaled = llvm::checkedMul(dilation, extent - 1);
+    return scaled ? llvm::checkedAdd(*scaled, int64_t(1)) : std::nullopt;
   };
-  int64_t base = window.paddingLow[i] + dilate(size, window.baseDilations[i]) +
-                 window.paddingHigh[i];
-  int64_t span = dilate(window.dimensions[i], window.windowDilations[i]);
-  return span > base ? 0 : (base - span) / window.strides[i] + 1;
+  std::optional<int64_t> dilatedBase = dilate(size, window.baseDilations[i]);
+  std::optional<int64_t> span =
+      dilate(window.dimensions[i], window.windowDilations[i]);
+  if (!dilatedBase || !span)
+    return std::nullopt;
+  std::optional<int64_t> padded =
+      llvm::checkedAdd(window.paddingLow[i], *dilatedBase);
+  std::optional<int64_t> base =
+      padded ? llvm::checkedAdd(*padded, window.paddingHigh[i]) : std::nullopt;
+  if (!base)
+    return std::nullopt;
+  if (*span > *base)
+    return 0;
+  std::optional<int64_t> room = llvm::checkedSub(*base, *span);
+  if (!room)
+    return std::nullopt;
+  return *room / window.strides[i] + 1;
+}
+
+/// windowedSize for every dimension, or an error naming the one whose
+/// arithmetic overflows.
+inline FailureOr<SmallVector<int64_t>>
+windowedShape(Operation *op, llvm::ArrayRef<int64_t> sizes,
+              const Window &window) {
+  SmallVector<int64_t> shape;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    std::optional<int64_t> size = windowedSize(sizes[i], window, i);
+    if (!size)
+      return op->emitOpError()
+             << "window of dimension " << i
+             << " overflows 64-bit sizes (size, padding, dilation)";
+    shape.push_back(*size);
+  }
+  return shape;
 }
 
 } // namespace verify

@@ -129,9 +129,15 @@ LogicalResult ConvolutionOp::verify() {
   shape[getOutputBatchDimension()] =
       ShapedType::isDynamic(inputBatch) ? inputBatch : inputBatch / batchGroups;
   shape[getOutputFeatureDimension()] = kernelOutputFeatures;
+  SmallVector<int64_t> inputSizes;
+  for (int64_t dim : inputSpatial)
+    inputSizes.push_back(lhs.getDimSize(dim));
+  FailureOr<SmallVector<int64_t>> spatial =
+      windowedShape(*this, inputSizes, window);
+  if (failed(spatial))
+    return failure();
   for (size_t i = 0; i < spatialCount; ++i)
-    shape[outputSpatial[i]] =
-        windowedSize(lhs.getDimSize(inputSpatial[i]), window, i);
+    shape[outputSpatial[i]] = (*spatial)[i];
   return verifyShape(*this, "result shape", shape, result.getShape(),
                      "XLA's convolution shape rule");
 }
@@ -147,10 +153,11 @@ LogicalResult SelectAndScatterOp::verify() {
   if (failed(verifyWindow(*this, window, rank,
                           "one entry per operand dimension")))
     return failure();
-  SmallVector<int64_t> windows;
-  for (int64_t i = 0; i < rank; ++i)
-    windows.push_back(windowedSize(operand.getDimSize(i), window, i));
-  if (failed(verifyShape(*this, "source shape", windows, source.getShape(),
+  FailureOr<SmallVector<int64_t>> windows =
+      windowedShape(*this, operand.getShape(), window);
+  if (failed(windows))
+    return failure();
+  if (failed(verifyShape(*this, "source shape", *windows, source.getShape(),
                          "one element per window of the operand")))
     return failure();
   if (init.getRank() != 0)

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Import/InputDiagnostics.h"
+#include "kiln/Import/Hlo/InputDiagnostics.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
@@ -113,14 +113,13 @@ InputDiagnosticHandler::findLine(Location loc, FileLineColLoc &position) {
 bool InputDiagnosticHandler::isPrintable(Diagnostic &diag) {
   auto check = [&](Diagnostic &one) {
     std::string message = one.str();
-    if (message.size() > kMaxMessage ||
-        sanitizeForTerminal(message, kMaxMessage) != message)
+    if (message.size() > kUsualMaxMessage ||
+        sanitizeForTerminal(message, kUsualMaxMessage) != message)
       return false;
     FileLineColLoc position;
     std::optional<llvm::StringRef> line = findLine(one.getLocation(), position);
-    return !line || (line->size() <= kMaxLineWindow &&
-                     sanitizeForTerminal(*line, kMaxLineWindow) ==
-                         line->str());
+    return !line || (line->size() <= kUsualMaxLine &&
+                     sanitizeForTerminal(*line, kUsualMaxLine) == line->str());
   };
   if (!check(diag))
     return false;

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_IMPORT_INPUTDIAGNOSTICS_H
-#define KILN_IMPORT_INPUTDIAGNOSTICS_H
+#ifndef KILN_IMPORT_HLO_INPUTDIAGNOSTICS_H
+#define KILN_IMPORT_HLO_INPUTDIAGNOSTICS_H
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
@@ -31,10 +31,15 @@ public:
   InputDiagnosticHandler(llvm::SourceMgr &sourceMgr, mlir::MLIRContext *context,
                          llvm::raw_ostream &os, bool passOn = false);
 
-  /// The most characters of a message, and of the quoted source line, that
-  /// are printed; the middle of a longer one is left out, and says so.
+  /// The most characters of a message, and of the window of a quoted
+  /// source line, that are printed once a diagnostic is taken over; the
+  /// middle of a longer message is left out, and says so.
   static constexpr size_t kMaxMessage = 400;
   static constexpr size_t kMaxLineWindow = 120;
+  /// Up to these lengths (and printable), a diagnostic is printed the usual
+  /// way, whole: a long line of a real dump is still one line.
+  static constexpr size_t kUsualMaxMessage = 2000;
+  static constexpr size_t kUsualMaxLine = 2000;
 
 private:
   /// Whether MLIR's printer would print `diag` within the bounds.
@@ -58,4 +63,4 @@ std::string sanitizeForTerminal(llvm::StringRef text, size_t maxLength);
 
 } // namespace kiln
 
-#endif // KILN_IMPORT_INPUTDIAGNOSTICS_H
+#endif // KILN_IMPORT_HLO_INPUTDIAGNOSTICS_H
