@@ -161,8 +161,8 @@ int runCheck(Cache &cache, const CacheOptions &options) {
   std::string canonical;
   if (!canonicalizeKeyOptions(options.keys, canonical))
     return ExitInputError;
-  std::vector<GraphKey> keys =
-      computeGraphKeys(options.graphs, options.keys, canonical);
+  std::vector<GraphKey> keys = computeGraphKeys(
+      expandGraphPaths(options.graphs), options.keys, canonical);
   reportGraphProblems(keys);
   unsigned hits = 0, misses = 0, failed = 0, errors = 0;
   std::optional<std::vector<CacheEntry>> recent;

@@ -12,6 +12,7 @@
 #include "kiln/Signature/Signature.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
@@ -64,6 +65,34 @@ bool kiln::canonicalizeKeyOptions(const KeyOptions &options,
 kiln::TargetSpec kiln::getKeyTarget(const KeyOptions &options) {
   // Checked by canonicalizeKeyOptions, which every command runs first.
   return llvm::cantFail(resolveTarget(options.targetTriple, options.cpu));
+}
+
+std::vector<std::string>
+kiln::expandGraphPaths(const std::vector<std::string> &inputs) {
+  std::vector<std::string> paths;
+  for (const std::string &input : inputs) {
+    if (!llvm::sys::fs::is_directory(input)) {
+      paths.push_back(input); // a file, or a missing one reported later
+      continue;
+    }
+    // XLA's dumps (`*.before_optimizations.txt`, ...), HLO files and kiln
+    // modules, in a stable order.
+    std::vector<std::string> found;
+    std::error_code error;
+    for (llvm::sys::fs::recursive_directory_iterator it(input, error), end;
+         !error && it != end; it.increment(error)) {
+      llvm::StringRef path = it->path();
+      if (it->type() != llvm::sys::fs::file_type::regular_file &&
+          it->type() != llvm::sys::fs::file_type::symlink_file)
+        continue;
+      if (path.ends_with(".hlo") || path.ends_with(".txt") ||
+          path.ends_with(".mlir"))
+        found.push_back(path.str());
+    }
+    llvm::sort(found);
+    paths.insert(paths.end(), found.begin(), found.end());
+  }
+  return paths;
 }
 
 std::vector<kiln::GraphKey>

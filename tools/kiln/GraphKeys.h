@@ -46,6 +46,11 @@ bool canonicalizeKeyOptions(const KeyOptions &options, std::string &canonical);
 /// The target of the keys, once canonicalizeKeyOptions accepted `options`.
 TargetSpec getKeyTarget(const KeyOptions &options);
 
+/// The graph files that `inputs` name: files as given (a missing one stays,
+/// to be reported with the others), directories searched recursively for
+/// `*.hlo`, `*.txt` (XLA's dumps) and `*.mlir`.
+std::vector<std::string> expandGraphPaths(const std::vector<std::string> &inputs);
+
 /// Imports and keys `paths` on `options.jobs` threads, in input order.
 std::vector<GraphKey> computeGraphKeys(const std::vector<std::string> &paths,
                                        const KeyOptions &options,

@@ -113,9 +113,12 @@ int main(int argc, char **argv) {
   CLI::App *check = cache->add_subcommand(
       "check", "Say for each graph whether it is cached: hit, miss (and why) "
                "or failed.\nHits are verified against their checksum.");
-  check->add_option("graphs", cacheOptions.graphs, "Graphs (.hlo or .mlir)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  // Missing files are reported per graph and counted, not a usage error:
+  // the rest of the batch goes on.
+  check->add_option("graphs", cacheOptions.graphs,
+                    "Graphs (.hlo, .txt dumps, .mlir) or directories, "
+                    "searched recursively")
+      ->required();
   check->add_flag("--require-all", cacheOptions.requireAll,
                   "Exit 1 unless every graph is a hit");
   check->add_flag("--no-verify", cacheOptions.noVerify,
