@@ -27,6 +27,7 @@
 
 #include "BenchFiles.h"
 
+#include "kiln/Cache/ArtifactHeader.h"
 #include "kiln/Cache/Cache.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Import/Hlo/HloImporter.h"
@@ -196,16 +197,23 @@ bool populateBulk(const std::string &root, unsigned count, unsigned bytes,
     std::string artifact = makeBytes(i, bytes);
     std::string path =
         (llvm::Twine(root) + "/objects/" + key.substr(0, 2) + "/" + key).str();
-    int fd =
-        ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 || ::write(fd, artifact.data(), artifact.size()) !=
-                      (ssize_t)artifact.size())
-      ok = false;
-    if (fd >= 0)
-      ::close(fd);
     std::string checksum = Hash128::of(artifact).toHex();
     std::string signature = parts.signature.toHex();
     std::string source = llvm::formatv("bench/graph{0}.hlo", i).str();
+    // Each file starts with its header, as publish writes it.
+    ArtifactHeader header;
+    header.parts = parts;
+    header.size = artifact.size();
+    header.checksum = checksum;
+    header.compileSeconds = 1.0;
+    header.source = source;
+    std::string file = encodeArtifactHeader(header) + artifact;
+    int fd =
+        ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || ::write(fd, file.data(), file.size()) != (ssize_t)file.size())
+      ok = false;
+    if (fd >= 0)
+      ::close(fd);
     sqlite3_reset(insert);
     sqlite3_bind_text(insert, 1, key.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(insert, 2, artifact.size());
