@@ -998,6 +998,18 @@ Expected<VerifyReport> Cache::verify(bool repair) {
   return report;
 }
 
+Error Cache::zeroStats() {
+  if (readOnly)
+    return makeError("the cache at " + directory + " is read-only");
+  sqlite::WriteTransaction transaction(db);
+  if (Error error = transaction.begin())
+    return error;
+  if (Error error = sqlite::execute(db, "DELETE FROM stats;"
+                                        "UPDATE entries SET hits = 0;"))
+    return error;
+  return transaction.commit();
+}
+
 Expected<CacheStats> Cache::getStats() {
   CacheStats stats;
   sqlite::Statement totals(

@@ -25,6 +25,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <ctime>
 
 using namespace kiln;
@@ -370,32 +371,75 @@ int runGet(Cache &cache, const CacheOptions &options) {
 }
 
 int runList(Cache &cache, const CacheOptions &options) {
-  llvm::Expected<std::vector<CacheEntry>> entries = cache.list();
-  if (!entries)
-    return reportError(entries.takeError());
+  llvm::Expected<std::vector<CacheEntry>> listed = cache.list();
+  if (!listed)
+    return reportError(listed.takeError());
+  std::vector<CacheEntry> entries;
+  for (CacheEntry &entry : *listed)
+    if (options.graphFilter.empty() ||
+        llvm::StringRef(entry.source).contains(options.graphFilter))
+      entries.push_back(std::move(entry));
+  // Most recently used first (the index's order) unless asked otherwise.
+  const std::string &sort = options.sort;
+  if (sort == "size")
+    llvm::stable_sort(entries, [](const CacheEntry &a, const CacheEntry &b) {
+      return a.size > b.size;
+    });
+  else if (sort == "hits")
+    llvm::stable_sort(entries, [](const CacheEntry &a, const CacheEntry &b) {
+      return a.hits > b.hits;
+    });
+  else if (sort == "graph")
+    llvm::stable_sort(entries, [](const CacheEntry &a, const CacheEntry &b) {
+      return a.source < b.source;
+    });
+  else if (sort != "last-used") {
+    llvm::errs() << "kiln cache ls: error: --sort takes last-used, size, "
+                    "hits or graph, not '"
+                 << sort << "'\n";
+    return ExitInputError;
+  }
   if (options.json) {
     llvm::json::Array array;
-    for (const CacheEntry &entry : *entries)
+    for (const CacheEntry &entry : entries)
       array.push_back(entryToJson(entry));
     printJson(llvm::json::Object{{"cache_dir", cache.getDirectory()},
                                  {"entries", std::move(array)}});
     return ExitSuccess;
   }
-  for (const CacheEntry &entry : *entries)
+  // The columns that tell entries apart: a graph is cached once per target
+  // and options.
+  auto optionsOf = [](const CacheEntry &entry) {
+    std::string text = llvm::StringRef(entry.parts.options).rtrim("\n").str();
+    std::replace(text.begin(), text.end(), '\n', ',');
+    return text.empty() ? std::string("-") : text;
+  };
+  if (!entries.empty())
+    llvm::outs() << llvm::format("%-32s  %-6s%10s  %10s  %-20s  ", "KEY",
+                                 "STATUS", "SIZE", "HITS", "LAST USED")
+                 << "TARGET  OPTIONS  GRAPH\n";
+  for (const CacheEntry &entry : entries)
     llvm::outs() << entry.key << "  "
                  << llvm::format("%-6s", entry.ok ? "ok" : "failed")
                  << llvm::format("%10s", formatBytes(entry.size).c_str())
                  << llvm::format("  %5lld hits  ", (long long)entry.hits)
-                 << formatTime(entry.lastUsedMs) << "  " << entry.source
-                 << "\n";
-  llvm::outs() << entries->size()
-               << (entries->size() == 1 ? " entry in " : " entries in ")
-               << cache.getDirectory()
-               << "\n";
+                 << formatTime(entry.lastUsedMs) << "  "
+                 << entry.parts.targetTriple << "/" << entry.parts.cpuName
+                 << "  " << optionsOf(entry) << "  " << entry.source << "\n";
+  llvm::outs() << entries.size()
+               << (entries.size() == 1 ? " entry in " : " entries in ")
+               << cache.getDirectory() << "\n";
   return ExitSuccess;
 }
 
 int runStats(Cache &cache, const CacheOptions &options) {
+  if (options.zero) {
+    if (llvm::Error error = cache.zeroStats())
+      return reportError(std::move(error));
+    if (!options.json)
+      llvm::outs() << "Counters reset (hits, misses, corrupt artifacts "
+                      "found, compile time saved)\n";
+  }
   llvm::Expected<CacheStats> stats = cache.getStats();
   if (!stats)
     return reportError(stats.takeError());
@@ -722,7 +766,8 @@ int kiln::runCache(const CacheOptions &options) {
   // on a full disk or a read-only file system. A cache this user cannot
   // write opens read-only by itself for the others too.
   Cache::OpenOptions openOptions;
-  openOptions.readOnly = options.action == "ls" || options.action == "stats" ||
+  openOptions.readOnly = options.action == "ls" ||
+                         (options.action == "stats" && !options.zero) ||
                          options.action == "explain" ||
                          (options.action == "verify" && !options.repair);
   llvm::Expected<std::unique_ptr<Cache>> cache =

@@ -66,6 +66,9 @@ struct CacheOptions {
   bool repair = false;
   bool rebuildIndex = false; ///< verify --rebuild-index
   std::string maxSize; ///< prune
+  std::string sort = "last-used"; ///< ls --sort
+  std::string graphFilter;        ///< ls --graph
+  bool zero = false;              ///< stats --zero
 };
 
 /// `kiln cache ...`: inspect and maintain the shared compile cache.

@@ -151,9 +151,19 @@ int main(int argc, char **argv) {
       ->check(CLI::ExistingFile);
   get->add_option("-o,--output", cacheOptions.output, "Where to write it")
       ->required();
-  CLI::App *ls = cache->add_subcommand("ls", "List the entries.");
+  CLI::App *ls = cache->add_subcommand(
+      "ls", "List the entries: key, status, size, hits, last use, target, "
+            "options, graph.");
+  ls->add_option("--sort", cacheOptions.sort,
+                 "last-used (default, most recent first), size, hits or "
+                 "graph");
+  ls->add_option("--graph", cacheOptions.graphFilter,
+                 "Only entries whose graph file name contains this text");
   CLI::App *stats = cache->add_subcommand(
       "stats", "Entries, bytes, hits, misses, compile time saved.");
+  stats->add_flag("--zero", cacheOptions.zero,
+                  "Reset the counters (hits, misses, corrupt artifacts "
+                  "found, compile time saved) first");
   CLI::App *explain = cache->add_subcommand(
       "explain", "Say why a graph misses: which key part differs from the "
                  "nearest\ncached entry, or the first op that differs.");

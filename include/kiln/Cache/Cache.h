@@ -219,6 +219,9 @@ public:
   /// rows; with `repair`, removes what is wrong.
   llvm::Expected<VerifyReport> verify(bool repair);
   llvm::Expected<CacheStats> getStats();
+  /// Resets the counters: hits, misses, corrupt artifacts found, and each
+  /// entry's hits (so compile time saved counts from now).
+  llvm::Error zeroStats();
   llvm::Expected<std::vector<CacheEntry>> list();
   /// Entries whose signature is `signature`, most recently used first.
   llvm::Expected<std::vector<CacheEntry>>
