@@ -79,8 +79,10 @@ constexpr const char *kEntryColumns =
 Cache::Cache() = default;
 
 Cache::~Cache() {
-  if (db)
+  if (db) {
+    llvm::consumeError(flushCounts());
     sqlite3_close_v2(db);
+  }
 }
 
 std::string Cache::getDefaultDirectory() {
@@ -419,10 +421,18 @@ Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
     if (*row)
       result.entry = readEntry(select);
   }
+  // Hits and misses are counted in memory and written in batches
+  // (flushCounts): a lookup takes no write lock, so a training job's
+  // lookups never wait for another process's publish.
   auto count = [&](StringRef counter) -> Error {
     if (readOnly)
       return Error::success();
-    return bumpCounter(counter);
+    if (counter == "hits")
+      ++pendingHits;
+    else
+      ++pendingMisses;
+    maybeFlushCounts();
+    return Error::success();
   };
   if (!result.entry) {
     result.status = LookupStatus::Miss;
@@ -517,22 +527,69 @@ Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
   result.status = LookupStatus::Hit;
   if (readOnly)
     return result;
+  PendingUse &use = pendingUses[key.str()];
+  ++use.hits;
+  use.lastUsedMs = nowMs();
+  // The row's count, and this process's hits not written yet.
+  entry.hits += use.hits;
+  if (Error error = count("hits"))
+    return std::move(error);
+  return result;
+}
+
+void Cache::maybeFlushCounts() {
+  int64_t now = nowMs();
+  if (!pendingSinceMs)
+    pendingSinceMs = now;
+  // Often enough that another process's stats and LRU order are at most a
+  // second or a few hundred lookups behind.
+  if (pendingHits + pendingMisses < kFlushEvery &&
+      now - pendingSinceMs < kFlushAfterMs)
+    return;
+  // Counting never fails a lookup: what cannot be written now is written
+  // with the next batch.
+  llvm::consumeError(flushCounts());
+}
+
+Error Cache::flushCounts() {
+  if (readOnly || (pendingHits == 0 && pendingMisses == 0))
+    return Error::success();
   sqlite::WriteTransaction transaction(db);
   if (Error error = transaction.begin())
-    return std::move(error);
-  sqlite::Statement touch(db, "UPDATE entries SET hits = hits + 1, "
-                              "last_used_ms = ?2 WHERE key = ?1");
-  if (Error error = touch.takePrepareError())
-    return std::move(error);
-  touch.bind(1, key).bind(2, nowMs());
-  if (Error error = touch.run())
-    return std::move(error);
-  if (Error error = bumpCounter("hits"))
-    return std::move(error);
+    return error;
+  {
+    sqlite::Statement touch(
+        db, "UPDATE entries SET hits = hits + ?2, "
+            "last_used_ms = MAX(last_used_ms, ?3) WHERE key = ?1");
+    if (Error error = touch.takePrepareError())
+      return error;
+    for (const auto &[key, use] : pendingUses) {
+      touch.reset();
+      touch.bind(1, key).bind(2, use.hits).bind(3, use.lastUsedMs);
+      if (Error error = touch.run())
+        return error;
+    }
+    sqlite::Statement counter(
+        db, "INSERT INTO stats (name, value) VALUES (?1, ?2) "
+            "ON CONFLICT (name) DO UPDATE SET value = value + ?2");
+    if (Error error = counter.takePrepareError())
+      return error;
+    for (auto [name, value] : {std::pair("hits", pendingHits),
+                               std::pair("misses", pendingMisses)}) {
+      if (!value)
+        continue;
+      counter.reset();
+      counter.bind(1, name).bind(2, (int64_t)value);
+      if (Error error = counter.run())
+        return error;
+    }
+  }
   if (Error error = transaction.commit())
-    return std::move(error);
-  ++entry.hits;
-  return result;
+    return error;
+  pendingUses.clear();
+  pendingHits = pendingMisses = 0;
+  pendingSinceMs = 0;
+  return Error::success();
 }
 
 Error Cache::insertEntry(const KeyParts &parts, bool ok, uint64_t size,
@@ -838,6 +895,9 @@ Error Cache::release(StringRef key) {
 }
 
 Expected<EvictionReport> Cache::evict(uint64_t maxBytes) {
+  // Counts and last uses made here so far are part of what this reads.
+  if (Error error = flushCounts())
+    return std::move(error);
   if (readOnly)
     return makeError("the cache at " + directory + " is read-only");
   EvictionReport report;
@@ -904,6 +964,9 @@ Expected<EvictionReport> Cache::evict(uint64_t maxBytes) {
 }
 
 Expected<VerifyReport> Cache::verify(bool repair) {
+  // Counts and last uses made here so far are part of what this reads.
+  if (Error error = flushCounts())
+    return std::move(error);
   if (repair && readOnly)
     return makeError("the cache at " + directory +
                      " is read-only and cannot be repaired");
@@ -1001,6 +1064,8 @@ Expected<VerifyReport> Cache::verify(bool repair) {
 Error Cache::zeroStats() {
   if (readOnly)
     return makeError("the cache at " + directory + " is read-only");
+  pendingUses.clear();
+  pendingHits = pendingMisses = 0;
   sqlite::WriteTransaction transaction(db);
   if (Error error = transaction.begin())
     return error;
@@ -1011,6 +1076,9 @@ Error Cache::zeroStats() {
 }
 
 Expected<CacheStats> Cache::getStats() {
+  // Counts and last uses made here so far are part of what this reads.
+  if (Error error = flushCounts())
+    return std::move(error);
   CacheStats stats;
   sqlite::Statement totals(
       db, "SELECT COUNT(*), COALESCE(SUM(status = 'failed'), 0), "
@@ -1077,6 +1145,9 @@ static Expected<std::vector<CacheEntry>> selectEntries(sqlite3 *db,
 }
 
 Expected<std::vector<CacheEntry>> Cache::list() {
+  // Counts and last uses made here so far are part of what this reads.
+  if (Error error = flushCounts())
+    return std::move(error);
   return selectEntries(db,
                        (llvm::Twine("SELECT ") + kEntryColumns +
                         " FROM entries ORDER BY last_used_ms DESC, key ASC")
@@ -1086,6 +1157,8 @@ Expected<std::vector<CacheEntry>> Cache::list() {
 
 Expected<std::vector<CacheEntry>>
 Cache::findEntriesWithSignature(StringRef signature) {
+  if (Error error = flushCounts())
+    return std::move(error);
   return selectEntries(
       db,
       (llvm::Twine("SELECT ") + kEntryColumns +
@@ -1095,6 +1168,9 @@ Cache::findEntriesWithSignature(StringRef signature) {
 }
 
 Expected<std::vector<CacheEntry>> Cache::listRecent(unsigned limit) {
+  // Counts and last uses made here so far are part of what this reads.
+  if (Error error = flushCounts())
+    return std::move(error);
   return selectEntries(db,
                        (llvm::Twine("SELECT ") + kEntryColumns +
                         " FROM entries ORDER BY last_used_ms DESC LIMIT " +
@@ -1113,6 +1189,9 @@ Cache::findExplanationCandidates(StringRef signature) {
 }
 
 Expected<bool> Cache::remove(StringRef key) {
+  // Counts and last uses made here so far are part of what this reads.
+  if (Error error = flushCounts())
+    return std::move(error);
   if (Error error = checkKey(key))
     return std::move(error);
   if (readOnly)
@@ -1139,6 +1218,9 @@ Expected<bool> Cache::remove(StringRef key) {
 }
 
 Error Cache::clear() {
+  // Counts and last uses made here so far are part of what this reads.
+  if (Error error = flushCounts())
+    return error;
   if (readOnly)
     return makeError("the cache at " + directory + " is read-only");
   sqlite::WriteTransaction transaction(db);

@@ -169,3 +169,10 @@ llvm::Error WriteTransaction::commit() {
   open = false;
   return llvm::Error::success();
 }
+
+void sqlite::Statement::reset() {
+  if (statement) {
+    sqlite3_reset(statement);
+    sqlite3_clear_bindings(statement);
+  }
+}

@@ -46,6 +46,8 @@ public:
   llvm::Expected<bool> step();
   /// Steps a statement that returns no rows.
   llvm::Error run();
+  /// Makes the statement ready to be bound and run again.
+  void reset();
   /// Calls `visit` at each row until the rows end or `visit` fails.
   llvm::Error forEachRow(llvm::function_ref<llvm::Error()> visit);
 

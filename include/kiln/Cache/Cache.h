@@ -15,6 +15,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -246,6 +247,24 @@ private:
   llvm::Error bumpCounter(llvm::StringRef name);
   bool isLeaseLive(llvm::StringRef host, int64_t pid, int64_t expiresMs,
                    int64_t nowMs) const;
+
+  /// Writes the hits, misses and last uses counted since the last batch,
+  /// in one write transaction.
+  llvm::Error flushCounts();
+  /// flushCounts, when enough has been counted or enough time has passed.
+  void maybeFlushCounts();
+  static constexpr uint64_t kFlushEvery = 256;
+  static constexpr int64_t kFlushAfterMs = 1000;
+  struct PendingUse {
+    int64_t hits = 0;
+    int64_t lastUsedMs = 0;
+  };
+  /// Counted in memory by lookups, written by flushCounts (also when the
+  /// cache is closed, and before anything reads counts or last uses).
+  std::map<std::string, PendingUse> pendingUses;
+  uint64_t pendingHits = 0;
+  uint64_t pendingMisses = 0;
+  int64_t pendingSinceMs = 0;
 
   std::string directory;
   /// The cache's files, through handles opened once (CacheDirectory.h).
