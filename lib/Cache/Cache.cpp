@@ -767,6 +767,15 @@ Cache::publishArtifact(const KeyParts &parts, StringRef artifact,
   // `verify --repair`.
   if (replacesFailure)
     llvm::consumeError(unlinkRemovedFiles(db, *files, {{key, false}}));
+  // The stored size limit holds after each publish.
+  Expected<std::optional<uint64_t>> limit = getMaxSize();
+  if (!limit)
+    return limit.takeError();
+  if (*limit) {
+    Expected<EvictionReport> evicted = evict(**limit);
+    if (!evicted)
+      return evicted.takeError();
+  }
   return PublishOutcome::Stored;
 }
 
@@ -1059,6 +1068,37 @@ Expected<VerifyReport> Cache::verify(bool repair) {
     return std::move(error);
   report.repaired = true;
   return report;
+}
+
+Expected<std::optional<uint64_t>> Cache::getMaxSize() {
+  sqlite::Statement select(db,
+                           "SELECT value FROM meta WHERE name = 'max_size'");
+  if (Error error = select.takePrepareError())
+    return std::move(error);
+  Expected<bool> row = select.step();
+  if (!row)
+    return row.takeError();
+  uint64_t bytes;
+  if (!*row || StringRef(select.getText(0)).getAsInteger(10, bytes))
+    return std::optional<uint64_t>();
+  return std::optional<uint64_t>(bytes);
+}
+
+Error Cache::setMaxSize(std::optional<uint64_t> bytes) {
+  if (readOnly)
+    return makeError("the cache at " + directory + " is read-only");
+  if (!bytes)
+    return sqlite::execute(db, "DELETE FROM meta WHERE name = 'max_size'");
+  sqlite::Statement set(db, "INSERT OR REPLACE INTO meta (name, value) "
+                            "VALUES ('max_size', ?1)");
+  if (Error error = set.takePrepareError())
+    return error;
+  set.bind(1, std::to_string(*bytes));
+  if (Error error = set.run())
+    return error;
+  // The limit holds from now on.
+  Expected<EvictionReport> evicted = evict(*bytes);
+  return evicted ? Error::success() : evicted.takeError();
 }
 
 Error Cache::zeroStats() {

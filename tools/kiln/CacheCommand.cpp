@@ -712,6 +712,40 @@ int runClear(Cache &cache, const CacheOptions &options) {
   return ExitSuccess;
 }
 
+int runConfig(Cache &cache, const CacheOptions &options) {
+  if (options.configName != "max-size") {
+    llvm::errs() << "kiln cache config: error: unknown setting '"
+                 << options.configName << "'; the settings are: max-size\n";
+    return ExitInputError;
+  }
+  if (!options.configValue.empty()) {
+    std::optional<uint64_t> size;
+    if (options.configValue != "none") {
+      size = parseSize(options.configValue);
+      if (!size) {
+        llvm::errs() << "kiln cache config: error: max-size takes a size "
+                        "like 500M or 20G, or none, not '"
+                     << options.configValue << "'\n";
+        return ExitInputError;
+      }
+    }
+    if (llvm::Error error = cache.setMaxSize(size))
+      return reportError(std::move(error));
+  }
+  llvm::Expected<std::optional<uint64_t>> size = cache.getMaxSize();
+  if (!size)
+    return reportError(size.takeError());
+  if (options.json)
+    printJson(llvm::json::Object{
+        {"max_size_bytes", *size ? llvm::json::Value((int64_t)**size)
+                                 : llvm::json::Value(nullptr)}});
+  else
+    llvm::outs() << "max-size "
+                 << (*size ? formatBytes(**size) : std::string("none"))
+                 << "\n";
+  return ExitSuccess;
+}
+
 int runRebuildIndex(const std::string &directory, const CacheOptions &options) {
   llvm::Expected<RebuildReport> report = Cache::rebuildIndex(directory);
   if (!report)
@@ -769,6 +803,8 @@ int kiln::runCache(const CacheOptions &options) {
   openOptions.readOnly = options.action == "ls" ||
                          (options.action == "stats" && !options.zero) ||
                          options.action == "explain" ||
+                         (options.action == "config" &&
+                          options.configValue.empty()) ||
                          (options.action == "verify" && !options.repair);
   llvm::Expected<std::unique_ptr<Cache>> cache =
       Cache::open(directory, openOptions);
@@ -795,6 +831,8 @@ int kiln::runCache(const CacheOptions &options) {
     return runRemove(**cache, options);
   if (action == "clear")
     return runClear(**cache, options);
+  if (action == "config")
+    return runConfig(**cache, options);
   llvm::errs() << "kiln cache: error: unknown action '" << action << "'\n";
   return ExitInputError;
 }

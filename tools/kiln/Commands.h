@@ -69,6 +69,8 @@ struct CacheOptions {
   std::string sort = "last-used"; ///< ls --sort
   std::string graphFilter;        ///< ls --graph
   bool zero = false;              ///< stats --zero
+  std::string configName;         ///< config SETTING
+  std::string configValue;        ///< config SETTING VALUE
 };
 
 /// `kiln cache ...`: inspect and maintain the shared compile cache.

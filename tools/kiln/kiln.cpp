@@ -190,8 +190,16 @@ int main(int argc, char **argv) {
   rm->add_option("entries", cacheOptions.graphs, "Keys or graph files")
       ->required();
   CLI::App *clear = cache->add_subcommand("clear", "Remove every entry.");
+  CLI::App *config = cache->add_subcommand(
+      "config", "Show or set a setting stored in the cache: max-size SIZE "
+                "(e.g. 20G; 'none' removes it) keeps the cache under SIZE "
+                "after each put, least recently used first.");
+  config->add_option("setting", cacheOptions.configName, "max-size")
+      ->required();
+  config->add_option("value", cacheOptions.configValue,
+                     "The new value (none: show it)");
   for (CLI::App *sub :
-       {check, put, get, ls, stats, explain, verify, prune, rm, clear})
+       {check, put, get, ls, stats, explain, verify, prune, rm, clear, config})
     common(sub);
   for (CLI::App *sub : {check, put, get, explain, rm})
     keyed(sub);

@@ -233,6 +233,12 @@ public:
   /// with its signature, failing that the 1000 most recently used.
   llvm::Expected<std::vector<CacheEntry>>
   findExplanationCandidates(llvm::StringRef signature);
+  /// The size limit stored in the cache (`kiln cache config max-size`):
+  /// after each publish, least recently used entries go until the
+  /// artifacts fit, sparing leased ones. None: no limit.
+  llvm::Expected<std::optional<uint64_t>> getMaxSize();
+  llvm::Error setMaxSize(std::optional<uint64_t> bytes);
+
   /// Removes one entry; false if there was none.
   llvm::Expected<bool> remove(llvm::StringRef key);
   llvm::Error clear();
