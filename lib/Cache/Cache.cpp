@@ -127,6 +127,7 @@ openStored(Expected<std::unique_ptr<llvm::MemoryBuffer>> file,
     return makeError(shown + ": " + llvm::toString(decoded.takeError()));
   StoredArtifact stored;
   stored.bytes = decoded->second;
+  stored.header = std::move(decoded->first);
   stored.file = std::move(*file);
   return std::optional<StoredArtifact>(std::move(stored));
 }
@@ -632,35 +633,34 @@ Error Cache::insertEntry(const KeyParts &parts, bool ok, uint64_t size,
   return Error::success();
 }
 
-/// The status of `key`'s entry ("ok" or "failed"), or none.
-static Expected<std::optional<std::string>> readEntryStatus(sqlite3 *db,
-                                                            StringRef key) {
-  sqlite::Statement existing(db, "SELECT status FROM entries WHERE key = ?1");
-  if (Error error = existing.takePrepareError())
+/// The one text column that `sql` selects for `key` (bound as ?1), or none
+/// when no row matches.
+static Expected<std::optional<std::string>>
+readEntryText(sqlite3 *db, const char *sql, StringRef key) {
+  sqlite::Statement select(db, sql);
+  if (Error error = select.takePrepareError())
     return std::move(error);
-  existing.bind(1, key);
-  Expected<bool> row = existing.step();
+  select.bind(1, key);
+  Expected<bool> row = select.step();
   if (!row)
     return row.takeError();
   if (!*row)
     return std::optional<std::string>();
-  return std::optional<std::string>(existing.getText(0));
+  return std::optional<std::string>(select.getText(0));
+}
+
+/// The status of `key`'s entry ("ok" or "failed"), or none.
+static Expected<std::optional<std::string>> readEntryStatus(sqlite3 *db,
+                                                            StringRef key) {
+  return readEntryText(db, "SELECT status FROM entries WHERE key = ?1", key);
 }
 
 /// The checksum of `key`'s ok entry, if it has one.
 static Expected<std::optional<std::string>> readOkChecksum(sqlite3 *db,
                                                            StringRef key) {
-  sqlite::Statement existing(
-      db, "SELECT checksum FROM entries WHERE key = ?1 AND status = 'ok'");
-  if (Error error = existing.takePrepareError())
-    return std::move(error);
-  existing.bind(1, key);
-  Expected<bool> row = existing.step();
-  if (!row)
-    return row.takeError();
-  if (!*row)
-    return std::optional<std::string>();
-  return std::optional<std::string>(existing.getText(0));
+  return readEntryText(
+      db, "SELECT checksum FROM entries WHERE key = ?1 AND status = 'ok'",
+      key);
 }
 
 Error Cache::publish(const KeyParts &parts, StringRef artifact,
@@ -1330,13 +1330,7 @@ Expected<RebuildReport> Cache::rebuildIndex(StringRef directory) {
                             ": " + llvm::toString(stored.takeError())));
       return Error::success();
     }
-    auto decoded = decodeArtifactFile((*stored)->file->getBuffer());
-    if (!decoded) {
-      report.unreadable.push_back(shown + ": " +
-                                  llvm::toString(decoded.takeError()));
-      return Error::success();
-    }
-    const ArtifactHeader &header = decoded->first;
+    const ArtifactHeader &header = (*stored)->header;
     std::string checksum = Hash128::of((*stored)->bytes).toHex();
     if (header.parts.key().toHex() != key || header.ok == isLog ||
         checksum != header.checksum) {

@@ -64,6 +64,19 @@ std::string formatTime(int64_t ms) {
 }
 
 /// Parses `500M`, `20G`, `1.5T`, `4096` (binary multiples).
+/// `items` as a JSON array of strings.
+llvm::json::Array toArray(const std::vector<std::string> &items) {
+  llvm::json::Array array;
+  for (const std::string &item : items)
+    array.push_back(item);
+  return array;
+}
+
+/// "1 artifact", "2 artifacts": a count with its noun in English.
+std::string plural(uint64_t count, llvm::StringRef one, llvm::StringRef many) {
+  return std::to_string(count) + " " + (count == 1 ? one : many).str();
+}
+
 std::optional<uint64_t> parseSize(llvm::StringRef text) {
   text = text.trim();
   uint64_t multiplier = 1;
@@ -571,12 +584,6 @@ int runVerify(Cache &cache, const CacheOptions &options) {
   llvm::Expected<VerifyReport> report = cache.verify(options.repair);
   if (!report)
     return reportError(report.takeError());
-  auto toArray = [](const std::vector<std::string> &items) {
-    llvm::json::Array array;
-    for (const std::string &item : items)
-      array.push_back(item);
-    return array;
-  };
   if (options.json) {
     printJson(llvm::json::Object{
         {"checked", (int64_t)report->checked},
@@ -588,9 +595,6 @@ int runVerify(Cache &cache, const CacheOptions &options) {
         {"clean", report->clean()},
         {"repaired", report->repaired}});
   } else {
-    auto plural = [](size_t count, llvm::StringRef one, llvm::StringRef many) {
-      return std::to_string(count) + " " + (count == 1 ? one : many).str();
-    };
     llvm::outs() << "Checked " << plural(report->checked, "artifact", "artifacts")
                  << "\n";
     for (const std::string &key : report->missingFiles)
@@ -750,12 +754,6 @@ int runRebuildIndex(const std::string &directory, const CacheOptions &options) {
   llvm::Expected<RebuildReport> report = Cache::rebuildIndex(directory);
   if (!report)
     return reportError(report.takeError());
-  auto toArray = [](const std::vector<std::string> &items) {
-    llvm::json::Array array;
-    for (const std::string &item : items)
-      array.push_back(item);
-    return array;
-  };
   if (options.json) {
     printJson(llvm::json::Object{
         {"recovered_artifacts", (int64_t)report->recoveredArtifacts},
@@ -767,10 +765,6 @@ int runRebuildIndex(const std::string &directory, const CacheOptions &options) {
       llvm::outs() << "moved the old index aside: " << path << "\n";
     for (const std::string &problem : report->unreadable)
       llvm::outs() << "not recovered: " << problem << "\n";
-    auto plural = [](uint64_t count, llvm::StringRef one,
-                     llvm::StringRef many) {
-      return std::to_string(count) + " " + (count == 1 ? one : many).str();
-    };
     llvm::outs() << "Rebuilt the index: "
                  << plural(report->recoveredArtifacts, "artifact", "artifacts")
                  << " and "

@@ -10,6 +10,7 @@
 #ifndef KILN_CACHE_CACHE_H
 #define KILN_CACHE_CACHE_H
 
+#include "kiln/Cache/ArtifactHeader.h"
 #include "kiln/Cache/Key.h"
 
 #include "llvm/Support/Error.h"
@@ -117,6 +118,8 @@ struct RebuildReport {
 struct StoredArtifact {
   std::unique_ptr<llvm::MemoryBuffer> file;
   llvm::StringRef bytes;
+  /// What the file's header says (ArtifactHeader.h).
+  ArtifactHeader header;
 };
 
 struct EvictionReport {

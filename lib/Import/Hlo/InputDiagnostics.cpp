@@ -92,22 +92,23 @@ InputDiagnosticHandler::findLine(Location loc, FileLineColLoc &position) {
   std::optional<FileLineColLoc> found = findFilePosition(loc);
   if (!found || found->getLine() == 0)
     return std::nullopt;
-  const llvm::MemoryBuffer *buffer = nullptr;
+  unsigned bufferId = 0;
   for (unsigned id = 1, e = sourceMgr.getNumBuffers(); id <= e; ++id)
     if (sourceMgr.getMemoryBuffer(id)->getBufferIdentifier() ==
         found->getFilename().getValue())
-      buffer = sourceMgr.getMemoryBuffer(id);
-  if (!buffer)
+      bufferId = id;
+  if (!bufferId)
     return std::nullopt;
   position = *found;
-  llvm::StringRef text = buffer->getBuffer();
-  size_t begin = 0;
-  for (unsigned line = 1; line < position.getLine() && begin < text.size();
-       ++line) {
-    size_t next = text.find('\n', begin);
-    begin = next == llvm::StringRef::npos ? text.size() : next + 1;
-  }
-  return text.slice(begin, text.find('\n', begin)).rtrim("\r");
+  // SourceMgr's line table finds the line (it caches line offsets).
+  llvm::SMLoc start =
+      sourceMgr.FindLocForLineAndColumn(bufferId, position.getLine(), 1);
+  if (!start.isValid())
+    return std::nullopt;
+  llvm::StringRef rest(start.getPointer(),
+                       sourceMgr.getMemoryBuffer(bufferId)->getBufferEnd() -
+                           start.getPointer());
+  return rest.take_until([](char c) { return c == '\n'; }).rtrim("\r");
 }
 
 bool InputDiagnosticHandler::isPrintable(Diagnostic &diag) {

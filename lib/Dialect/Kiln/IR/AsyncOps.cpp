@@ -96,15 +96,8 @@ LogicalResult AsyncDoneOp::verify() {
 }
 
 LogicalResult AllReduceStartOp::verify() {
-  if (failed(verifyReplicaGroups(*this, getReplicaGroups())) ||
-      failed(verifyCollectiveArity(*this, getOperands())) ||
-      failed(verifyTypes(*this, "result types", getOperands().getTypes(),
-                         getResultTypes())))
-    return failure();
-  RankedTensorType scalar =
-      scalarOf(rankedType(getOperands().front()).getElementType());
-  return verifyRegion(*this, getToApply(), "to_apply", {scalar, scalar},
-                      {scalar}, TypeMatch::IgnoreFpPrecision);
+  return verifyAllReduce(*this, getOperands(), getReplicaGroups(),
+                         getToApply());
 }
 
 LogicalResult AllReduceDoneOp::verify() {

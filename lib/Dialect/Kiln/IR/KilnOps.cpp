@@ -400,9 +400,7 @@ LogicalResult ReduceWindowOp::verify() {
   if (failed(inputType))
     return failure();
   int64_t rank = inputType->getRank();
-  Window window{getWindowDimensions(), getWindowStrides(),
-                getBaseDilations(),    getWindowDilations(),
-                getPaddingLow(),       getPaddingHigh()};
+  Window window = windowOf(*this);
   if (failed(verifyWindow(*this, window, rank,
                           "one entry per input dimension")))
     return failure();
@@ -754,16 +752,8 @@ LogicalResult OptimizationBarrierOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult AllReduceOp::verify() {
-  if (failed(verifyReplicaGroups(*this, getReplicaGroups())) ||
-      failed(verifyCollectiveArity(*this, getOperands())) ||
-      failed(verifyTypes(*this, "result types", getOperands().getTypes(),
-                         getResultTypes())))
-    return failure();
-  // One scalar reducer combines the elements of every operand.
-  RankedTensorType scalar =
-      scalarOf(rankedType(getOperands().front()).getElementType());
-  return verifyRegion(*this, getToApply(), "to_apply", {scalar, scalar},
-                      {scalar}, TypeMatch::IgnoreFpPrecision);
+  return verifyAllReduce(*this, getOperands(), getReplicaGroups(),
+                         getToApply());
 }
 
 LogicalResult AllGatherOp::verify() {

@@ -592,6 +592,23 @@ inline LogicalResult verifyStartIndices(Operation *op, ValueRange indices,
 }
 
 
+/// Checks what all-reduce and all-reduce-start share: replica groups, one
+/// result of its operand's type per operand, and one scalar reducer that
+/// combines the elements of every operand.
+inline LogicalResult verifyAllReduce(Operation *op, ValueRange operands,
+                                     DenseIntElementsAttr replicaGroups,
+                                     Region &reducer) {
+  if (failed(verifyReplicaGroups(op, replicaGroups)) ||
+      failed(verifyCollectiveArity(op, operands)) ||
+      failed(verifyTypes(op, "result types", operands.getTypes(),
+                         op->getResultTypes())))
+    return failure();
+  RankedTensorType scalar =
+      scalarOf(rankedType(operands.front()).getElementType());
+  return verifyRegion(op, reducer, "to_apply", {scalar, scalar}, {scalar},
+                      TypeMatch::IgnoreFpPrecision);
+}
+
 /// Checks the dimension numbers of a dot (dot_general, ragged_dot,
 /// scaled_dot): batch and contracting lists of equal length, unique, in
 /// range, of matching sizes; returns the result shape: batch dimensions,
@@ -661,6 +678,15 @@ struct Window {
   ArrayRef<int64_t> dimensions, strides, baseDilations, windowDilations,
       paddingLow, paddingHigh;
 };
+
+/// The window attributes of any windowed op (reduce_window,
+/// select_and_scatter, convolution): they share the attribute names.
+template <typename WindowedOp> Window windowOf(WindowedOp op) {
+  return Window{op.getWindowDimensions(), op.getWindowStrides(),
+                op.getBaseDilations(),    op.getWindowDilations(),
+                op.getPaddingLow(),       op.getPaddingHigh()};
+}
+
 
 /// Checks that every window attribute has `rank` entries (`rule` says per
 /// what) and that sizes, strides and dilations are positive; padding may be

@@ -73,9 +73,7 @@ LogicalResult ConvolutionOp::verify() {
         return failure();
 
   // The window: one entry per spatial dimension; its size is the kernel's.
-  Window window{getWindowDimensions(), getWindowStrides(),
-                getBaseDilations(),    getWindowDilations(),
-                getPaddingLow(),       getPaddingHigh()};
+  Window window = windowOf(*this);
   if (failed(verifyWindow(*this, window, spatialCount,
                           "one entry per spatial dimension")))
     return failure();
@@ -147,9 +145,7 @@ LogicalResult SelectAndScatterOp::verify() {
   RankedTensorType source = rankedType(getSource());
   RankedTensorType init = rankedType(getInitValue());
   int64_t rank = operand.getRank();
-  Window window{getWindowDimensions(), getWindowStrides(),
-                getBaseDilations(),    getWindowDilations(),
-                getPaddingLow(),       getPaddingHigh()};
+  Window window = windowOf(*this);
   if (failed(verifyWindow(*this, window, rank,
                           "one entry per operand dimension")))
     return failure();
