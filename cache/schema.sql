@@ -1,4 +1,4 @@
--- The index of a kiln cache directory (index.db), format version 1.
+-- The index of a kiln cache directory (index.db), format version 3.
 --
 -- The version lives in PRAGMA user_version and in meta('format_version').
 -- Invariants (see FORMAT.md):
@@ -30,8 +30,9 @@ CREATE TABLE IF NOT EXISTS entries (
   options         TEXT NOT NULL,
   compiler        TEXT NOT NULL,
   format_version  INTEGER NOT NULL,
+  graph_name      TEXT NOT NULL DEFAULT '', -- its module name (version 3)
   source          TEXT NOT NULL,      -- the graph file it came from
-  sketch          BLOB                -- per-op hashes, little-endian u64
+  sketch          BLOB                -- per-op fingerprints, little-endian u64
 ) WITHOUT ROWID;
 
 CREATE INDEX IF NOT EXISTS entries_by_last_used ON entries (last_used_ms);
@@ -45,7 +46,26 @@ CREATE TABLE IF NOT EXISTS leases (
   expires_ms  INTEGER NOT NULL
 ) WITHOUT ROWID;
 
--- Counters: hits, misses, corrupt (checksum mismatches found on read).
+-- What `kiln cache check` learnt about graph files: a file whose bytes
+-- (content, XXH3-128) were keyed by this kiln build (compiler) before has
+-- this signature, sketch and module name, so it need not be imported
+-- again. A row of another build is never read; the oldest rows go when the
+-- memo grows past its bound.
+CREATE TABLE IF NOT EXISTS graph_memo (
+  content          TEXT NOT NULL,
+  compiler         TEXT NOT NULL,
+  signature        TEXT NOT NULL,
+  graph_name       TEXT NOT NULL,
+  elided_constants INTEGER NOT NULL,
+  sketch           BLOB,
+  used_ms          INTEGER NOT NULL,
+  PRIMARY KEY (content, compiler)
+) WITHOUT ROWID;
+
+CREATE INDEX IF NOT EXISTS graph_memo_by_use ON graph_memo (used_ms);
+
+-- Counters: hits, misses, corrupt (checksum mismatches found on read), and
+-- misses by reason (misses.<reason>).
 CREATE TABLE IF NOT EXISTS stats (
   name  TEXT PRIMARY KEY,
   value INTEGER NOT NULL

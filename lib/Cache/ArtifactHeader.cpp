@@ -3,13 +3,17 @@
 // This file implements the artifact header. Layout, little-endian:
 //
 //   8 bytes  magic "KILNART\n"
-//   4 bytes  header version (1)
+//   4 bytes  header version (2)
 //   4 bytes  length of the JSON that follows
 //   8 bytes  number of sketch entries
-//   8 bytes  XXH3-64 of the JSON and the sketch: a damaged header is found
+//   8 bytes  length of the graph's text
+//   8 bytes  XXH3-64 of the JSON, the sketch and the graph: a damaged
+//            header is found
 //   JSON     {"key", "status", "size", "checksum", "compile_seconds",
-//             "source", and the key parts as `kiln hash --json` names them}
+//             "source", "graph_name", and the key parts as `kiln hash
+//             --json` names them}
 //   8 bytes  per sketch entry
+//   graph    the graph's text
 //   payload  the artifact (or the log)
 //
 //===----------------------------------------------------------------------===//
@@ -25,8 +29,8 @@ using namespace kiln;
 
 namespace {
 constexpr llvm::StringLiteral kMagic = "KILNART\n";
-constexpr uint32_t kHeaderVersion = 1;
-constexpr size_t kFixedBytes = 8 + 4 + 4 + 8 + 8;
+constexpr uint32_t kHeaderVersion = 2;
+constexpr size_t kFixedBytes = 8 + 4 + 4 + 8 + 8 + 8;
 /// Bounds that no real header reaches; past them the file is damaged.
 constexpr uint32_t kMaxJsonBytes = 1 << 24;
 
@@ -42,13 +46,15 @@ std::string kiln::encodeArtifactHeader(const ArtifactHeader &header) {
   object["checksum"] = header.checksum;
   object["compile_seconds"] = header.compileSeconds;
   object["source"] = header.source;
+  object["graph_name"] = header.graphName;
   std::string json;
   llvm::raw_string_ostream os(json);
   os << llvm::json::Value(std::move(object));
   os.flush();
 
   std::string bytes;
-  bytes.reserve(kFixedBytes + json.size() + 8 * header.sketch.size());
+  bytes.reserve(kFixedBytes + json.size() + 8 * header.sketch.size() +
+                header.graph.size());
   bytes += kMagic;
   char word[8];
   llvm::support::endian::write32le(word, kHeaderVersion);
@@ -56,6 +62,8 @@ std::string kiln::encodeArtifactHeader(const ArtifactHeader &header) {
   llvm::support::endian::write32le(word, json.size());
   bytes.append(word, 4);
   llvm::support::endian::write64le(word, header.sketch.size());
+  bytes.append(word, 8);
+  llvm::support::endian::write64le(word, header.graph.size());
   bytes.append(word, 8);
   size_t checksumAt = bytes.size();
   bytes.append(8, '\0');
@@ -65,6 +73,7 @@ std::string kiln::encodeArtifactHeader(const ArtifactHeader &header) {
     llvm::support::endian::write64le(word, entry);
     bytes.append(word, 8);
   }
+  bytes += header.graph;
   llvm::support::endian::write64le(
       &bytes[checksumAt],
       XXH3_64bits(bytes.data() + bodyAt, bytes.size() - bodyAt));
@@ -80,17 +89,19 @@ kiln::decodeArtifactFile(llvm::StringRef bytes) {
   uint32_t version = llvm::support::endian::read32le(data + 8);
   uint32_t jsonBytes = llvm::support::endian::read32le(data + 12);
   uint64_t sketchCount = llvm::support::endian::read64le(data + 16);
-  uint64_t headerChecksum = llvm::support::endian::read64le(data + 24);
+  uint64_t graphBytes = llvm::support::endian::read64le(data + 24);
+  uint64_t headerChecksum = llvm::support::endian::read64le(data + 32);
   if (version != kHeaderVersion)
     return makeError("artifact header version " + llvm::Twine(version) +
                      ", this kiln reads version " +
                      llvm::Twine(kHeaderVersion));
   uint64_t rest = bytes.size() - kFixedBytes;
   if (jsonBytes > kMaxJsonBytes || jsonBytes > rest ||
-      sketchCount > (rest - jsonBytes) / 8)
+      sketchCount > (rest - jsonBytes) / 8 ||
+      graphBytes > rest - jsonBytes - 8 * sketchCount)
     return makeError("the artifact header is truncated or damaged");
-  if (XXH3_64bits(data + kFixedBytes, jsonBytes + 8 * sketchCount) !=
-      headerChecksum)
+  if (XXH3_64bits(data + kFixedBytes,
+                  jsonBytes + 8 * sketchCount + graphBytes) != headerChecksum)
     return makeError("the artifact header is damaged (its checksum does not "
                      "match)");
   llvm::StringRef json = bytes.substr(kFixedBytes, jsonBytes);
@@ -119,7 +130,8 @@ kiln::decodeArtifactFile(llvm::StringRef bytes) {
       !text("cpu_features", header.parts.cpuFeatures) ||
       !text("options", header.parts.options) ||
       !text("compiler", header.parts.compiler) ||
-      !text("source", header.source) || !size || *size < 0 ||
+      !text("source", header.source) ||
+      !text("graph_name", header.graphName) || !size || *size < 0 ||
       !formatVersion || (status != "ok" && status != "failed"))
     return makeError("the artifact header is damaged: a field is missing");
   std::optional<Hash128> parsedSignature = Hash128::fromHex(signature);
@@ -134,8 +146,9 @@ kiln::decodeArtifactFile(llvm::StringRef bytes) {
   header.sketch.reserve(sketchCount);
   for (uint64_t i = 0; i < sketchCount; ++i)
     header.sketch.push_back(llvm::support::endian::read64le(sketch + 8 * i));
-  llvm::StringRef payload =
-      bytes.substr(kFixedBytes + jsonBytes + 8 * sketchCount);
+  size_t graphAt = kFixedBytes + jsonBytes + 8 * sketchCount;
+  header.graph = bytes.substr(graphAt, graphBytes);
+  llvm::StringRef payload = bytes.substr(graphAt + graphBytes);
   if (payload.size() != header.size)
     return makeError("the artifact has " + llvm::Twine(payload.size()) +
                      " bytes, its header says " + llvm::Twine(header.size));

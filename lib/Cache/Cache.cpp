@@ -72,7 +72,7 @@ Error checkKey(StringRef key) {
 constexpr const char *kEntryColumns =
     "key, status, size, checksum, compile_seconds, created_ms, last_used_ms, "
     "hits, signature, target_triple, cpu, cpu_features, options, compiler, "
-    "format_version, source, sketch";
+    "format_version, source, sketch, graph_name";
 
 } // namespace
 
@@ -294,14 +294,31 @@ Error Cache::initializeSchema() {
   if (*version == 0) {
     if (Error error = sqlite::execute(db, kSchemaSql))
       return error;
-  } else if (*version == 1) {
+  } else {
     // Version 2 keys name the target's CPU level instead of the host's
     // features, the compiler's exact revision, and hash signatures in a
-    // canonical order: no version 1 key can be made again, so its entries
-    // could never hit. Their rows go; their files are garbage that
-    // `kiln cache verify --repair` removes.
+    // canonical order; version 3 adds the graph's module name and text to
+    // every entry, and a memo of signatures. No older key can be made
+    // again (the format version is one of its parts), so old entries could
+    // never hit: their rows go, and their files are garbage that `kiln
+    // cache verify --repair` removes.
+    sqlite::Statement hasName(
+        db, "SELECT COUNT(*) FROM pragma_table_info('entries') "
+            "WHERE name = 'graph_name'");
+    if (Error error = hasName.takePrepareError())
+      return error;
+    Expected<bool> row = hasName.step();
+    if (!row)
+      return row.takeError();
+    if (hasName.getInt(0) == 0)
+      if (Error error = sqlite::execute(
+              db, "ALTER TABLE entries ADD COLUMN graph_name TEXT NOT NULL "
+                  "DEFAULT ''"))
+        return error;
     if (Error error = sqlite::execute(db, "DELETE FROM entries;"
                                           "DELETE FROM leases;"))
+      return error;
+    if (Error error = sqlite::execute(db, kSchemaSql))
       return error;
   }
   sqlite::Statement meta(db, "INSERT OR REPLACE INTO meta (name, value) "
@@ -340,6 +357,7 @@ static CacheEntry readEntry(const sqlite::Statement &row) {
   entry.parts.formatVersion = row.getInt(14);
   entry.source = row.getText(15);
   entry.sketch = row.getWords(16);
+  entry.graphName = row.getText(17);
   return entry;
 }
 
@@ -552,8 +570,16 @@ void Cache::maybeFlushCounts() {
   llvm::consumeError(flushCounts());
 }
 
+void Cache::countMissReason(StringRef reason) {
+  if (readOnly)
+    return;
+  ++pendingMissReasons[reason.str()];
+  maybeFlushCounts();
+}
+
 Error Cache::flushCounts() {
-  if (readOnly || (pendingHits == 0 && pendingMisses == 0))
+  if (readOnly ||
+      (pendingHits == 0 && pendingMisses == 0 && pendingMissReasons.empty()))
     return Error::success();
   sqlite::WriteTransaction transaction(db);
   if (Error error = transaction.begin())
@@ -575,8 +601,11 @@ Error Cache::flushCounts() {
             "ON CONFLICT (name) DO UPDATE SET value = value + ?2");
     if (Error error = counter.takePrepareError())
       return error;
-    for (auto [name, value] : {std::pair("hits", pendingHits),
-                               std::pair("misses", pendingMisses)}) {
+    std::vector<std::pair<std::string, uint64_t>> counts = {
+        {"hits", pendingHits}, {"misses", pendingMisses}};
+    for (const auto &[reason, value] : pendingMissReasons)
+      counts.push_back({"misses." + reason, value});
+    for (const auto &[name, value] : counts) {
       if (!value)
         continue;
       counter.reset();
@@ -588,28 +617,27 @@ Error Cache::flushCounts() {
   if (Error error = transaction.commit())
     return error;
   pendingUses.clear();
+  pendingMissReasons.clear();
   pendingHits = pendingMisses = 0;
   pendingSinceMs = 0;
   return Error::success();
 }
 
-Error Cache::insertEntry(const KeyParts &parts, bool ok, uint64_t size,
-                         StringRef checksum, double compileSeconds,
-                         StringRef source, llvm::ArrayRef<uint64_t> sketch,
-                         bool &inserted) {
+Error Cache::insertEntry(const ArtifactHeader &header) {
+  const KeyParts &parts = header.parts;
   std::string key = parts.key().toHex();
   sqlite::Statement insert(
       db, (llvm::Twine("INSERT OR REPLACE INTO entries (") + kEntryColumns +
            ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, 0, ?7, ?8, ?9, ?10, ?11, "
-           "?12, ?13, ?14, ?15)")
+           "?12, ?13, ?14, ?15, ?16)")
               .str());
   if (Error error = insert.takePrepareError())
     return error;
   insert.bind(1, key)
-      .bind(2, ok ? "ok" : "failed")
-      .bind(3, (int64_t)size)
-      .bind(4, checksum)
-      .bind(5, compileSeconds)
+      .bind(2, header.ok ? "ok" : "failed")
+      .bind(3, (int64_t)(header.ok ? header.size : 0))
+      .bind(4, header.ok ? header.checksum : std::string())
+      .bind(5, header.compileSeconds)
       .bind(6, nowMs())
       .bind(7, parts.signature.toHex())
       .bind(8, parts.targetTriple)
@@ -618,8 +646,9 @@ Error Cache::insertEntry(const KeyParts &parts, bool ok, uint64_t size,
       .bind(11, parts.options)
       .bind(12, parts.compiler)
       .bind(13, (int64_t)parts.formatVersion)
-      .bind(14, source)
-      .bindBlob(15, sketch);
+      .bind(14, header.source)
+      .bindBlob(15, header.sketch)
+      .bind(16, header.graphName);
   if (Error error = insert.run())
     return error;
   // Publishing ends the compilation, and with it the lease.
@@ -627,10 +656,7 @@ Error Cache::insertEntry(const KeyParts &parts, bool ok, uint64_t size,
   if (Error error = release.takePrepareError())
     return error;
   release.bind(1, key);
-  if (Error error = release.run())
-    return error;
-  inserted = true;
-  return Error::success();
+  return release.run();
 }
 
 /// The one text column that `sql` selects for `key` (bound as ?1), or none
@@ -665,10 +691,10 @@ static Expected<std::optional<std::string>> readOkChecksum(sqlite3 *db,
 
 Error Cache::publish(const KeyParts &parts, StringRef artifact,
                      double compileSeconds, StringRef source,
-                     llvm::ArrayRef<uint64_t> sketch) {
+                     llvm::ArrayRef<uint64_t> sketch, const EntryGraph &graph) {
   Expected<PublishOutcome> outcome =
       publishArtifact(parts, artifact, compileSeconds, source, sketch,
-                      /*replace=*/false);
+                      /*replace=*/false, graph);
   if (!outcome)
     return outcome.takeError();
   return Error::success();
@@ -677,7 +703,8 @@ Error Cache::publish(const KeyParts &parts, StringRef artifact,
 Expected<PublishOutcome>
 Cache::publishArtifact(const KeyParts &parts, StringRef artifact,
                        double compileSeconds, StringRef source,
-                       llvm::ArrayRef<uint64_t> sketch, bool replace) {
+                       llvm::ArrayRef<uint64_t> sketch, bool replace,
+                       const EntryGraph &graph) {
   if (readOnly)
     return makeError("the cache at " + directory + " is read-only");
   std::string key = parts.key().toHex();
@@ -717,7 +744,9 @@ Cache::publishArtifact(const KeyParts &parts, StringRef artifact,
   header.checksum = checksum;
   header.compileSeconds = compileSeconds;
   header.source = source.str();
+  header.graphName = graph.name.str();
   header.sketch.assign(sketch.begin(), sketch.end());
+  header.graph = graph.text;
   std::string headerBytes = encodeArtifactHeader(header);
   Expected<std::string> staged =
       files->stage(key, {headerBytes, artifact},
@@ -753,9 +782,7 @@ Cache::publishArtifact(const KeyParts &parts, StringRef artifact,
   stagedName.clear(); // renamed, or removed by moveStagedToObject
   if (moved)
     return std::move(moved);
-  bool inserted = false;
-  if (Error error = insertEntry(parts, /*ok=*/true, artifact.size(), checksum,
-                                compileSeconds, source, sketch, inserted)) {
+  if (Error error = insertEntry(header)) {
     llvm::consumeError(files->removeObject(key));
     return std::move(error);
   }
@@ -781,7 +808,8 @@ Cache::publishArtifact(const KeyParts &parts, StringRef artifact,
 
 Error Cache::recordFailure(const KeyParts &parts, StringRef log,
                            double compileSeconds, StringRef source,
-                           llvm::ArrayRef<uint64_t> sketch) {
+                           llvm::ArrayRef<uint64_t> sketch,
+                           const EntryGraph &graph) {
   if (readOnly)
     return makeError("the cache at " + directory + " is read-only");
   std::string key = parts.key().toHex();
@@ -800,7 +828,9 @@ Error Cache::recordFailure(const KeyParts &parts, StringRef log,
   header.checksum = Hash128::of(log).toHex();
   header.compileSeconds = compileSeconds;
   header.source = source.str();
+  header.graphName = graph.name.str();
   header.sketch.assign(sketch.begin(), sketch.end());
+  header.graph = graph.text;
   std::string headerBytes = encodeArtifactHeader(header);
   Expected<std::string> staged =
       files->stage(key + ".log", {headerBytes, log},
@@ -809,9 +839,7 @@ Error Cache::recordFailure(const KeyParts &parts, StringRef log,
     return staged.takeError();
   if (Error error = files->moveStagedToLog(*staged, key))
     return error;
-  bool inserted = false;
-  if (Error error = insertEntry(parts, /*ok=*/false, 0, "", compileSeconds,
-                                source, sketch, inserted))
+  if (Error error = insertEntry(header))
     return error;
   return transaction.commit();
 }
@@ -1105,6 +1133,7 @@ Error Cache::zeroStats() {
   if (readOnly)
     return makeError("the cache at " + directory + " is read-only");
   pendingUses.clear();
+  pendingMissReasons.clear();
   pendingHits = pendingMisses = 0;
   sqlite::WriteTransaction transaction(db);
   if (Error error = transaction.begin())
@@ -1146,6 +1175,8 @@ Expected<CacheStats> Cache::getStats() {
           stats.misses = value;
         else if (name == "corrupt")
           stats.corrupt = value;
+        else if (llvm::StringRef(name).starts_with("misses."))
+          stats.missesByReason[name.substr(7)] = value;
         return Error::success();
       }))
     return std::move(error);
@@ -1338,11 +1369,7 @@ Expected<RebuildReport> Cache::rebuildIndex(StringRef directory) {
           shown + ": its header does not match its name or its bytes");
       return Error::success();
     }
-    bool inserted = false;
-    if (Error error = fresh.insertEntry(
-            header.parts, header.ok, header.ok ? header.size : 0,
-            header.ok ? header.checksum : "", header.compileSeconds,
-            header.source, header.sketch, inserted))
+    if (Error error = fresh.insertEntry(header))
       return error;
     ++(header.ok ? report.recoveredArtifacts : report.recoveredFailures);
     return Error::success();

@@ -69,7 +69,41 @@ std::string kiln::describeDifferences(llvm::ArrayRef<KeyPartDifference> diffs) {
   return text;
 }
 
+size_t kiln::countCommonOps(llvm::ArrayRef<uint64_t> sortedA,
+                            llvm::ArrayRef<uint64_t> sortedB) {
+  size_t common = 0, i = 0, j = 0;
+  while (i < sortedA.size() && j < sortedB.size()) {
+    if (sortedA[i] < sortedB[j]) {
+      ++i;
+    } else if (sortedB[j] < sortedA[i]) {
+      ++j;
+    } else {
+      ++common;
+      ++i;
+      ++j;
+    }
+  }
+  return common;
+}
+
+llvm::StringRef kiln::getMissReason(const MissExplanation &explanation) {
+  if (explanation.kind != MissExplanation::Kind::KeyPartsDiffer)
+    return "computation";
+  for (const KeyPartDifference &difference : explanation.differences) {
+    if (difference.part == "compiler")
+      return "compiler";
+    if (difference.part == "format_version")
+      return "format";
+  }
+  for (const KeyPartDifference &difference : explanation.differences)
+    if (difference.part == "target_triple" || difference.part == "cpu" ||
+        difference.part == "cpu_features")
+      return "target";
+  return "options";
+}
+
 MissExplanation kiln::explainMiss(const KeyParts &parts,
+                                  llvm::StringRef graphName,
                                   llvm::ArrayRef<uint64_t> sketch,
                                   llvm::ArrayRef<CacheEntry> candidates) {
   MissExplanation explanation;
@@ -93,22 +127,39 @@ MissExplanation kiln::explainMiss(const KeyParts &parts,
     explanation.differences = compareKeyParts(parts, best->parts);
     return explanation;
   }
-  // Another computation: the longest run of equal op hashes from the start.
-  size_t bestPrefix = 0;
-  best = &candidates.front();
+  // Another computation: the most ops in common, relative to both sizes
+  // (so that a big graph does not win for its size alone); at equal
+  // similarity the same module name, then the most recently used (the
+  // candidates' order).
+  std::vector<uint64_t> ours(sketch.begin(), sketch.end());
+  llvm::sort(ours);
+  std::vector<uint64_t> theirs;
+  double bestSimilarity = -1;
+  bool bestSameName = false;
+  size_t bestCommon = 0;
   for (const CacheEntry &entry : candidates) {
-    size_t prefix = 0;
-    size_t common = std::min(sketch.size(), entry.sketch.size());
-    while (prefix < common && sketch[prefix] == entry.sketch[prefix])
-      ++prefix;
-    if (prefix > bestPrefix) {
-      bestPrefix = prefix;
+    llvm::ArrayRef<uint64_t> sorted = entry.sketch;
+    if (!llvm::is_sorted(sorted)) {
+      theirs.assign(entry.sketch.begin(), entry.sketch.end());
+      llvm::sort(theirs);
+      sorted = theirs;
+    }
+    size_t common = countCommonOps(ours, sorted);
+    size_t all = ours.size() + sorted.size() - common;
+    double similarity = all ? double(common) / all : 1.0;
+    bool sameName = !graphName.empty() && entry.graphName == graphName;
+    if (similarity > bestSimilarity ||
+        (similarity == bestSimilarity && sameName && !bestSameName)) {
       best = &entry;
+      bestSimilarity = similarity;
+      bestSameName = sameName;
+      bestCommon = common;
     }
   }
   explanation.kind = MissExplanation::Kind::SignatureDiffers;
   explanation.nearest = *best;
-  explanation.firstDifferentOp = bestPrefix;
+  explanation.commonOps = bestCommon;
+  explanation.similarity = bestSimilarity;
   explanation.differences = compareKeyParts(parts, best->parts);
   return explanation;
 }

@@ -25,7 +25,6 @@ OwningOpRef<ModuleOp> kiln::loadGraph(llvm::StringRef path,
                                       MLIRContext *context,
                                       llvm::raw_ostream &diagnostics,
                                       uint64_t *bytes) {
-  context->loadDialect<KilnDialect, func::FuncDialect>();
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> buffer =
       openInputFile(path, &errorMessage);
@@ -35,6 +34,14 @@ OwningOpRef<ModuleOp> kiln::loadGraph(llvm::StringRef path,
   }
   if (bytes)
     *bytes = buffer->getBufferSize();
+  return loadGraphBuffer(std::move(buffer), context, diagnostics);
+}
+
+OwningOpRef<ModuleOp>
+kiln::loadGraphBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                      MLIRContext *context, llvm::raw_ostream &diagnostics) {
+  context->loadDialect<KilnDialect, func::FuncDialect>();
+  std::string path = buffer->getBufferIdentifier().str();
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   InputDiagnosticHandler handler(sourceMgr, context, diagnostics);

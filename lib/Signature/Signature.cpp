@@ -141,6 +141,8 @@ private:
   llvm::DenseMap<Value, uint64_t> valueIds;
   /// Printed types, stable across processes, computed once per type.
   llvm::DenseMap<Type, std::string> typeText;
+  /// While a fingerprint is encoded: types by rank and element type.
+  bool shapeFree = false;
   /// What hashBlock finds out about each op.
   struct OpHashes {
     /// Merkle hash of the op, its operands' producers and its regions.
@@ -152,17 +154,24 @@ private:
     uint64_t coarse = 0;
     /// XXH3-128 of the op's own content, which encodeOp uses.
     Hash128 content;
+    /// The op's sketch entry: its content with ranks in place of shapes,
+    /// and without its operands, so that the same model at another shape
+    /// has the same fingerprints and similar graphs share most of them.
+    uint64_t fingerprint = 0;
     bool sideEffects = false;
   };
   llvm::DenseMap<Operation *, OpHashes> opHashes;
 };
+
+
+} // namespace
 
 /// Whether an op itself (its nested ops aside) must stay even when nothing
 /// uses its results, and keep its place among the others that must:
 /// collectives, transfers, rng state, custom calls marked so, and anything
 /// MLIR cannot prove free of effects. An op with RecursiveMemoryEffects also
 /// has the effects of its nested ops (hashBlock adds them).
-bool hasOwnSideEffects(Operation *op) {
+bool kiln::hasOwnSideEffects(Operation *op) {
   if (auto customCall = dyn_cast<CustomCallOp>(op))
     return customCall.getCustomCallHasSideEffect();
   if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
@@ -179,9 +188,15 @@ bool hasOwnSideEffects(Operation *op) {
   return !effects || !effects.hasNoEffect();
 }
 
-} // namespace
-
 void SignatureWalker::encodeType(Type type) {
+  if (shapeFree) {
+    // Rank and element type: a graph at another batch or sequence length
+    // keeps its fingerprints.
+    if (auto shaped = dyn_cast<ShapedType>(type)) {
+      putU64(shaped.hasRank() ? shaped.getRank() : ~0ull);
+      type = shaped.getElementType();
+    }
+  }
   auto it = typeText.find(type);
   if (it == typeText.end()) {
     std::string text;
@@ -223,8 +238,11 @@ void SignatureWalker::encodeAttribute(Attribute attr) {
     putTag('d');
     encodeType(dense.getType());
     putU64(dense.isSplat());
-    putBytes(
-        llvm::StringRef(dense.getRawData().data(), dense.getRawData().size()));
+    // A fingerprint sees a splat's value, not the values of a constant
+    // whose shape may change with the batch.
+    if (!shapeFree || dense.isSplat())
+      putBytes(llvm::StringRef(dense.getRawData().data(),
+                               dense.getRawData().size()));
   } else if (auto list = dyn_cast<ArrayAttr>(attr)) {
     putTag('A');
     putU64(list.size());
@@ -283,7 +301,7 @@ LogicalResult SignatureWalker::encodeOp(Operation *op, XXH3_state_t *state) {
     valueIds.try_emplace(resultValue, valueIds.size());
 
   XXH3_128bits_update(state, buffer.data(), buffer.size());
-  result.sketch.push_back(XXH3_64bits(buffer.data(), buffer.size()));
+  result.sketch.push_back(hashes->second.fingerprint);
   if (keepOps)
     result.sketchOps.push_back(op);
 
@@ -373,6 +391,20 @@ FailureOr<uint64_t> SignatureWalker::hashBlock(Block &block) {
     OpHashes hashes;
     XXH128_hash_t content = XXH3_128bits(buffer.data(), buffer.size());
     hashes.content = Hash128{content.high64, content.low64};
+    buffer.clear();
+    shapeFree = true;
+    putBytes(op.getName().getStringRef());
+    putU64(op.getNumResults());
+    for (Type type : op.getResultTypes())
+      encodeType(type);
+    for (NamedAttribute attr : attrs) {
+      if (isExcludedAttribute(&op, attr.getName().getValue()))
+        continue;
+      putBytes(attr.getName().getValue());
+      encodeAttribute(attr.getValue());
+    }
+    shapeFree = false;
+    hashes.fingerprint = XXH3_64bits(buffer.data(), buffer.size());
     hashes.sideEffects =
         hasOwnSideEffects(&op) ||
         (nestedEffects && op.hasTrait<OpTrait::HasRecursiveMemoryEffects>());

@@ -141,12 +141,12 @@ TEST(CacheFormat, FreshDirectoryGetsTheCurrentVersion) {
   }
   for (const char *sub : {"objects", "logs", "tmp"})
     EXPECT_TRUE(llvm::sys::fs::is_directory(root + "/" + sub)) << sub;
-  EXPECT_EQ(querySql(root, "PRAGMA user_version"), "2");
+  EXPECT_EQ(querySql(root, "PRAGMA user_version"), "3");
   EXPECT_EQ(querySql(root, "SELECT value FROM meta WHERE name = "
                            "'format_version'"),
-            "2");
+            "3");
   EXPECT_EQ(querySql(root, "PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(kCacheFormatVersion, 2u);
+  EXPECT_EQ(kCacheFormatVersion, 3u);
 }
 
 TEST(CacheFormat, ReopeningKeepsEntriesAndVersion) {
@@ -162,37 +162,49 @@ TEST(CacheFormat, ReopeningKeepsEntriesAndVersion) {
   EXPECT_EQ(readPayload(result.entry->path), artifact);
   EXPECT_EQ(result.entry->source, "one.hlo");
   EXPECT_EQ(result.entry->compileSeconds, 2.5);
-  EXPECT_EQ(querySql(dir.path, "PRAGMA user_version"), "2");
+  EXPECT_EQ(querySql(dir.path, "PRAGMA user_version"), "3");
   EXPECT_EQ(querySql(dir.path, "SELECT COUNT(*) FROM meta WHERE name = "
                                "'format_version'"),
             "1");
 }
 
-// Version 1 keys (host CPU features, no source revision, signatures in
-// file order) can never be made again: opening such a cache migrates it to
-// version 2 by dropping its entries, whose files verify --repair removes.
-TEST(CacheFormat, VersionOneIsMigratedDroppingItsEntries) {
-  TempDir dir;
-  {
-    KILN_OPEN_CACHE(cache, dir.path);
-    KILN_ASSERT_OK(cache->publish(makeParts(1), "bytes", 1, "one.hlo"));
+// Keys of versions 1 (host CPU features, no source revision, signatures
+// in file order) and 2 (no graph name or text in entries) can never be made
+// again: opening such a cache migrates it to version 3 by dropping its
+// entries, whose files verify --repair removes.
+TEST(CacheFormat, OlderVersionsAreMigratedDroppingTheirEntries) {
+  for (const char *oldVersion : {"1", "2"}) {
+    TempDir dir;
+    {
+      KILN_OPEN_CACHE(cache, dir.path);
+      KILN_ASSERT_OK(cache->publish(makeParts(1), "bytes", 1, "one.hlo"));
+    }
+    // The older schema: no graph_name column, no memo.
+    execSql(dir.path,
+            std::string("ALTER TABLE entries DROP COLUMN graph_name; "
+                        "DROP TABLE graph_memo; PRAGMA user_version = ") +
+                oldVersion + "; UPDATE meta SET value = '" + oldVersion +
+                "' WHERE name = 'format_version'");
+    {
+      KILN_OPEN_CACHE(cache, dir.path);
+      EXPECT_EQ(lookupStatus(*cache, keyOf(1), true), "miss");
+      KILN_ASSIGN_OR_FAIL(report, cache->verify(/*repair=*/true));
+      EXPECT_EQ(report.orphanFiles.size(), 1u);
+      KILN_ASSERT_OK(cache->publish(makeParts(2), "bytes", 1, "two.hlo", {},
+                                    EntryGraph{"jit_two", "HloModule x"}));
+      KILN_ASSIGN_OR_FAIL(listed, cache->list());
+      ASSERT_EQ(listed.size(), 1u);
+      EXPECT_EQ(listed[0].graphName, "jit_two");
+    }
+    EXPECT_EQ(querySql(dir.path, "PRAGMA user_version"), "3");
+    EXPECT_EQ(querySql(dir.path, "SELECT value FROM meta WHERE name = "
+                                 "'format_version'"),
+              "3");
+    EXPECT_EQ(querySql(dir.path, "SELECT COUNT(*) FROM graph_memo"), "0");
+    KILN_OPEN_CACHE(again, dir.path);
+    KILN_ASSIGN_OR_FAIL(clean, again->verify(false));
+    EXPECT_TRUE(clean.clean());
   }
-  execSql(dir.path, "PRAGMA user_version = 1; UPDATE meta SET value = '1' "
-                    "WHERE name = 'format_version'");
-  {
-    KILN_OPEN_CACHE(cache, dir.path);
-    EXPECT_EQ(lookupStatus(*cache, keyOf(1), true), "miss");
-    KILN_ASSIGN_OR_FAIL(report, cache->verify(/*repair=*/true));
-    EXPECT_EQ(report.orphanFiles.size(), 1u);
-  }
-  EXPECT_EQ(querySql(dir.path, "PRAGMA user_version"), "2");
-  EXPECT_EQ(querySql(dir.path, "SELECT value FROM meta WHERE name = "
-                               "'format_version'"),
-            "2");
-  EXPECT_EQ(querySql(dir.path, "SELECT COUNT(*) FROM entries"), "0");
-  KILN_OPEN_CACHE(again, dir.path);
-  KILN_ASSIGN_OR_FAIL(clean, again->verify(false));
-  EXPECT_TRUE(clean.clean());
 }
 
 TEST(CacheFormat, NewerVersionIsRefusedNamingBothVersions) {
@@ -209,7 +221,7 @@ TEST(CacheFormat, NewerVersionIsRefusedNamingBothVersions) {
     ASSERT_FALSE(bool(cache)) << "readOnly=" << readOnly;
     std::string message = llvm::toString(cache.takeError());
     EXPECT_NE(message.find("format version 7"), std::string::npos) << message;
-    EXPECT_NE(message.find("this kiln's 2"), std::string::npos) << message;
+    EXPECT_NE(message.find("this kiln's 3"), std::string::npos) << message;
     EXPECT_NE(message.find(dir.path), std::string::npos) << message;
   }
   // Refusing changed nothing.
@@ -301,7 +313,7 @@ TEST(CacheFormat, ConcurrentFirstOpensCreateOneSchema) {
     }));
   for (pid_t child : children)
     EXPECT_EQ(waitChild(child), 0);
-  EXPECT_EQ(querySql(dir.path, "PRAGMA user_version"), "2");
+  EXPECT_EQ(querySql(dir.path, "PRAGMA user_version"), "3");
   EXPECT_EQ(querySql(dir.path, "SELECT COUNT(*) FROM entries"), "6");
 }
 

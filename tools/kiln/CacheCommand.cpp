@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ChangeReport.h"
 #include "Commands.h"
 #include "GraphKeys.h"
 
@@ -13,6 +14,7 @@
 #include "kiln/Cache/Explain.h"
 #include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Import/LoadGraph.h"
+#include "kiln/Signature/GraphDiff.h"
 #include "kiln/Signature/Signature.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -121,41 +123,57 @@ llvm::json::Object entryToJson(const CacheEntry &entry) {
   return object;
 }
 
-/// A short reason for a miss, for `check`. `recent` holds the recently used
-/// entries that every miss without a same-signature entry is compared with:
-/// read once for the whole check, on the first such miss.
-std::string describeMiss(Cache &cache, const GraphKey &graph,
-                         std::optional<std::vector<CacheEntry>> &recent) {
+/// Why a graph missed, in short.
+struct MissReason {
+  /// What the statistics count it under (getMissReason).
+  std::string kind;
+  /// For `check`'s listing; empty if nothing could be read.
+  std::string text;
+};
+
+/// Why `graph` missed, compared with the entries that have its signature,
+/// failing that with `recent`, the recently used entries: read once for a
+/// whole check, on the first miss that needs them, their sketches sorted
+/// once for all the comparisons.
+MissReason describeMiss(Cache &cache, const GraphKey &graph,
+                        std::optional<std::vector<CacheEntry>> &recent) {
   llvm::Expected<std::vector<CacheEntry>> same =
       cache.findEntriesWithSignature(graph.parts.signature.toHex());
   if (!same) {
     llvm::consumeError(same.takeError());
-    return "";
+    return {"computation", ""};
   }
   if (same->empty() && !recent) {
     llvm::Expected<std::vector<CacheEntry>> entries = cache.listRecent(1000);
     if (!entries) {
       llvm::consumeError(entries.takeError());
-      return "";
+      return {"computation", ""};
     }
     recent = std::move(*entries);
+    for (CacheEntry &entry : *recent)
+      llvm::sort(entry.sketch);
   }
-  MissExplanation explanation =
-      explainMiss(graph.parts, graph.sketch, same->empty() ? *recent : *same);
+  MissExplanation explanation = explainMiss(
+      graph.parts, graph.graphName, graph.sketch, same->empty() ? *recent : *same);
+  MissReason reason{getMissReason(explanation).str(), ""};
   switch (explanation.kind) {
   case MissExplanation::Kind::EmptyCache:
-    return "the cache is empty";
+    reason.text = "the cache is empty";
+    break;
   case MissExplanation::Kind::KeyPartsDiffer:
-    return "this computation is cached for another setting: " +
-           describeDifferences(explanation.differences);
+    reason.text = "this computation is cached for another setting: " +
+                  describeDifferences(explanation.differences);
+    break;
   case MissExplanation::Kind::SignatureDiffers:
-    return llvm::formatv("no cached graph has this computation; the nearest "
-                         "({0}) differs from op {1} on",
-                         explanation.nearest.source,
-                         explanation.firstDifferentOp + 1)
-        .str();
+    reason.text =
+        llvm::formatv("no cached graph has this computation; the nearest is "
+                      "{0} ({1:P0} of ops in common); kiln cache explain "
+                      "says what changed",
+                      explanation.nearest.source, explanation.similarity)
+            .str();
+    break;
   }
-  return "";
+  return reason;
 }
 
 /// Keys for one graph; prints its problems.
@@ -213,13 +231,17 @@ int runCheck(Cache &cache, const CacheOptions &options) {
                    << "\n";
       status = "miss";
       reason = "the cached artifact was corrupt: " + result->problem;
+      cache.countMissReason("corrupt");
       ++misses;
       break;
-    case LookupStatus::Miss:
+    case LookupStatus::Miss: {
       status = "miss";
-      reason = describeMiss(cache, graph, recent);
+      MissReason why = describeMiss(cache, graph, recent);
+      reason = why.text;
+      cache.countMissReason(why.kind);
       ++misses;
       break;
+    }
     }
     if (options.json) {
       llvm::json::Object entry{{"path", graph.path},
@@ -260,6 +282,19 @@ int runCheck(Cache &cache, const CacheOptions &options) {
   return ExitSuccess;
 }
 
+/// The graph's bytes, kept with its entry; null (and an error printed) if
+/// the file cannot be read.
+std::unique_ptr<llvm::MemoryBuffer> readGraphText(const std::string &path) {
+  auto text = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!text) {
+    llvm::errs() << "kiln cache: error: " << path << ": "
+                 << text.getError().message() << "\n";
+    return nullptr;
+  }
+  return std::move(*text);
+}
+
 int runPutFailed(Cache &cache, const CacheOptions &options) {
   if (!options.artifact.empty() || options.log.empty()) {
     llvm::errs() << "kiln cache put: error: --failed records a failed "
@@ -276,9 +311,13 @@ int runPutFailed(Cache &cache, const CacheOptions &options) {
                  << log.getError().message() << "\n";
     return ExitInputError;
   }
+  std::unique_ptr<llvm::MemoryBuffer> graphText = readGraphText(options.graph);
+  if (!graphText)
+    return ExitInputError;
   if (llvm::Error error = cache.recordFailure(
           graph->parts, (*log)->getBuffer(), options.compileSeconds,
-          options.graph, graph->sketch))
+          options.graph, graph->sketch,
+          EntryGraph{graph->graphName, graphText->getBuffer()}))
     return reportError(std::move(error));
   std::string key = graph->parts.key().toHex();
   if (options.json)
@@ -308,9 +347,13 @@ int runPut(Cache &cache, const CacheOptions &options) {
                  << artifact.getError().message() << "\n";
     return ExitInputError;
   }
+  std::unique_ptr<llvm::MemoryBuffer> graphText = readGraphText(options.graph);
+  if (!graphText)
+    return ExitInputError;
   llvm::Expected<PublishOutcome> outcome = cache.publishArtifact(
       graph->parts, (*artifact)->getBuffer(), options.compileSeconds,
-      options.graph, graph->sketch, options.replace);
+      options.graph, graph->sketch, options.replace,
+      EntryGraph{graph->graphName, graphText->getBuffer()});
   if (!outcome)
     return reportError(outcome.takeError());
   std::string key = graph->parts.key().toHex();
@@ -342,10 +385,16 @@ int runGet(Cache &cache, const CacheOptions &options) {
   if (!result)
     return reportError(result.takeError());
   if (result->status != LookupStatus::Hit) {
-    if (result->status == LookupStatus::Corrupt)
+    if (result->status == LookupStatus::Corrupt) {
       llvm::errs() << options.graph << ": warning: cached artifact " << key
                    << " was corrupt and has been removed: " << result->problem
                    << "\n";
+      cache.countMissReason("corrupt");
+    } else if (result->status == LookupStatus::Miss) {
+      // Only the kind of reason counts here: no nearest graph is looked for.
+      std::optional<std::vector<CacheEntry>> none = std::vector<CacheEntry>();
+      cache.countMissReason(describeMiss(cache, *graph, none).kind);
+    }
     if (options.json)
       printJson(llvm::json::Object{{"key", key}, {"status", "miss"}});
     else
@@ -445,6 +494,35 @@ int runList(Cache &cache, const CacheOptions &options) {
   return ExitSuccess;
 }
 
+/// " (3 changed or new computation, 1 other options)": the misses by the
+/// reasons counted for them, largest first.
+std::string describeMissReasons(const CacheStats &stats) {
+  static const std::pair<const char *, const char *> kWords[] = {
+      {"computation", "changed or new computation"},
+      {"options", "other options"},
+      {"target", "other target"},
+      {"compiler", "other kiln build"},
+      {"format", "other cache format"},
+      {"corrupt", "corrupt artifact"}};
+  std::vector<std::pair<uint64_t, std::string>> parts;
+  for (const auto &[reason, count] : stats.missesByReason) {
+    std::string words = reason;
+    for (const auto &[name, text] : kWords)
+      if (reason == name)
+        words = text;
+    parts.push_back({count, std::to_string(count) + " " + words});
+  }
+  llvm::stable_sort(parts, [](const auto &a, const auto &b) {
+    return a.first > b.first;
+  });
+  if (parts.empty())
+    return "";
+  std::vector<std::string> texts;
+  for (auto &part : parts)
+    texts.push_back(std::move(part.second));
+  return " (" + llvm::join(texts, ", ") + ")";
+}
+
 int runStats(Cache &cache, const CacheOptions &options) {
   if (options.zero) {
     if (llvm::Error error = cache.zeroStats())
@@ -466,6 +544,13 @@ int runStats(Cache &cache, const CacheOptions &options) {
         {"bytes", (int64_t)stats->bytes},
         {"hits", (int64_t)stats->hits},
         {"misses", (int64_t)stats->misses},
+        {"misses_by_reason",
+         [&] {
+           llvm::json::Object reasons;
+           for (const auto &[reason, count] : stats->missesByReason)
+             reasons[reason] = (int64_t)count;
+           return reasons;
+         }()},
         {"hit_rate_percent", hitRate},
         {"corrupt_found", (int64_t)stats->corrupt},
         {"active_leases", (int64_t)stats->activeLeases},
@@ -480,13 +565,49 @@ int runStats(Cache &cache, const CacheOptions &options) {
                                              : " failed compilations)\n")
                << "Size: " << formatBytes(stats->bytes) << "\n"
                << "Hits: " << stats->hits << "\n"
-               << "Misses: " << stats->misses << "\n"
+               << "Misses: " << stats->misses << describeMissReasons(*stats)
+               << "\n"
                << llvm::format("Hit rate: %.1f%%\n", hitRate)
                << "Corrupt artifacts found: " << stats->corrupt << "\n"
                << "Compilations in progress: " << stats->activeLeases << "\n"
                << llvm::format("Compile time saved: %.1f s\n",
                                stats->compileSecondsSaved);
   return ExitSuccess;
+}
+
+/// The nearest entry's graph, imported from the text its file keeps (into
+/// `context`, beside the graph being explained); null, with the reason in
+/// `problem`, if the entry kept none or it cannot be read.
+mlir::OwningOpRef<mlir::ModuleOp> loadCachedGraph(Cache &cache,
+                                                  const CacheEntry &entry,
+                                                  mlir::MLIRContext *context,
+                                                  std::string &problem) {
+  llvm::Expected<std::optional<StoredArtifact>> stored =
+      entry.ok ? cache.readArtifact(entry.key) : cache.readLog(entry.key);
+  if (!stored) {
+    problem = llvm::toString(stored.takeError());
+    return nullptr;
+  }
+  if (!*stored) {
+    problem = "its file is gone (removed since the lookup)";
+    return nullptr;
+  }
+  if ((*stored)->header.graph.empty()) {
+    problem = "the entry keeps no copy of its graph";
+    return nullptr;
+  }
+  // Named after the file it came from, so that its positions read as
+  // that file's and its kind (HLO text or MLIR) is known.
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  mlir::OwningOpRef<mlir::ModuleOp> module = loadGraphBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy((*stored)->header.graph,
+                                           entry.source),
+      context, os);
+  if (!module)
+    problem = "its graph does not import: " +
+              llvm::StringRef(diagnostics).split('\n').first.str();
+  return module;
 }
 
 int runExplain(Cache &cache, const CacheOptions &options) {
@@ -498,8 +619,7 @@ int runExplain(Cache &cache, const CacheOptions &options) {
       loadGraph(options.graph, &context, llvm::errs());
   if (!module)
     return ExitInputError;
-  mlir::FailureOr<GraphSignature> signature =
-      computeSignature(*module, /*keepSketchOps=*/true);
+  mlir::FailureOr<GraphSignature> signature = computeSignature(*module);
   if (mlir::failed(signature))
     return ExitInputError;
   KeyParts parts =
@@ -524,7 +644,8 @@ int runExplain(Cache &cache, const CacheOptions &options) {
     }
 
   MissExplanation explanation =
-      explainMiss(parts, signature->sketch, *candidates);
+      explainMiss(parts, module->getSymName().value_or(""), signature->sketch,
+                  *candidates);
   llvm::json::Object report{{"key", key}, {"status", "miss"}};
   std::string text = "miss  " + key + "  " + options.graph + "\n";
   switch (explanation.kind) {
@@ -549,29 +670,43 @@ int runExplain(Cache &cache, const CacheOptions &options) {
     break;
   }
   case MissExplanation::Kind::SignatureDiffers: {
+    const CacheEntry &nearest = explanation.nearest;
     report["reason"] = "signature differs";
-    report["nearest"] = explanation.nearest.key;
-    report["nearest_source"] = explanation.nearest.source;
-    size_t index = explanation.firstDifferentOp;
-    report["first_different_op"] = (int64_t)index + 1;
-    text += "no cached graph has this computation; the nearest is " +
-            explanation.nearest.key + " (from " + explanation.nearest.source +
-            "),\nwhich matches the first " + std::to_string(index) +
-            " ops and differs from op " + std::to_string(index + 1) + " on:\n";
-    if (index < signature->sketchOps.size()) {
-      mlir::Operation *op = signature->sketchOps[index];
-      std::string printed;
-      llvm::raw_string_ostream os(printed);
-      op->print(os, mlir::OpPrintingFlags().skipRegions().useLocalScope());
-      std::string where = describeHloLocation(op->getLoc());
-      report["op"] = printed;
-      report["location"] = where;
-      text += "  " + where + ": " + printed + "\n";
-    } else {
-      text += "  this graph ends there; the cached one goes on\n";
+    report["nearest"] = nearest.key;
+    report["nearest_source"] = nearest.source;
+    report["ops_in_common"] = (int64_t)explanation.commonOps;
+    report["similarity"] = explanation.similarity;
+    text += llvm::formatv("no cached graph has this computation; the nearest "
+                          "is {0}\n(from {1}, {2:P0} of ops in common)",
+                          nearest.key, nearest.source, explanation.similarity)
+                .str();
+    std::string problem;
+    mlir::OwningOpRef<mlir::ModuleOp> cached =
+        loadCachedGraph(cache, nearest, &context, problem);
+    if (!cached) {
+      report["problem"] = problem;
+      text += "; it cannot be compared op by op: " + problem + "\n";
+      break;
     }
+    GraphDiff diff = diffGraphs(*cached, *module);
+    report["changes"] = graphChangesToJson(diff, "cached", "here");
+    report["following_ops"] = (int64_t)diff.followingOps;
+    text += ": " + summarizeGraphChanges(diff) + " from it to this graph\n";
+    llvm::raw_string_ostream os(text);
+    printGraphChanges(os, diff, "cached", "here");
     break;
   }
+  }
+  if (!explanation.differences.empty() &&
+      explanation.kind == MissExplanation::Kind::SignatureDiffers) {
+    // The nearest graph may also be cached with other key parts.
+    llvm::json::Array parts;
+    text += "and key parts differ too: " +
+            describeDifferences(explanation.differences) + "\n";
+    for (const KeyPartDifference &diff : explanation.differences)
+      parts.push_back(llvm::json::Object{
+          {"part", diff.part}, {"here", diff.ours}, {"cached", diff.theirs}});
+    report["differences"] = std::move(parts);
   }
   if (options.json)
     printJson(std::move(report));

@@ -43,9 +43,11 @@ int runHash(const HashOptions &options);
 struct DiffOptions {
   std::string first;
   std::string second;
+  bool json = false;
+  size_t limit = 20; ///< changes printed as text
 };
 
-/// `kiln diff A B`: `same computation`, or the first op that differs.
+/// `kiln diff A B`: `same computation`, or every change from A to B.
 int runDiff(const DiffOptions &options);
 
 struct CacheOptions {

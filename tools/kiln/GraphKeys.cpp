@@ -131,6 +131,7 @@ kiln::computeGraphKeys(const std::vector<std::string> &paths,
         continue;
       key.parts = makeKeyParts(signature->signature, canonicalOptions, target);
       key.sketch = std::move(signature->sketch);
+      key.graphName = module->getSymName().value_or("").str();
       key.elidedConstants = signature->elidedConstants;
       key.ok = true;
     }

@@ -23,6 +23,7 @@ struct GraphKey {
   /// `file:line:col: error: ...` text when the graph failed to import.
   std::string diagnostics;
   KeyParts parts;
+  std::string graphName; ///< the module's name
   std::vector<uint64_t> sketch;
   unsigned elidedConstants = 0;
   double importSeconds = 0;

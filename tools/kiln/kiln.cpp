@@ -74,7 +74,9 @@ int main(int argc, char **argv) {
   kiln::DiffOptions diffOptions;
   CLI::App *diff = app.add_subcommand(
       "diff", "Compare two graphs: prints 'same computation' (exit 0) or\n"
-              "the first op that differs, with both versions and their\n"
+              "what changed from the first to the second, in words (shape,\n"
+              "element type, constant value, attribute, op kind, operand\n"
+              "wiring, op added or missing), with both versions and their\n"
               "source locations (exit 1).");
   diff->add_option("first", diffOptions.first, "First graph")
       ->required()
@@ -82,6 +84,9 @@ int main(int argc, char **argv) {
   diff->add_option("second", diffOptions.second, "Second graph")
       ->required()
       ->check(CLI::ExistingFile);
+  diff->add_flag("--json", diffOptions.json, "Print every change as JSON");
+  diff->add_option("--limit", diffOptions.limit,
+                   "How many changes to print as text (default 20)");
 
   kiln::CacheOptions cacheOptions;
   CLI::App *cache = app.add_subcommand(

@@ -2,8 +2,8 @@
 //
 // This file declares the header that every file of the cache's objects/ and
 // logs/ starts with: a magic, the header's own version, the entry's key and
-// every key part, the artifact's size and checksum, the graph's name and
-// the per-op sketch. The index can then be lost without losing the cache:
+// every key part, the artifact's size and checksum, the graph's file and
+// module name, the per-op sketch, and the graph itself. The index can then be lost without losing the cache:
 // `kiln cache verify --rebuild-index` rebuilds it from the files alone.
 //
 //===----------------------------------------------------------------------===//
@@ -28,8 +28,13 @@ struct ArtifactHeader {
   uint64_t size = 0;    ///< payload bytes
   std::string checksum; ///< XXH3-128 of the payload
   double compileSeconds = 0;
-  std::string source;
+  std::string source;    ///< the graph file the entry was made from
+  std::string graphName; ///< the graph's module name (HloModule's)
   std::vector<uint64_t> sketch;
+  /// The graph's text as it was read, so that a later miss can be
+  /// explained change by change against it (`kiln cache explain`). Decoded,
+  /// it points into the file's bytes, which are not copied for it.
+  llvm::StringRef graph;
 };
 
 /// The bytes that go in front of the payload.

@@ -41,7 +41,16 @@ struct CacheEntry {
   int64_t hits = 0;
   KeyParts parts;
   std::string source;
+  std::string graphName; ///< the graph's module name
   std::vector<uint64_t> sketch;
+};
+
+/// What an entry keeps of its graph besides the file name and sketch: the
+/// module name (the tie-breaker when a miss looks for its nearest entry)
+/// and the text, which `kiln cache explain` compares a missing graph with.
+struct EntryGraph {
+  llvm::StringRef name;
+  llvm::StringRef text;
 };
 
 /// What a lookup found.
@@ -83,6 +92,8 @@ struct CacheStats {
   uint64_t activeLeases = 0;
   /// Sum over entries of compile time times hits: what the cache saved.
   double compileSecondsSaved = 0;
+  /// Misses by the reason their caller found (countMissReason).
+  std::map<std::string, uint64_t> missesByReason;
 };
 
 struct VerifyReport {
@@ -192,22 +203,29 @@ public:
   /// hit or miss in the statistics unless the cache is read-only.
   llvm::Expected<LookupResult> lookup(llvm::StringRef key, bool verify);
 
+  /// Counts, under `reason`, a miss that the last lookup found: why the
+  /// key was not there ("computation", "options", "target", "compiler",
+  /// "corrupt"; see getMissReason in Explain.h). Written with the counts.
+  void countMissReason(llvm::StringRef reason);
   /// Stores `artifact` under `parts.key()` atomically. If the key already
   /// has an ok entry the new bytes are dropped: a key is published once.
   llvm::Error publish(const KeyParts &parts, llvm::StringRef artifact,
                       double compileSeconds, llvm::StringRef source,
-                      llvm::ArrayRef<uint64_t> sketch = {});
+                      llvm::ArrayRef<uint64_t> sketch = {},
+                      const EntryGraph &graph = {});
   /// Like publish, and says what happened: a key that already has these
   /// bytes is AlreadyCached; one with other bytes is a Conflict, and keeps
   /// them unless `replace`.
   llvm::Expected<PublishOutcome>
   publishArtifact(const KeyParts &parts, llvm::StringRef artifact,
                   double compileSeconds, llvm::StringRef source,
-                  llvm::ArrayRef<uint64_t> sketch, bool replace);
+                  llvm::ArrayRef<uint64_t> sketch, bool replace,
+                  const EntryGraph &graph = {});
   /// Records a failed compilation with the compiler's output.
   llvm::Error recordFailure(const KeyParts &parts, llvm::StringRef log,
                             double compileSeconds, llvm::StringRef source,
-                            llvm::ArrayRef<uint64_t> sketch = {});
+                            llvm::ArrayRef<uint64_t> sketch = {},
+                            const EntryGraph &graph = {});
 
   /// Claims the right to compile `key` for `ttlSeconds`. A failed entry is
   /// AlreadyDone unless `retryFailed`.
@@ -249,10 +267,9 @@ public:
 private:
   Cache();
   llvm::Error initializeSchema();
-  llvm::Error insertEntry(const KeyParts &parts, bool ok, uint64_t size,
-                          llvm::StringRef checksum, double compileSeconds,
-                          llvm::StringRef source,
-                          llvm::ArrayRef<uint64_t> sketch, bool &inserted);
+  /// Inserts (or replaces) the row that `header` describes, and ends the
+  /// key's lease.
+  llvm::Error insertEntry(const ArtifactHeader &header);
   llvm::Error bumpCounter(llvm::StringRef name);
   bool isLeaseLive(llvm::StringRef host, int64_t pid, int64_t expiresMs,
                    int64_t nowMs) const;
@@ -273,6 +290,7 @@ private:
   std::map<std::string, PendingUse> pendingUses;
   uint64_t pendingHits = 0;
   uint64_t pendingMisses = 0;
+  std::map<std::string, uint64_t> pendingMissReasons;
   int64_t pendingSinceMs = 0;
 
   std::string directory;

@@ -1,8 +1,10 @@
 //===- Explain.h - why a graph misses the cache -----------------*- C++ -*-===//
 //
-// This file declares the explanation of a miss: compared with the nearest
-// cached entry, either some key parts differ (compiler version, options,
-// target) or the computation does, from a first op on.
+// This file declares the explanation of a miss at the level of the index:
+// either the same computation is cached with other key parts (compiler,
+// options, target), or the computation differs and the nearest cached
+// graph is the one with the most ops in common (by per-op fingerprints).
+// What changed op by op is GraphDiff's to say (kiln/Signature/GraphDiff.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,21 +25,35 @@ struct MissExplanation {
   enum class Kind {
     EmptyCache,       ///< nothing to compare with
     KeyPartsDiffer,   ///< same signature, other target/options/compiler
-    SignatureDiffers, ///< another computation; see firstDifferentOp
+    SignatureDiffers, ///< another computation; see commonOps
   };
   Kind kind = Kind::EmptyCache;
   CacheEntry nearest;
   std::vector<KeyPartDifference> differences;
-  /// Index in this graph's sketch of the first op that differs from the
-  /// nearest entry's (equal to the sketch size if this graph is a prefix).
-  size_t firstDifferentOp = 0;
+  /// For SignatureDiffers: the ops this graph and the nearest have in
+  /// common (as multisets of fingerprints), and that over the ops of both
+  /// (1: the same ops; 0: none in common).
+  size_t commonOps = 0;
+  double similarity = 0;
 };
 
-/// Picks the nearest of `candidates`: the same signature with the fewest
-/// differing parts, else the longest common run of op hashes.
-MissExplanation explainMiss(const KeyParts &parts,
+/// The reason a miss is counted under in the cache's statistics:
+/// "computation" (no entry has this signature), else the first key part
+/// that differs from the nearest entry with the signature: "compiler",
+/// "format", "target" or "options".
+llvm::StringRef getMissReason(const MissExplanation &explanation);
+
+/// Picks the nearest of `candidates` (most recently used first): the same
+/// signature with the fewest differing parts; else the most ops in common
+/// relative to both graphs' sizes, the same module name breaking ties, then
+/// the most recently used.
+MissExplanation explainMiss(const KeyParts &parts, llvm::StringRef graphName,
                             llvm::ArrayRef<uint64_t> sketch,
                             llvm::ArrayRef<CacheEntry> candidates);
+
+/// How many fingerprints two sorted sketches share, as multisets.
+size_t countCommonOps(llvm::ArrayRef<uint64_t> sortedA,
+                      llvm::ArrayRef<uint64_t> sortedB);
 
 /// Compares two keys' parts other than the signature; CPU features are
 /// reported as the features added and removed.

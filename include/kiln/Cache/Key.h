@@ -23,7 +23,7 @@ namespace kiln {
 
 /// The on-disk cache format; part of every key so that a new format never
 /// reads an old artifact.
-constexpr unsigned kCacheFormatVersion = 2;
+constexpr unsigned kCacheFormatVersion = 3;
 
 /// Compile options as the user gave them: kiln's own (`--option K=V`), and
 /// an external compiler's (`--compiler-option K=V`) under the name

@@ -10,6 +10,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace kiln {
@@ -21,6 +22,12 @@ mlir::OwningOpRef<mlir::ModuleOp> loadGraph(llvm::StringRef path,
                                             mlir::MLIRContext *context,
                                             llvm::raw_ostream &diagnostics,
                                             uint64_t *bytes = nullptr);
+
+/// Imports a graph held in memory; the buffer's identifier names it in
+/// diagnostics and, by its extension, says its kind as a path would.
+mlir::OwningOpRef<mlir::ModuleOp>
+loadGraphBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                mlir::MLIRContext *context, llvm::raw_ostream &diagnostics);
 
 } // namespace kiln
 

@@ -37,6 +37,13 @@ struct GraphSignature {
 mlir::FailureOr<GraphSignature> computeSignature(mlir::ModuleOp module,
                                                  bool keepSketchOps = false);
 
+/// Whether an op itself (its nested ops aside) must stay even when nothing
+/// uses its results, and keep its place among the others that must:
+/// collectives, transfers, rng state, custom calls marked so, and anything
+/// MLIR cannot prove free of effects. The signature keeps such ops when
+/// they are dead; `kiln diff` does the same.
+bool hasOwnSideEffects(mlir::Operation *op);
+
 /// One line per kind of information that the signature leaves out, with the
 /// reason: printed by `kiln hash --explain-exclusions` and tested.
 llvm::ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>>
