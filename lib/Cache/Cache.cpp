@@ -1238,6 +1238,79 @@ Cache::findEntriesWithSignature(StringRef signature) {
       signature, *this);
 }
 
+Expected<std::map<std::string, SignatureMemo>>
+Cache::findSignatureMemos(llvm::ArrayRef<std::string> contents) {
+  std::map<std::string, SignatureMemo> found;
+  sqlite::Statement select(
+      db, "SELECT signature, graph_name, elided_constants, sketch FROM "
+          "graph_memo WHERE content = ?1 AND compiler = ?2");
+  if (Error error = select.takePrepareError())
+    return std::move(error);
+  std::string compiler = getCompilerIdentity();
+  for (const std::string &content : contents) {
+    select.reset();
+    select.bind(1, content).bind(2, compiler);
+    Expected<bool> row = select.step();
+    if (!row)
+      return row.takeError();
+    if (!*row)
+      continue;
+    std::optional<Hash128> signature = Hash128::fromHex(select.getText(0));
+    if (!signature)
+      continue; // not one of kiln's rows: keyed again, as if absent
+    SignatureMemo memo;
+    memo.content = content;
+    memo.signature = *signature;
+    memo.graphName = select.getText(1);
+    memo.elidedConstants = select.getInt(2);
+    memo.sketch = select.getWords(3);
+    found.emplace(content, std::move(memo));
+  }
+  return found;
+}
+
+Error Cache::storeSignatureMemos(llvm::ArrayRef<SignatureMemo> memos) {
+  if (readOnly || memos.empty())
+    return Error::success();
+  sqlite::WriteTransaction transaction(db);
+  if (Error error = transaction.begin())
+    return error;
+  {
+    sqlite::Statement insert(
+        db, "INSERT OR REPLACE INTO graph_memo (content, compiler, signature, "
+            "graph_name, elided_constants, sketch, used_ms) VALUES (?1, ?2, "
+            "?3, ?4, ?5, ?6, ?7)");
+    if (Error error = insert.takePrepareError())
+      return error;
+    std::string compiler = getCompilerIdentity();
+    int64_t now = nowMs();
+    for (const SignatureMemo &memo : memos) {
+      insert.reset();
+      insert.bind(1, memo.content)
+          .bind(2, compiler)
+          .bind(3, memo.signature.toHex())
+          .bind(4, memo.graphName)
+          .bind(5, (int64_t)memo.elidedConstants)
+          .bindBlob(6, memo.sketch)
+          .bind(7, now);
+      if (Error error = insert.run())
+        return error;
+    }
+    // Another build's memos are never read again; the oldest go past the
+    // bound.
+    sqlite::Statement trim(
+        db, "DELETE FROM graph_memo WHERE compiler != ?1 OR content IN "
+            "(SELECT content FROM graph_memo ORDER BY used_ms DESC LIMIT -1 "
+            "OFFSET ?2)");
+    if (Error error = trim.takePrepareError())
+      return error;
+    trim.bind(1, compiler).bind(2, (int64_t)kMaxSignatureMemos);
+    if (Error error = trim.run())
+      return error;
+  }
+  return transaction.commit();
+}
+
 Expected<std::vector<CacheEntry>> Cache::listRecent(unsigned limit) {
   // Counts and last uses made here so far are part of what this reads.
   if (Error error = flushCounts())

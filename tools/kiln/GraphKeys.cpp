@@ -12,6 +12,7 @@
 #include "kiln/Signature/Signature.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
@@ -117,7 +118,18 @@ kiln::computeGraphKeys(const std::vector<std::string> &paths,
       key.path = paths[i];
       llvm::raw_string_ostream diagnostics(key.diagnostics);
       auto start = std::chrono::steady_clock::now();
-      OwningOpRef<ModuleOp> module = loadGraph(paths[i], &context, diagnostics);
+      // The bytes that are imported are the bytes that are hashed, so that
+      // a memo never pairs a file's content with another's signature.
+      std::string errorMessage;
+      std::unique_ptr<llvm::MemoryBuffer> buffer =
+          openInputFile(paths[i], &errorMessage);
+      if (!buffer) {
+        diagnostics << paths[i] << ": error: " << errorMessage << "\n";
+        continue;
+      }
+      key.content = Hash128::of(buffer->getBuffer()).toHex();
+      OwningOpRef<ModuleOp> module =
+          loadGraphBuffer(std::move(buffer), &context, diagnostics);
       auto imported = std::chrono::steady_clock::now();
       key.importSeconds =
           std::chrono::duration<double>(imported - start).count();

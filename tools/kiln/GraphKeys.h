@@ -24,6 +24,10 @@ struct GraphKey {
   std::string diagnostics;
   KeyParts parts;
   std::string graphName; ///< the module's name
+  /// XXH3-128 of the file's bytes as imported, hex (the memo's key).
+  std::string content;
+  /// Whether the key came from the cache's memo instead of an import.
+  bool fromMemo = false;
   std::vector<uint64_t> sketch;
   unsigned elidedConstants = 0;
   double importSeconds = 0;

@@ -53,6 +53,17 @@ struct EntryGraph {
   llvm::StringRef text;
 };
 
+/// What `kiln cache check` remembers of a graph file it keyed: keyed by the
+/// file's bytes and the kiln build, so that an unchanged dump is not
+/// imported again.
+struct SignatureMemo {
+  std::string content; ///< XXH3-128 of the file's bytes, hex
+  Hash128 signature;
+  std::string graphName;
+  unsigned elidedConstants = 0;
+  std::vector<uint64_t> sketch;
+};
+
 /// What a lookup found.
 enum class LookupStatus {
   Hit,     ///< an artifact, checksum verified if asked
@@ -202,6 +213,15 @@ public:
   /// and a mismatch turns the hit into a removed, Corrupt miss. Counts a
   /// hit or miss in the statistics unless the cache is read-only.
   llvm::Expected<LookupResult> lookup(llvm::StringRef key, bool verify);
+
+  /// The memos of these file contents made by this kiln build, by content
+  /// (contents without one are left out).
+  llvm::Expected<std::map<std::string, SignatureMemo>>
+  findSignatureMemos(llvm::ArrayRef<std::string> contents);
+  /// Remembers `memos` for this kiln build, in one transaction; the oldest
+  /// memos go past kMaxSignatureMemos. Does nothing on a read-only cache.
+  llvm::Error storeSignatureMemos(llvm::ArrayRef<SignatureMemo> memos);
+  static constexpr unsigned kMaxSignatureMemos = 100000;
 
   /// Counts, under `reason`, a miss that the last lookup found: why the
   /// key was not there ("computation", "options", "target", "compiler",
