@@ -81,6 +81,7 @@ Cache::Cache() = default;
 Cache::~Cache() {
   if (db) {
     llvm::consumeError(flushCounts());
+    statements.clear(); // finalized before the connection closes
     sqlite3_close_v2(db);
   }
 }
@@ -423,22 +424,36 @@ Error unlinkRemovedFiles(sqlite3 *db, const CacheDirectory &files,
 
 } // namespace
 
+Expected<sqlite::Statement *> Cache::prepared(const std::string &sql) {
+  std::unique_ptr<sqlite::Statement> &statement = statements[sql];
+  if (!statement) {
+    auto made = std::make_unique<sqlite::Statement>(db, sql);
+    if (Error error = made->takePrepareError())
+      return std::move(error);
+    statement = std::move(made);
+  }
+  statement->reset();
+  return statement.get();
+}
+
 Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
   if (Error error = checkKey(key))
     return std::move(error);
   LookupResult result;
   {
-    sqlite::Statement select(db, (llvm::Twine("SELECT ") + kEntryColumns +
-                                  " FROM entries WHERE key = ?1")
-                                     .str());
-    if (Error error = select.takePrepareError())
-      return std::move(error);
-    select.bind(1, key);
-    Expected<bool> row = select.step();
+    static const std::string sql = (llvm::Twine("SELECT ") + kEntryColumns +
+                                    " FROM entries WHERE key = ?1")
+                                       .str();
+    Expected<sqlite::Statement *> select = prepared(sql);
+    if (!select)
+      return select.takeError();
+    llvm::scope_exit done([&] { (*select)->reset(); });
+    (*select)->bind(1, key);
+    Expected<bool> row = (*select)->step();
     if (!row)
       return row.takeError();
     if (*row)
-      result.entry = readEntry(select);
+      result.entry = readEntry(**select);
   }
   // Hits and misses are counted in memory and written in batches
   // (flushCounts): a lookup takes no write lock, so a training job's
@@ -1194,16 +1209,10 @@ Expected<CacheStats> Cache::getStats() {
   return stats;
 }
 
-static Expected<std::vector<CacheEntry>> selectEntries(sqlite3 *db,
-                                                       const std::string &sql,
-                                                       StringRef parameter,
-                                                       const Cache &cache) {
+/// The entries that `select` (bound already) returns, with their paths.
+static Expected<std::vector<CacheEntry>>
+readEntries(sqlite::Statement &select, const Cache &cache) {
   std::vector<CacheEntry> entries;
-  sqlite::Statement select(db, sql);
-  if (Error error = select.takePrepareError())
-    return std::move(error);
-  if (!parameter.empty())
-    select.bind(1, parameter);
   if (Error error = select.forEachRow([&]() -> Error {
         CacheEntry entry = readEntry(select);
         entry.path = entry.ok ? cache.getObjectPath(entry.key)
@@ -1213,6 +1222,18 @@ static Expected<std::vector<CacheEntry>> selectEntries(sqlite3 *db,
       }))
     return std::move(error);
   return entries;
+}
+
+static Expected<std::vector<CacheEntry>> selectEntries(sqlite3 *db,
+                                                       const std::string &sql,
+                                                       StringRef parameter,
+                                                       const Cache &cache) {
+  sqlite::Statement select(db, sql);
+  if (Error error = select.takePrepareError())
+    return std::move(error);
+  if (!parameter.empty())
+    select.bind(1, parameter);
+  return readEntries(select, cache);
 }
 
 Expected<std::vector<CacheEntry>> Cache::list() {
@@ -1228,14 +1249,19 @@ Expected<std::vector<CacheEntry>> Cache::list() {
 
 Expected<std::vector<CacheEntry>>
 Cache::findEntriesWithSignature(StringRef signature) {
-  if (Error error = flushCounts())
-    return std::move(error);
-  return selectEntries(
-      db,
+  // Not flushed first: the order by last use may be a batch behind, which
+  // an explanation does not mind, and a check with many misses must not
+  // write once per miss. Prepared once: it runs once per miss.
+  static const std::string sql =
       (llvm::Twine("SELECT ") + kEntryColumns +
        " FROM entries WHERE signature = ?1 ORDER BY last_used_ms DESC")
-          .str(),
-      signature, *this);
+          .str();
+  Expected<sqlite::Statement *> select = prepared(sql);
+  if (!select)
+    return select.takeError();
+  llvm::scope_exit done([&] { (*select)->reset(); });
+  (*select)->bind(1, signature);
+  return readEntries(**select, *this);
 }
 
 Expected<std::map<std::string, SignatureMemo>>

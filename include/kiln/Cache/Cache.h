@@ -27,6 +27,9 @@ struct sqlite3;
 namespace kiln {
 
 class CacheDirectory;
+namespace sqlite {
+class Statement;
+} // namespace sqlite
 
 /// One row of the index.
 struct CacheEntry {
@@ -312,6 +315,12 @@ private:
   uint64_t pendingMisses = 0;
   std::map<std::string, uint64_t> pendingMissReasons;
   int64_t pendingSinceMs = 0;
+
+  /// The statement for `sql`, prepared once per Cache and reused (the
+  /// lookup path prepares nothing); reset it after use, so that no read
+  /// transaction stays open between calls.
+  llvm::Expected<sqlite::Statement *> prepared(const std::string &sql);
+  std::map<std::string, std::unique_ptr<sqlite::Statement>> statements;
 
   std::string directory;
   /// The cache's files, through handles opened once (CacheDirectory.h).
