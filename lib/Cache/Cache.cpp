@@ -195,36 +195,40 @@ Expected<std::unique_ptr<Cache>> Cache::open(StringRef directory,
   if (cache->readOnly && !exists)
     return makeError("no kiln cache at " + directory + " (no index.db)");
 
-  int flags = cache->readOnly ? SQLITE_OPEN_READONLY
-                              : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  int result = sqlite3_open_v2(indexPath.c_str(), &cache->db,
-                               flags | SQLITE_OPEN_FULLMUTEX |
+  // Opens the index; read-only, a WAL database whose -wal and -shm files
+  // cannot be made here (an unwritable directory, a full disk) is read as
+  // immutable.
+  auto openIndex = [&]() -> Error {
+    int flags = cache->readOnly ? SQLITE_OPEN_READONLY
+                                : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    int result = sqlite3_open_v2(indexPath.c_str(), &cache->db,
+                                 flags | SQLITE_OPEN_FULLMUTEX |
+                                     SQLITE_OPEN_NOFOLLOW,
+                                 nullptr);
+    if (result == SQLITE_OK && cache->readOnly) {
+      // SQLite opens lazily: a WAL database whose -wal and -shm files are
+      // gone (no writer has it open, the last one checkpointed it) and
+      // cannot be created here fails only at its first read.
+      int probe = sqlite3_exec(cache->db, "SELECT COUNT(*) FROM sqlite_master",
+                               nullptr, nullptr, nullptr) &
+                  0xff;
+      if (probe == SQLITE_READONLY || probe == SQLITE_CANTOPEN ||
+          probe == SQLITE_IOERR || probe == SQLITE_FULL)
+        result = probe;
+    }
+    if (result != SQLITE_OK && cache->readOnly) {
+      sqlite3_close_v2(cache->db);
+      cache->db = nullptr;
+      std::string uri = "file:" + std::string(indexPath) + "?immutable=1";
+      result = sqlite3_open_v2(uri.c_str(), &cache->db,
+                               SQLITE_OPEN_READONLY | SQLITE_OPEN_URI |
                                    SQLITE_OPEN_NOFOLLOW,
                                nullptr);
-  if (result == SQLITE_OK && cache->readOnly) {
-    // SQLite opens lazily: a WAL database whose -wal and -shm files are
-    // gone (no writer has it open, the last one checkpointed it) and cannot
-    // be created here fails only at its first read.
-    int probe = sqlite3_exec(cache->db, "SELECT COUNT(*) FROM sqlite_master",
-                             nullptr, nullptr, nullptr) &
-                0xff;
-    if (probe == SQLITE_READONLY || probe == SQLITE_CANTOPEN)
-      result = probe;
-  }
-  if (result != SQLITE_OK && cache->readOnly) {
-    // A WAL database in a directory we cannot write: read it as immutable.
-    sqlite3_close_v2(cache->db);
-    cache->db = nullptr;
-    std::string uri = "file:" + std::string(indexPath) + "?immutable=1";
-    result = sqlite3_open_v2(
-        uri.c_str(), &cache->db,
-        SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOFOLLOW, nullptr);
-  }
-  if (result != SQLITE_OK)
-    return sqlite::makeError(cache->db, "opening " + std::string(indexPath));
-  sqlite3_busy_timeout(cache->db, options.busyTimeoutMs);
-  // A damaged index fails at its first read: say so, and how to recover.
-  {
+    }
+    if (result != SQLITE_OK)
+      return sqlite::makeError(cache->db, "opening " + std::string(indexPath));
+    sqlite3_busy_timeout(cache->db, options.busyTimeoutMs);
+    // A damaged index fails at its first read: say so, and how to recover.
     int probe = sqlite3_exec(cache->db, "SELECT COUNT(*) FROM sqlite_master",
                              nullptr, nullptr, nullptr) &
                 0xff;
@@ -232,14 +236,36 @@ Expected<std::unique_ptr<Cache>> Cache::open(StringRef directory,
       return makeError("the index " + cache->files->describe("index.db") +
                        " is damaged (" + sqlite3_errmsg(cache->db) + ")" +
                        rebuildHint);
-  }
-  if (!cache->readOnly) {
+    if (cache->readOnly)
+      return Error::success();
     // WAL lets readers (training jobs) proceed while a writer commits;
     // NORMAL sync is durable in WAL except for the last commits on power
     // loss, which at worst leaves an artifact without a row (garbage).
     if (Error error = sqlite::execute(cache->db, "PRAGMA journal_mode=WAL;"
                                                  "PRAGMA synchronous=NORMAL;"))
+      return error;
+    // The -wal and -shm files stay when the last connection closes, so
+    // that a reader never has to make them: on a full disk or a read-only
+    // mount, lookups still work.
+    int persist = 1;
+    sqlite3_file_control(cache->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+    return Error::success();
+  };
+  if (Error error = openIndex()) {
+    int code = cache->db ? sqlite3_errcode(cache->db) & 0xff : SQLITE_ERROR;
+    bool cannotWrite = code == SQLITE_FULL || code == SQLITE_IOERR ||
+                       code == SQLITE_READONLY || code == SQLITE_CANTOPEN;
+    if (cache->readOnly || !exists || !options.readOnlyIfUnwritable ||
+        !cannotWrite)
       return std::move(error);
+    // Lookups need not write: a full disk or a read-only mount opens the
+    // cache for reading (hits are not counted, nothing is removed).
+    cache->readOnlyReason = llvm::toString(std::move(error));
+    sqlite3_close_v2(cache->db);
+    cache->db = nullptr;
+    cache->readOnly = true;
+    if (Error again = openIndex())
+      return std::move(again);
   }
   if (Error error = cache->initializeSchema())
     return std::move(error);
@@ -1161,8 +1187,9 @@ Error Cache::zeroStats() {
 
 Expected<CacheStats> Cache::getStats() {
   // Counts and last uses made here so far are part of what this reads.
-  if (Error error = flushCounts())
-    return std::move(error);
+  // Reading never fails for want of writing: counts that cannot be
+  // written now (a full disk) stay pending.
+  llvm::consumeError(flushCounts());
   CacheStats stats;
   sqlite::Statement totals(
       db, "SELECT COUNT(*), COALESCE(SUM(status = 'failed'), 0), "
@@ -1238,8 +1265,9 @@ static Expected<std::vector<CacheEntry>> selectEntries(sqlite3 *db,
 
 Expected<std::vector<CacheEntry>> Cache::list() {
   // Counts and last uses made here so far are part of what this reads.
-  if (Error error = flushCounts())
-    return std::move(error);
+  // Reading never fails for want of writing: counts that cannot be
+  // written now (a full disk) stay pending.
+  llvm::consumeError(flushCounts());
   return selectEntries(db,
                        (llvm::Twine("SELECT ") + kEntryColumns +
                         " FROM entries ORDER BY last_used_ms DESC, key ASC")
@@ -1339,8 +1367,9 @@ Error Cache::storeSignatureMemos(llvm::ArrayRef<SignatureMemo> memos) {
 
 Expected<std::vector<CacheEntry>> Cache::listRecent(unsigned limit) {
   // Counts and last uses made here so far are part of what this reads.
-  if (Error error = flushCounts())
-    return std::move(error);
+  // Reading never fails for want of writing: counts that cannot be
+  // written now (a full disk) stay pending.
+  llvm::consumeError(flushCounts());
   return selectEntries(db,
                        (llvm::Twine("SELECT ") + kEntryColumns +
                         " FROM entries ORDER BY last_used_ms DESC LIMIT " +

@@ -1118,6 +1118,58 @@ TEST(CacheFullDisk, RealTinyTmpfs) {
   EXPECT_TRUE(report.clean());
 }
 
+// Lookups on a full disk: with the -wal and -shm files kept (as kiln keeps
+// them), and without them (a cache last closed by a kiln that let SQLite
+// delete them), a read-only open and an open for lookups both serve hits.
+TEST(CacheFullDisk, LookupsOnAFullDisk) {
+  if (geteuid() != 0)
+    GTEST_SKIP() << "mounting a tmpfs needs root";
+  for (bool dropWalFiles : {false, true}) {
+    SCOPED_TRACE(dropWalFiles);
+    TempDir dir;
+    std::string mountPoint = dir.sub("mnt");
+    ASSERT_TRUE(!llvm::sys::fs::create_directory(mountPoint));
+    TmpfsMount mount(mountPoint, "1m");
+    if (!mount.mounted)
+      GTEST_SKIP() << "cannot mount a tmpfs here: " << strerror(mount.error);
+    std::string root = mountPoint + "/cache";
+    {
+      KILN_OPEN_CACHE(cache, root);
+      KILN_ASSERT_OK(cache->publish(
+          makeParts(1), makeArtifact(keyOf(1), 0, 1, 20000), 1, "g"));
+    }
+    EXPECT_TRUE(llvm::sys::fs::exists(root + "/index.db-shm"));
+    if (dropWalFiles) {
+      llvm::sys::fs::remove(root + "/index.db-wal");
+      llvm::sys::fs::remove(root + "/index.db-shm");
+    }
+    // Fill the disk.
+    {
+      std::error_code error;
+      llvm::raw_fd_ostream fill(mountPoint + "/fill", error);
+      std::string block(4096, 'f');
+      for (int i = 0; i < 1024 && !fill.has_error(); ++i)
+        fill << block;
+      fill.flush();
+      fill.clear_error();
+    }
+    for (bool readOnly : {true, false}) {
+      SCOPED_TRACE(readOnly);
+      Cache::OpenOptions options;
+      options.readOnly = readOnly;
+      options.readOnlyIfUnwritable = true;
+      auto cache = Cache::open(root, options);
+      ASSERT_TRUE(bool(cache)) << llvm::toString(cache.takeError());
+      KILN_ASSIGN_OR_FAIL(hit, (*cache)->lookup(keyOf(1), true));
+      EXPECT_EQ(hit.status, LookupStatus::Hit);
+      KILN_ASSIGN_OR_FAIL(miss, (*cache)->lookup(keyOf(2), true));
+      EXPECT_EQ(miss.status, LookupStatus::Miss);
+      KILN_ASSIGN_OR_FAIL(entries, (*cache)->listRecent(10));
+      EXPECT_EQ(entries.size(), 1u);
+    }
+  }
+}
+
 // Eviction and rm are what one runs on a full disk. Their deletion of rows
 // must commit before the files go: if the commit fails (here: no room for
 // the write-ahead log to grow), every row must still have its file.

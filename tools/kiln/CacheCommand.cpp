@@ -993,10 +993,18 @@ int kiln::runCache(const CacheOptions &options) {
                          (options.action == "config" &&
                           options.configValue.empty()) ||
                          (options.action == "verify" && !options.repair);
+  // Lookups work where nothing can be written (a full disk, a read-only
+  // mount): they count no hits there.
+  openOptions.readOnlyIfUnwritable =
+      options.action == "check" || options.action == "get";
   llvm::Expected<std::unique_ptr<Cache>> cache =
       Cache::open(directory, openOptions);
   if (!cache)
     return reportError(cache.takeError());
+  if (!(*cache)->getReadOnlyReason().empty())
+    llvm::errs() << "kiln cache: warning: the cache at " << directory
+                 << " cannot be written (" << (*cache)->getReadOnlyReason()
+                 << "); looking up without counting hits\n";
   const std::string &action = options.action;
   if (action == "check")
     return runCheck(**cache, options);

@@ -167,6 +167,10 @@ public:
     /// directory allows). A directory that cannot be written is opened
     /// read-only anyway.
     bool readOnly = false;
+    /// For commands that only look up (check, get): a cache that cannot be
+    /// opened for writing (a full disk, a read-only mount) is opened
+    /// read-only instead; getReadOnlyReason says why.
+    bool readOnlyIfUnwritable = false;
     /// How long to wait for another process's lock before retrying.
     unsigned busyTimeoutMs = 60000;
     /// Make a new index even though objects/ holds artifacts (the first
@@ -189,6 +193,9 @@ public:
 
   llvm::StringRef getDirectory() const { return directory; }
   bool isReadOnly() const { return readOnly; }
+  /// Why a cache asked to be writable was opened read-only
+  /// (OpenOptions::readOnlyIfUnwritable); empty otherwise.
+  llvm::StringRef getReadOnlyReason() const { return readOnlyReason; }
   /// Whether this user could write the cache (whether or not it was
   /// opened for writing).
   bool canWrite() const;
@@ -327,6 +334,7 @@ private:
   std::unique_ptr<CacheDirectory> files;
   std::string hostName;
   bool readOnly = false;
+  std::string readOnlyReason;
   OpenOptions options;
   sqlite3 *db = nullptr;
 };
