@@ -228,6 +228,12 @@ Expected<std::unique_ptr<Cache>> Cache::open(StringRef directory,
     if (result != SQLITE_OK)
       return sqlite::makeError(cache->db, "opening " + std::string(indexPath));
     sqlite3_busy_timeout(cache->db, options.busyTimeoutMs);
+    // The -wal and -shm files stay when the last connection closes, so
+    // that a reader never has to make them: on a full disk or a read-only
+    // mount, lookups still work. (Set on readers too: the last connection
+    // to close, whichever it is, would otherwise delete them.)
+    int persist = 1;
+    sqlite3_file_control(cache->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
     // A damaged index fails at its first read: say so, and how to recover.
     int probe = sqlite3_exec(cache->db, "SELECT COUNT(*) FROM sqlite_master",
                              nullptr, nullptr, nullptr) &
@@ -244,11 +250,6 @@ Expected<std::unique_ptr<Cache>> Cache::open(StringRef directory,
     if (Error error = sqlite::execute(cache->db, "PRAGMA journal_mode=WAL;"
                                                  "PRAGMA synchronous=NORMAL;"))
       return error;
-    // The -wal and -shm files stay when the last connection closes, so
-    // that a reader never has to make them: on a full disk or a read-only
-    // mount, lookups still work.
-    int persist = 1;
-    sqlite3_file_control(cache->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
     return Error::success();
   };
   if (Error error = openIndex()) {
