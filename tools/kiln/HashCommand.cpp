@@ -16,8 +16,8 @@ int kiln::runHash(const HashOptions &options) {
   std::string canonical;
   if (!canonicalizeKeyOptions(options.keys, canonical))
     return ExitInputError;
-  std::vector<GraphKey> keys =
-      computeGraphKeys(options.inputs, options.keys, canonical);
+  std::vector<GraphKey> keys = computeGraphKeys(
+      expandGraphPaths(options.inputs), options.keys, canonical);
   reportGraphProblems(keys);
 
   unsigned failures = 0;

@@ -48,9 +48,11 @@ int main(int argc, char **argv) {
       "hash", "Print the signature and cache key of each graph.\n"
               "The signature ignores names, metadata and source lines; the\n"
               "key adds target, compile options, compiler and cache format.");
-  hash->add_option("files", hashOptions.inputs, "Graphs (.hlo or .mlir)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  hash->add_option("files", hashOptions.inputs,
+                   "Graphs (.hlo, .txt dumps, .mlir), or directories searched "
+                   "for them; a missing or unreadable one is reported and the "
+                   "others are hashed")
+      ->required();
   hash->add_flag("--json", hashOptions.json,
                  "Print JSON with every part of each key");
   hash->add_option("-j,--jobs", hashOptions.keys.jobs,
