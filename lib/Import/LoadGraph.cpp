@@ -10,6 +10,7 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Import/Hlo/HloImporter.h"
+#include "kiln/Import/StableHlo/StableHloImporter.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -45,7 +46,14 @@ kiln::loadGraphBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
   InputDiagnosticHandler handler(sourceMgr, context, diagnostics);
-  if (llvm::sys::path::extension(path) == ".mlir") {
+  // The content says what the text is; the extension only when it cannot.
+  GraphFormat format = detectGraphFormat(
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer(),
+      llvm::sys::path::extension(path) == ".mlir" ? GraphFormat::KilnMlir
+                                                  : GraphFormat::HloText);
+  if (format == GraphFormat::StableHlo)
+    return importStableHloText(sourceMgr, context);
+  if (format == GraphFormat::KilnMlir) {
     OwningOpRef<ModuleOp> module =
         parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
     if (module && failed(mlir::verify(*module)))

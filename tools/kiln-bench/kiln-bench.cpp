@@ -12,6 +12,7 @@
 #include "BenchFiles.h"
 #include "CacheBench.h"
 #include "SignatureBench.h"
+#include "StableHloBench.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Import/Hlo/HloImporter.h"
@@ -510,12 +511,31 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1u, 256u))
       ->capture_default_str();
 
+  kiln::bench::StableHloBenchOptions stablehloOptions;
+  CLI::App *stablehlo = app.add_subcommand(
+      "stablehlo",
+      "The StableHLO conformance run: import every *.mlir file of StableHLO's\n"
+      "JAX-generated golden tests, print per op family how many import and\n"
+      "the first error of each file that does not, then the import speed\n"
+      "against HLO text's. Run from the repository root:\n"
+      "  build/bin/kiln-bench stablehlo");
+  stablehlo->add_option("directory", stablehloOptions.directory,
+                        "The golden tests (default: "
+                        "../shared/stablehlo-testdata)");
+  stablehlo->add_flag("--all-families", stablehloOptions.allFamilies,
+                      "List every family, not only those with failures");
+  stablehlo->add_option("--require", stablehloOptions.requirePercent,
+                        "Exit 1 if fewer than this percentage of the files "
+                        "outside dynamic/ import");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &error) {
     // 0 for --help; any other parse problem is a usage error, as for kiln.
     return app.exit(error) == 0 ? 0 : 2;
   }
+  if (stablehlo->parsed())
+    return kiln::bench::runStableHloBench(stablehloOptions, llvm::outs());
   if (signature->parsed()) {
     if (signatureOptions.paths.empty())
       signatureOptions.paths.push_back("test/Inputs/corpus/hlo");

@@ -1,0 +1,87 @@
+//===- StableHloImporter.cpp - StableHLO text into the kiln dialect -------===//
+//
+// This file implements the StableHLO importer: MLIR's own parser reads the
+// text (func ops, builtin and quant types, locations and their `#loc`
+// aliases), with the syntax dialects of StableHloSyntax.h reading the
+// `stablehlo` and `chlo` ops; StableHloToKiln.cpp then turns those into kiln
+// ops, and the module is verified as kiln's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Import/StableHlo/StableHloImporter.h"
+
+#include "StableHloSyntax.h"
+#include "StableHloToKiln.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Import/Hlo/InputDiagnostics.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <cstring>
+
+using namespace mlir;
+
+OwningOpRef<ModuleOp> kiln::importStableHloText(llvm::SourceMgr &sourceMgr,
+                                                MLIRContext *context) {
+  context->loadDialect<KilnDialect, func::FuncDialect, quant::QuantDialect,
+                       StableHloSyntaxDialect, ChloSyntaxDialect>();
+  // JAX attaches attributes of dialects that kiln does not load (`#sdy.`,
+  // `#mhlo.`): read as opaque attributes, kept, and hashed by their text.
+  bool allowed = context->allowsUnregisteredDialects();
+  context->allowUnregisteredDialects(true);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
+  context->allowUnregisteredDialects(allowed);
+  if (!module)
+    return nullptr;
+  if (failed(convertStableHloToKiln(*module)) || failed(mlir::verify(*module)))
+    return nullptr;
+  return module;
+}
+
+kiln::GraphFormat kiln::detectGraphFormat(llvm::StringRef text,
+                                          GraphFormat fallback) {
+  // Past blank lines and `//` comments (a lit test's RUN lines, a dump's
+  // banner).
+  llvm::StringRef rest = text;
+  while (true) {
+    rest = rest.ltrim();
+    if (!rest.starts_with("//"))
+      break;
+    rest = rest.drop_until([](char c) { return c == '\n'; });
+  }
+  if (rest.empty())
+    return fallback;
+  if (rest.starts_with("HloModule"))
+    return GraphFormat::HloText;
+  // MLIR text: StableHLO if it has StableHLO's ops (within the first MiB,
+  // so that a huge kiln module is not scanned to its end).
+  llvm::StringRef head = text.take_front(1 << 20);
+  if (head.contains("stablehlo.") || head.contains("chlo."))
+    return GraphFormat::StableHlo;
+  if (rest.starts_with("module") || rest.starts_with("func.func") ||
+      rest.starts_with("#") || rest.starts_with("\"") ||
+      rest.starts_with("builtin.module"))
+    return GraphFormat::KilnMlir;
+  return fallback;
+}
+
+void kiln::registerImportStableHloTranslation() {
+  TranslateToMLIRRegistration registration(
+      "import-stablehlo", "import StableHLO text into the kiln dialect",
+      [](llvm::SourceMgr &sourceMgr,
+         MLIRContext *context) -> OwningOpRef<Operation *> {
+        InputDiagnosticHandler bounded(sourceMgr, context, llvm::errs(),
+                                       /*passOn=*/true);
+        return importStableHloText(sourceMgr, context);
+      },
+      [](DialectRegistry &registry) {
+        registry.insert<KilnDialect, func::FuncDialect, quant::QuantDialect>();
+      });
+}

@@ -1,0 +1,611 @@
+//===- StableHloSyntax.cpp - StableHLO's text syntax, parsed by MLIR ------===//
+//
+// This file implements the parse hooks of the `stablehlo` and `chlo` syntax
+// dialects. Each pretty form is read into an OperationState whose
+// attributes carry the names of the generic form (StableHLO's
+// specification), e.g. `stablehlo.broadcast_in_dim %x, dims = [0]` gets
+// `broadcast_dimensions = array<i64: 0>`. `#stablehlo.<kind><...>`
+// attributes become dictionaries of their fields, and enumerations
+// (`#stablehlo<comparison_direction LT>`) the string of their value.
+//
+//===----------------------------------------------------------------------===//
+
+#include "StableHloSyntax.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace kiln;
+
+MLIR_DEFINE_EXPLICIT_TYPE_ID(kiln::StableHloSyntaxDialect)
+MLIR_DEFINE_EXPLICIT_TYPE_ID(kiln::ChloSyntaxDialect)
+
+namespace {
+
+using Operand = OpAsmParser::UnresolvedOperand;
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+Attribute parseFieldValue(AsmParser &parser);
+
+/// A field of a `#stablehlo.<kind><field = value, ...>` attribute.
+Attribute parseFieldValue(AsmParser &parser) {
+  MLIRContext *context = parser.getContext();
+  if (succeeded(parser.parseOptionalLSquare())) {
+    // Re-enter: the list parser wants its bracket.
+    llvm::SmallVector<Attribute> elements;
+    if (succeeded(parser.parseOptionalRSquare()))
+      return DenseI64ArrayAttr::get(context, {});
+    do {
+      Attribute element = parseFieldValue(parser);
+      if (!element)
+        return {};
+      elements.push_back(element);
+    } while (succeeded(parser.parseOptionalComma()));
+    if (parser.parseRSquare())
+      return {};
+    bool integers = llvm::all_of(elements, [](Attribute element) {
+      auto integer = dyn_cast<IntegerAttr>(element);
+      return integer && integer.getType().isInteger(64);
+    });
+    if (integers) {
+      llvm::SmallVector<int64_t> values;
+      for (Attribute element : elements)
+        values.push_back(cast<IntegerAttr>(element).getInt());
+      return DenseI64ArrayAttr::get(context, values);
+    }
+    return ArrayAttr::get(context, elements);
+  }
+  int64_t integer;
+  OptionalParseResult parsedInteger = parser.parseOptionalInteger(integer);
+  if (parsedInteger.has_value()) {
+    if (failed(*parsedInteger))
+      return {};
+    return IntegerAttr::get(IntegerType::get(context, 64), integer);
+  }
+  StringRef keyword;
+  if (succeeded(parser.parseOptionalKeyword(&keyword))) {
+    if (keyword == "true" || keyword == "false")
+      return BoolAttr::get(context, keyword == "true");
+    return StringAttr::get(context, keyword);
+  }
+  Attribute attr;
+  if (parser.parseAttribute(attr))
+    return {};
+  return attr;
+}
+
+/// `#stablehlo.<kind><field = value, ...>` (a dictionary of the fields) or
+/// `#stablehlo<kind VALUE>` (the value's string).
+Attribute parseSyntaxAttribute(DialectAsmParser &parser) {
+  MLIRContext *context = parser.getContext();
+  StringRef kind;
+  if (parser.parseKeyword(&kind))
+    return {};
+  if (failed(parser.parseOptionalLess())) {
+    // `#stablehlo<comparison_direction LT>`: the enumeration's value.
+    StringRef value;
+    if (parser.parseKeyword(&value))
+      return {};
+    return StringAttr::get(context, value);
+  }
+  NamedAttrList fields;
+  if (succeeded(parser.parseOptionalGreater()))
+    return fields.getDictionary(context);
+  do {
+    StringRef name;
+    if (parser.parseKeyword(&name))
+      return {};
+    Attribute value;
+    if (succeeded(parser.parseOptionalEqual())) {
+      value = parseFieldValue(parser);
+      if (!value)
+        return {};
+    } else {
+      // A bare word (an enumeration inside, e.g. `<DEFAULT>`).
+      value = UnitAttr::get(context);
+    }
+    fields.set(name, value);
+  } while (succeeded(parser.parseOptionalComma()));
+  if (parser.parseGreater())
+    return {};
+  return fields.getDictionary(context);
+}
+
+//===----------------------------------------------------------------------===//
+// Operands and types
+//===----------------------------------------------------------------------===//
+
+/// `%a, %b, ...` up to the first comma that is not followed by an operand
+/// (where keyword fields begin); `trailingComma` says whether one was read.
+ParseResult parseOperands(OpAsmParser &parser,
+                          llvm::SmallVectorImpl<Operand> &operands,
+                          bool &trailingComma) {
+  trailingComma = false;
+  Operand operand;
+  OptionalParseResult first = parser.parseOptionalOperand(operand);
+  if (!first.has_value())
+    return success();
+  if (failed(*first))
+    return failure();
+  operands.push_back(operand);
+  while (succeeded(parser.parseOptionalComma())) {
+    OptionalParseResult next = parser.parseOptionalOperand(operand);
+    if (!next.has_value()) {
+      trailingComma = true;
+      return success();
+    }
+    if (failed(*next))
+      return failure();
+    operands.push_back(operand);
+  }
+  return success();
+}
+
+/// The types after `:`: a function type `(A, B) -> C`; `A, B -> C` (chlo);
+/// one type for every operand and the result; or, for select, the
+/// predicate's type and the others'.
+ParseResult parseTypes(OpAsmParser &parser, StringRef opName,
+                       llvm::ArrayRef<Operand> operands, SMLoc operandsLoc,
+                       OperationState &state) {
+  llvm::SmallVector<Type> types;
+  if (parser.parseColonTypeList(types))
+    return failure();
+  llvm::SmallVector<Type> operandTypes, resultTypes;
+  if (types.size() == 1 && isa<FunctionType>(types[0])) {
+    auto function = cast<FunctionType>(types[0]);
+    operandTypes.assign(function.getInputs().begin(),
+                        function.getInputs().end());
+    resultTypes.assign(function.getResults().begin(),
+                       function.getResults().end());
+  } else if (succeeded(parser.parseOptionalArrow())) {
+    operandTypes = types;
+    if (succeeded(parser.parseOptionalLParen())) {
+      if (failed(parser.parseOptionalRParen())) {
+        if (parser.parseTypeList(resultTypes) || parser.parseRParen())
+          return failure();
+      }
+    } else {
+      Type result;
+      if (parser.parseType(result))
+        return failure();
+      resultTypes.push_back(result);
+    }
+  } else if (opName.ends_with(".select") && types.size() == 2 &&
+             operands.size() == 3) {
+    operandTypes = {types[0], types[1], types[1]};
+    resultTypes = {types[1]};
+  } else if (opName.ends_with(".return") ||
+             opName.ends_with(".optimization_barrier")) {
+    operandTypes = types;
+    if (opName.ends_with(".optimization_barrier"))
+      resultTypes = types;
+  } else if (types.size() == 1) {
+    operandTypes.assign(operands.size(), types[0]);
+    resultTypes.push_back(types[0]);
+  } else {
+    return parser.emitError(operandsLoc)
+           << "'" << opName << "' expects one type or a function type, got "
+           << types.size() << " types";
+  }
+  if (opName.ends_with(".return"))
+    resultTypes.clear();
+  state.addTypes(resultTypes);
+  return parser.resolveOperands(operands, operandTypes, operandsLoc,
+                                state.operands);
+}
+
+ParseResult parseIntegerList(OpAsmParser &parser,
+                             llvm::SmallVectorImpl<int64_t> &values) {
+  return parser.parseCommaSeparatedList(
+      AsmParser::Delimiter::Square, [&] {
+        int64_t value;
+        if (parser.parseInteger(value))
+          return failure();
+        values.push_back(value);
+        return success();
+      });
+}
+
+/// `name = value` fields of a pretty form, after its operands, into
+/// attributes named as the generic form names them. Integers and lists of
+/// integers, keywords (enumerations) and attributes are taken as they are;
+/// `dims`, `dim`, `sizes` and the others are renamed per op.
+ParseResult parseKeywordFields(OpAsmParser &parser, StringRef opName,
+                               OperationState &state) {
+  MLIRContext *context = parser.getContext();
+  Builder builder(context);
+  StringRef op = opName.drop_until([](char c) { return c == '.'; }).drop_front();
+  do {
+    SMLoc nameLoc = parser.getCurrentLocation();
+    StringRef name;
+    if (failed(parser.parseOptionalKeyword(&name)))
+      return success(); // not a field: the caller goes on
+    if (parser.parseEqual())
+      return failure();
+    // dot_general's `contracting_dims = [1] x [0]`.
+    if (name == "contracting_dims" || name == "batching_dims") {
+      llvm::SmallVector<int64_t> lhs, rhs;
+      if (parseIntegerList(parser, lhs) || parser.parseKeyword("x") ||
+          parseIntegerList(parser, rhs))
+        return failure();
+      std::string prefix = name == "contracting_dims" ? "contracting"
+                                                      : "batching";
+      state.addAttribute("kiln.syntax.lhs_" + prefix + "_dimensions",
+                         builder.getDenseI64ArrayAttr(lhs));
+      state.addAttribute("kiln.syntax.rhs_" + prefix + "_dimensions",
+                         builder.getDenseI64ArrayAttr(rhs));
+      continue;
+    }
+    // reduce_precision's `format = e5m10`.
+    if (name == "format") {
+      StringRef format;
+      unsigned exponent = 0, mantissa = 0;
+      if (parser.parseKeyword(&format))
+        return failure();
+      auto [e, m] = format.drop_front().split('m');
+      if (!format.starts_with("e") || e.getAsInteger(10, exponent) ||
+          m.getAsInteger(10, mantissa))
+        return parser.emitError(nameLoc) << "expected a format like e5m10";
+      state.addAttribute("exponent_bits", builder.getI32IntegerAttr(exponent));
+      state.addAttribute("mantissa_bits", builder.getI32IntegerAttr(mantissa));
+      continue;
+    }
+    Attribute value = parseFieldValue(parser);
+    if (!value)
+      return failure();
+    // The generic form's names for the pretty form's.
+    std::string generic = name.str();
+    if (name == "dims")
+      generic = llvm::StringSwitch<std::string>(op)
+                    .Case("broadcast_in_dim", "broadcast_dimensions")
+                    .Case("transpose", "permutation")
+                    .Default("dimensions");
+    else if (name == "dim")
+      generic = op == "iota" ? "iota_dimension"
+                : op == "get_dimension_size" || op == "set_dimension_size"
+                    ? "dimension"
+                    : "dimension";
+    else if (name == "sizes")
+      generic = "slice_sizes";
+    else if (name == "low")
+      generic = "edge_padding_low";
+    else if (name == "high")
+      generic = "edge_padding_high";
+    else if (name == "interior")
+      generic = "interior_padding";
+    else if (name == "type" && op == "fft")
+      generic = "fft_type";
+    else if (name == "length")
+      generic = "fft_length";
+    else if (name == "precision")
+      generic = "precision_config";
+    if (auto integer = dyn_cast<IntegerAttr>(value))
+      value = builder.getI64IntegerAttr(integer.getInt());
+    state.addAttribute(generic, value);
+  } while (succeeded(parser.parseOptionalComma()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pretty forms
+//===----------------------------------------------------------------------===//
+
+/// `%a, %b, field = value, ... attr-dict : types`: the elementwise ops,
+/// conversions, and every op whose pretty form is operands, fields and
+/// types.
+ParseResult parseOperandsFieldsTypes(OpAsmParser &parser,
+                                     OperationState &state) {
+  StringRef opName = state.name.getStringRef();
+  SMLoc operandsLoc = parser.getCurrentLocation();
+  llvm::SmallVector<Operand> operands;
+  bool trailingComma = false;
+  if (parseOperands(parser, operands, trailingComma))
+    return failure();
+  if (trailingComma || operands.empty())
+    if (parseKeywordFields(parser, opName, state))
+      return failure();
+  if (parser.parseOptionalAttrDict(state.attributes))
+    return failure();
+  return parseTypes(parser, opName, operands, operandsLoc, state);
+}
+
+/// `stablehlo.constant attr-dict dense<...> : type`.
+ParseResult parseConstant(OpAsmParser &parser, OperationState &state) {
+  if (parser.parseOptionalAttrDict(state.attributes))
+    return failure();
+  Attribute value;
+  if (parser.parseAttribute(value))
+    return failure();
+  auto typed = dyn_cast<TypedAttr>(value);
+  if (!typed)
+    return parser.emitError(parser.getCurrentLocation())
+           << "a constant needs a typed value";
+  state.addAttribute("value", value);
+  state.addTypes(typed.getType());
+  return success();
+}
+
+/// `stablehlo.compare LT, %a, %b, FLOAT : types`.
+ParseResult parseCompare(OpAsmParser &parser, OperationState &state) {
+  Builder builder(parser.getContext());
+  StringRef direction;
+  if (parser.parseKeyword(&direction) || parser.parseComma())
+    return failure();
+  state.addAttribute("comparison_direction",
+                     builder.getStringAttr(direction));
+  SMLoc operandsLoc = parser.getCurrentLocation();
+  llvm::SmallVector<Operand> operands;
+  bool trailingComma = false;
+  if (parseOperands(parser, operands, trailingComma))
+    return failure();
+  if (trailingComma) {
+    StringRef type;
+    if (parser.parseKeyword(&type))
+      return failure();
+    state.addAttribute("compare_type", builder.getStringAttr(type));
+  }
+  if (parser.parseOptionalAttrDict(state.attributes))
+    return failure();
+  return parseTypes(parser, state.name.getStringRef(), operands, operandsLoc,
+                    state);
+}
+
+/// `stablehlo.slice %x [0:4, 1:8:2] : types`.
+ParseResult parseSlice(OpAsmParser &parser, OperationState &state) {
+  Builder builder(parser.getContext());
+  SMLoc operandsLoc = parser.getCurrentLocation();
+  Operand operand;
+  if (parser.parseOperand(operand))
+    return failure();
+  llvm::SmallVector<int64_t> starts, limits, strides;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        int64_t start, limit, stride = 1;
+        if (parser.parseInteger(start) || parser.parseColon() ||
+            parser.parseInteger(limit))
+          return failure();
+        if (succeeded(parser.parseOptionalColon()) &&
+            parser.parseInteger(stride))
+          return failure();
+        starts.push_back(start);
+        limits.push_back(limit);
+        strides.push_back(stride);
+        return success();
+      }))
+    return failure();
+  state.addAttribute("start_indices", builder.getDenseI64ArrayAttr(starts));
+  state.addAttribute("limit_indices", builder.getDenseI64ArrayAttr(limits));
+  state.addAttribute("strides", builder.getDenseI64ArrayAttr(strides));
+  if (parser.parseOptionalAttrDict(state.attributes))
+    return failure();
+  return parseTypes(parser, state.name.getStringRef(), {operand}, operandsLoc,
+                    state);
+}
+
+/// `stablehlo.custom_call @target(%a, %b) attr-dict : types`.
+ParseResult parseCustomCall(OpAsmParser &parser, OperationState &state) {
+  Builder builder(parser.getContext());
+  StringAttr target;
+  if (parser.parseSymbolName(target))
+    return failure();
+  state.addAttribute("call_target_name", target);
+  SMLoc operandsLoc = parser.getCurrentLocation();
+  llvm::SmallVector<Operand> operands;
+  if (parser.parseOperandList(operands, AsmParser::Delimiter::Paren) ||
+      parser.parseOptionalAttrDict(state.attributes))
+    return failure();
+  return parseTypes(parser, state.name.getStringRef(), operands, operandsLoc,
+                    state);
+}
+
+/// A reduction region of one op per pair of arguments, for `applies
+/// stablehlo.add` forms: `^bb0(%lhs_0..., %rhs_0...)` then the op and a
+/// return.
+void buildAppliedRegion(OpAsmParser &parser, OperationState &state,
+                        StringRef appliedOp, llvm::ArrayRef<Type> initTypes) {
+  MLIRContext *context = parser.getContext();
+  Region *region = state.addRegion();
+  Block *block = new Block();
+  region->push_back(block);
+  Location loc = UnknownLoc::get(context);
+  llvm::SmallVector<Type> scalars;
+  for (Type type : initTypes)
+    scalars.push_back(RankedTensorType::get(
+        {}, cast<ShapedType>(type).getElementType()));
+  for (int side = 0; side < 2; ++side)
+    for (Type type : scalars)
+      block->addArgument(type, loc);
+  OpBuilder builder(context);
+  builder.setInsertionPointToEnd(block);
+  size_t count = scalars.size();
+  llvm::SmallVector<Value> results;
+  for (size_t i = 0; i < count; ++i) {
+    OperationState apply(loc, appliedOp);
+    apply.addOperands({block->getArgument(i), block->getArgument(count + i)});
+    apply.addTypes(scalars[i]);
+    results.push_back(builder.create(apply)->getResult(0));
+  }
+  OperationState ret(loc, "stablehlo.return");
+  ret.addOperands(results);
+  builder.create(ret);
+}
+
+/// `stablehlo.reduce(%x init: %i), ... [applies stablehlo.add] across
+/// dimensions = [..] : types [reducer(%a: T, %b: T) ... { ... }]`.
+ParseResult parseReduce(OpAsmParser &parser, OperationState &state) {
+  Builder builder(parser.getContext());
+  SMLoc operandsLoc = parser.getCurrentLocation();
+  llvm::SmallVector<Operand> inputs, inits;
+  do {
+    Operand input, init;
+    if (parser.parseLParen() || parser.parseOperand(input) ||
+        parser.parseKeyword("init") || parser.parseColon() ||
+        parser.parseOperand(init) || parser.parseRParen())
+      return failure();
+    inputs.push_back(input);
+    inits.push_back(init);
+  } while (succeeded(parser.parseOptionalComma()));
+  std::string applied;
+  if (succeeded(parser.parseOptionalKeyword("applies"))) {
+    FailureOr<OperationName> name = parser.parseCustomOperationName();
+    if (failed(name))
+      return failure();
+    applied = name->getStringRef().str();
+  }
+  llvm::SmallVector<int64_t> dimensions;
+  if (parser.parseKeyword("across") || parser.parseKeyword("dimensions") ||
+      parser.parseEqual() || parseIntegerList(parser, dimensions) ||
+      parser.parseOptionalAttrDict(state.attributes))
+    return failure();
+  state.addAttribute("dimensions", builder.getDenseI64ArrayAttr(dimensions));
+  llvm::SmallVector<Operand> operands(inputs);
+  operands.append(inits.begin(), inits.end());
+  if (parseTypes(parser, state.name.getStringRef(), operands, operandsLoc,
+                 state))
+    return failure();
+  llvm::SmallVector<Type> initTypes;
+  for (size_t i = inputs.size(); i < state.operands.size(); ++i)
+    initTypes.push_back(state.operands[i].getType());
+  if (!applied.empty()) {
+    buildAppliedRegion(parser, state, applied, initTypes);
+    return success();
+  }
+  // `reducer(%a0: T, %b0: T) (%a1: T, %b1: T) { ... }`: the block takes
+  // every first argument, then every second one.
+  if (parser.parseKeyword("reducer"))
+    return failure();
+  llvm::SmallVector<OpAsmParser::Argument> firsts, seconds;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    llvm::SmallVector<OpAsmParser::Argument> pair;
+    if (parser.parseArgumentList(pair, AsmParser::Delimiter::Paren,
+                                 /*allowType=*/true) )
+      return failure();
+    if (pair.size() != 2)
+      return parser.emitError(parser.getCurrentLocation())
+             << "a reducer takes two arguments per input";
+    firsts.push_back(pair[0]);
+    seconds.push_back(pair[1]);
+  }
+  llvm::SmallVector<OpAsmParser::Argument> arguments(firsts);
+  arguments.append(seconds.begin(), seconds.end());
+  return parser.parseRegion(*state.addRegion(), arguments);
+}
+
+/// `stablehlo.while(%a = %x, ...) : types attr-dict cond { } do { }`.
+ParseResult parseWhile(OpAsmParser &parser, OperationState &state) {
+  SMLoc operandsLoc = parser.getCurrentLocation();
+  llvm::SmallVector<OpAsmParser::Argument> iterArgs;
+  llvm::SmallVector<Operand> operands;
+  if (parser.parseLParen())
+    return failure();
+  if (failed(parser.parseOptionalRParen())) {
+    do {
+      OpAsmParser::Argument arg;
+      Operand operand;
+      if (parser.parseArgument(arg) || parser.parseEqual() ||
+          parser.parseOperand(operand))
+        return failure();
+      iterArgs.push_back(arg);
+      operands.push_back(operand);
+    } while (succeeded(parser.parseOptionalComma()));
+    if (parser.parseRParen())
+      return failure();
+  }
+  llvm::SmallVector<Type> types;
+  if (!operands.empty() && parser.parseColonTypeList(types))
+    return failure();
+  if (types.size() != operands.size())
+    return parser.emitError(operandsLoc)
+           << "stablehlo.while has " << operands.size() << " operands and "
+           << types.size() << " types";
+  for (auto [arg, type] : llvm::zip(iterArgs, types))
+    arg.type = type;
+  if (parser.resolveOperands(operands, types, operandsLoc, state.operands) ||
+      parser.parseOptionalAttrDictWithKeyword(state.attributes) ||
+      parser.parseKeyword("cond") ||
+      parser.parseRegion(*state.addRegion(), iterArgs) ||
+      parser.parseKeyword("do") ||
+      parser.parseRegion(*state.addRegion(), iterArgs))
+    return failure();
+  state.addTypes(types);
+  return success();
+}
+
+/// `chlo.top_k(%x, k = 5) : T -> (T, T)`.
+ParseResult parseTopK(OpAsmParser &parser, OperationState &state) {
+  Builder builder(parser.getContext());
+  SMLoc operandsLoc = parser.getCurrentLocation();
+  Operand operand;
+  int64_t k;
+  if (parser.parseLParen() || parser.parseOperand(operand) ||
+      parser.parseComma() || parser.parseKeyword("k") || parser.parseEqual() ||
+      parser.parseInteger(k) || parser.parseRParen() ||
+      parser.parseOptionalAttrDict(state.attributes))
+    return failure();
+  state.addAttribute("k", builder.getI64IntegerAttr(k));
+  return parseTypes(parser, state.name.getStringRef(), {operand}, operandsLoc,
+                    state);
+}
+
+/// The pretty forms that are not operands, fields and types.
+std::optional<Dialect::ParseOpHook> hookFor(StringRef opName) {
+  StringRef op = opName.drop_until([](char c) { return c == '.'; }).drop_front();
+  if (op == "constant")
+    return Dialect::ParseOpHook(parseConstant);
+  if (op == "compare")
+    return Dialect::ParseOpHook(parseCompare);
+  if (op == "slice")
+    return Dialect::ParseOpHook(parseSlice);
+  if (op == "custom_call")
+    return Dialect::ParseOpHook(parseCustomCall);
+  if (op == "reduce")
+    return Dialect::ParseOpHook(parseReduce);
+  if (op == "while")
+    return Dialect::ParseOpHook(parseWhile);
+  if (op == "top_k")
+    return Dialect::ParseOpHook(parseTopK);
+  return Dialect::ParseOpHook(parseOperandsFieldsTypes);
+}
+
+} // namespace
+
+StableHloSyntaxDialect::StableHloSyntaxDialect(MLIRContext *context)
+    : Dialect(getDialectNamespace(), context,
+              TypeID::get<StableHloSyntaxDialect>()) {
+  allowUnknownOperations();
+  allowUnknownTypes();
+}
+
+Attribute StableHloSyntaxDialect::parseAttribute(DialectAsmParser &parser,
+                                                 Type) const {
+  return parseSyntaxAttribute(parser);
+}
+
+std::optional<Dialect::ParseOpHook>
+StableHloSyntaxDialect::getParseOperationHook(StringRef opName) const {
+  return hookFor(opName);
+}
+
+ChloSyntaxDialect::ChloSyntaxDialect(MLIRContext *context)
+    : Dialect(getDialectNamespace(), context,
+              TypeID::get<ChloSyntaxDialect>()) {
+  allowUnknownOperations();
+  allowUnknownTypes();
+}
+
+Attribute ChloSyntaxDialect::parseAttribute(DialectAsmParser &parser,
+                                            Type) const {
+  return parseSyntaxAttribute(parser);
+}
+
+std::optional<Dialect::ParseOpHook>
+ChloSyntaxDialect::getParseOperationHook(StringRef opName) const {
+  return hookFor(opName);
+}

@@ -1,0 +1,49 @@
+//===- StableHloSyntax.h - StableHLO's text syntax, parsed by MLIR -*- C++ -*-===//
+//
+// This file declares two dialects that exist only to read StableHLO text:
+// `stablehlo` and `chlo`. They register no op. MLIR's parser asks them for
+// a hook to parse each op's pretty form (getParseOperationHook), and for
+// their attributes (`#stablehlo.dot<...>`, `#stablehlo<comparison_direction
+// LT>`); the hooks build unregistered operations whose attributes are named
+// as in the generic form, so that an op reads the same in either form. The
+// generic form (`"stablehlo.scatter"(...) <{...}> ({...})`) needs no hook.
+// StableHloToKiln.cpp then turns these operations into kiln ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_IMPORT_STABLEHLO_STABLEHLOSYNTAX_H
+#define KILN_LIB_IMPORT_STABLEHLO_STABLEHLOSYNTAX_H
+
+#include "mlir/IR/Dialect.h"
+
+namespace kiln {
+
+/// `stablehlo.*` ops and `#stablehlo` attributes, read into unregistered
+/// operations and plain builtin attributes.
+class StableHloSyntaxDialect : public mlir::Dialect {
+public:
+  explicit StableHloSyntaxDialect(mlir::MLIRContext *context);
+  static llvm::StringRef getDialectNamespace() { return "stablehlo"; }
+  mlir::Attribute parseAttribute(mlir::DialectAsmParser &parser,
+                                 mlir::Type type) const override;
+  std::optional<ParseOpHook>
+  getParseOperationHook(llvm::StringRef opName) const override;
+};
+
+/// `chlo.*` ops (the client ops JAX emits: erf, lgamma, top_k, ...).
+class ChloSyntaxDialect : public mlir::Dialect {
+public:
+  explicit ChloSyntaxDialect(mlir::MLIRContext *context);
+  static llvm::StringRef getDialectNamespace() { return "chlo"; }
+  mlir::Attribute parseAttribute(mlir::DialectAsmParser &parser,
+                                 mlir::Type type) const override;
+  std::optional<ParseOpHook>
+  getParseOperationHook(llvm::StringRef opName) const override;
+};
+
+} // namespace kiln
+
+MLIR_DECLARE_EXPLICIT_TYPE_ID(kiln::StableHloSyntaxDialect)
+MLIR_DECLARE_EXPLICIT_TYPE_ID(kiln::ChloSyntaxDialect)
+
+#endif // KILN_LIB_IMPORT_STABLEHLO_STABLEHLOSYNTAX_H

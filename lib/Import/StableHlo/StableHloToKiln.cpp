@@ -1,0 +1,322 @@
+//===- StableHloToKiln.cpp - StableHLO operations into kiln ops -----------===//
+//
+// This file turns the unregistered `stablehlo.*` and `chlo.*` operations
+// that the syntax dialects read (StableHloSyntax.h) into kiln ops. The kiln
+// dialect is named after HLO, and StableHLO's ops are HLO's: most ops keep
+// their name and operands, and their attributes are renamed (StableHLO's
+// `broadcast_dimensions` is kiln's `dimensions`) or unpacked (the fields of
+// `#stablehlo.gather<...>` are kiln attributes of their own). Regions move
+// over, with `stablehlo.return` becoming `kiln.return`. An op that kiln
+// cannot represent yet is an error naming it, at its location.
+//
+//===----------------------------------------------------------------------===//
+
+#include "StableHloToKiln.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+
+namespace {
+
+class Converter {
+public:
+  explicit Converter(MLIRContext *context) : context(context), b(context) {}
+
+  LogicalResult convert(Operation *op);
+
+private:
+  /// The attributes of `op`, from the generic form's properties and the
+  /// pretty form's (discardable) attributes alike.
+  NamedAttrList attributesOf(Operation *op);
+  LogicalResult convertAttributes(Operation *op, StringRef name,
+                                  NamedAttrList &in, NamedAttrList &out);
+  DenseI64ArrayAttr dims(Attribute attr);
+  DenseI64ArrayAttr ones(size_t count, int64_t value = 1) {
+    return b.getDenseI64ArrayAttr(llvm::SmallVector<int64_t>(count, value));
+  }
+  /// Moves `name` from `in` to `out` (renamed `to`), as dims if asked.
+  void move(NamedAttrList &in, NamedAttrList &out, StringRef name,
+            StringRef to, bool asDims = false) {
+    if (Attribute value = in.erase(name)) {
+      if (asDims)
+        value = dims(value);
+      if (value)
+        out.set(to, value);
+    }
+  }
+  /// `padding = dense<[[lo, hi], ...]>` into padding_low/padding_high.
+  LogicalResult splitPadding(Operation *op, NamedAttrList &in,
+                             NamedAttrList &out, size_t rank);
+
+  MLIRContext *context;
+  Builder b;
+};
+
+} // namespace
+
+DenseI64ArrayAttr Converter::dims(Attribute attr) {
+  if (auto array = dyn_cast<DenseI64ArrayAttr>(attr))
+    return array;
+  if (auto integer = dyn_cast<IntegerAttr>(attr))
+    return b.getDenseI64ArrayAttr({integer.getInt()});
+  if (auto elements = dyn_cast<DenseIntElementsAttr>(attr)) {
+    llvm::SmallVector<int64_t> values;
+    for (const APInt &value : elements)
+      values.push_back(value.getSExtValue());
+    return b.getDenseI64ArrayAttr(values);
+  }
+  if (auto list = dyn_cast<ArrayAttr>(attr)) {
+    llvm::SmallVector<int64_t> values;
+    for (Attribute element : list) {
+      auto integer = dyn_cast<IntegerAttr>(element);
+      if (!integer)
+        return {};
+      values.push_back(integer.getInt());
+    }
+    return b.getDenseI64ArrayAttr(values);
+  }
+  return {};
+}
+
+NamedAttrList Converter::attributesOf(Operation *op) {
+  NamedAttrList attrs;
+  if (auto properties =
+          dyn_cast_or_null<DictionaryAttr>(op->getPropertiesAsAttribute()))
+    for (NamedAttribute attr : properties)
+      attrs.set(attr.getName(), attr.getValue());
+  for (NamedAttribute attr : op->getAttrs())
+    attrs.set(attr.getName(), attr.getValue());
+  return attrs;
+}
+
+LogicalResult Converter::splitPadding(Operation *op, NamedAttrList &in,
+                                      NamedAttrList &out, size_t rank) {
+  llvm::SmallVector<int64_t> low(rank, 0), high(rank, 0);
+  if (Attribute padding = in.erase("padding")) {
+    auto elements = dyn_cast<DenseIntElementsAttr>(padding);
+    if (!elements || elements.getNumElements() != (int64_t)(2 * rank))
+      return op->emitError("padding must be a ")
+             << rank << "x2 tensor of integers";
+    auto values = llvm::to_vector(elements.getValues<APInt>());
+    for (size_t i = 0; i < rank; ++i) {
+      low[i] = values[2 * i].getSExtValue();
+      high[i] = values[2 * i + 1].getSExtValue();
+    }
+  }
+  out.set("padding_low", b.getDenseI64ArrayAttr(low));
+  out.set("padding_high", b.getDenseI64ArrayAttr(high));
+  return success();
+}
+
+/// Enumerations arrive as strings (the syntax dialect's reading of
+/// `#stablehlo<precision DEFAULT>`); a list of them as a list of strings.
+static ArrayAttr stringList(Builder &b, Attribute attr) {
+  auto list = dyn_cast_or_null<ArrayAttr>(attr);
+  if (!list)
+    return {};
+  llvm::SmallVector<Attribute> strings;
+  for (Attribute element : list) {
+    if (!isa<StringAttr>(element))
+      return {};
+    strings.push_back(element);
+  }
+  return b.getArrayAttr(strings);
+}
+
+LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
+                                           NamedAttrList &in,
+                                           NamedAttrList &out) {
+  auto rankOf = [&](unsigned operand) -> size_t {
+    if (operand >= op->getNumOperands())
+      return 0;
+    auto type = dyn_cast<RankedTensorType>(op->getOperand(operand).getType());
+    return type ? type.getRank() : 0;
+  };
+  if (name == "broadcast_in_dim") {
+    move(in, out, "broadcast_dimensions", "dimensions", true);
+  } else if (name == "transpose") {
+    move(in, out, "permutation", "dimensions", true);
+  } else if (name == "reverse" || name == "reduce" ||
+             name == "get_dimension_size") {
+    move(in, out, name == "get_dimension_size" ? "dimension" : "dimensions",
+         "dimensions", true);
+  } else if (name == "concatenate") {
+    move(in, out, "dimension", "dimensions", true);
+  } else if (name == "sort") {
+    move(in, out, "dimension", "dimensions", true);
+    if (!out.get("dimensions"))
+      out.set("dimensions", b.getDenseI64ArrayAttr({-1}));
+  } else if (name == "compare") {
+    move(in, out, "comparison_direction", "direction");
+    move(in, out, "compare_type", "type");
+  } else if (name == "dynamic_slice") {
+    move(in, out, "slice_sizes", "dynamic_slice_sizes", true);
+  } else if (name == "slice") {
+    for (const char *field : {"start_indices", "limit_indices", "strides"})
+      move(in, out, field, field, true);
+  } else if (name == "pad") {
+    for (const char *field :
+         {"edge_padding_low", "edge_padding_high", "interior_padding"})
+      move(in, out, field, field, true);
+  } else if (name == "dot_general") {
+    if (auto numbers = dyn_cast_or_null<DictionaryAttr>(
+            in.erase("dot_dimension_numbers"))) {
+      for (NamedAttribute field : numbers)
+        in.set("kiln.syntax." + field.getName().str(), field.getValue());
+    }
+    move(in, out, "kiln.syntax.lhs_batching_dimensions", "lhs_batch_dims", true);
+    move(in, out, "kiln.syntax.rhs_batching_dimensions", "rhs_batch_dims", true);
+    move(in, out, "kiln.syntax.lhs_contracting_dimensions",
+         "lhs_contracting_dims", true);
+    move(in, out, "kiln.syntax.rhs_contracting_dimensions",
+         "rhs_contracting_dims", true);
+    if (ArrayAttr precision = stringList(b, in.erase("precision_config")))
+      out.set("operand_precision", precision);
+    in.erase("algorithm"); // kept below as text if present
+  } else if (name == "gather" || name == "scatter") {
+    StringRef numbersName =
+        name == "gather" ? "dimension_numbers" : "scatter_dimension_numbers";
+    if (auto numbers = dyn_cast_or_null<DictionaryAttr>(in.erase(numbersName)))
+      for (NamedAttribute field : numbers) {
+        StringRef fieldName = field.getName().getValue();
+        if (fieldName == "index_vector_dim") {
+          if (auto integer = dyn_cast<IntegerAttr>(field.getValue()))
+            out.set(fieldName, b.getI64IntegerAttr(integer.getInt()));
+        } else if (DenseI64ArrayAttr values = dims(field.getValue())) {
+          out.set(fieldName, values);
+        }
+      }
+    if (!out.get("index_vector_dim"))
+      out.set("index_vector_dim", b.getI64IntegerAttr(0));
+    move(in, out, "slice_sizes", "slice_sizes", true);
+    move(in, out, "indices_are_sorted", "indices_are_sorted");
+    move(in, out, "unique_indices", "unique_indices");
+  } else if (name == "reduce_window" || name == "select_and_scatter") {
+    size_t rank = rankOf(0);
+    move(in, out, "window_dimensions", "window_dimensions", true);
+    move(in, out, "window_strides", "window_strides", true);
+    if (!out.get("window_strides"))
+      out.set("window_strides", ones(rank));
+    if (name == "reduce_window") {
+      move(in, out, "base_dilations", "base_dilations", true);
+      move(in, out, "window_dilations", "window_dilations", true);
+      if (!out.get("base_dilations"))
+        out.set("base_dilations", ones(rank));
+      if (!out.get("window_dilations"))
+        out.set("window_dilations", ones(rank));
+    } else {
+      out.set("base_dilations", ones(rank));
+      out.set("window_dilations", ones(rank));
+    }
+    if (failed(splitPadding(op, in, out, rank)))
+      return failure();
+  } else if (name == "custom_call") {
+    move(in, out, "call_target_name", "custom_call_target");
+    move(in, out, "has_side_effect", "custom_call_has_side_effect");
+    if (Attribute config = in.erase("backend_config")) {
+      if (isa<StringAttr>(config)) {
+        out.set("backend_config", config);
+      } else {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        config.print(os);
+        out.set("backend_config", b.getStringAttr(text));
+      }
+    }
+    if (auto version = dyn_cast_or_null<IntegerAttr>(in.erase("api_version"))) {
+      static const char *names[] = {
+          "API_VERSION_UNSPECIFIED", "API_VERSION_ORIGINAL",
+          "API_VERSION_STATUS_RETURNING",
+          "API_VERSION_STATUS_RETURNING_UNIFIED", "API_VERSION_TYPED_FFI"};
+      int64_t value = version.getInt();
+      if (value >= 0 && value < 5)
+        out.set("api_version", b.getStringAttr(names[value]));
+    }
+    if (Attribute called = in.erase("called_computations"))
+      out.set("kiln.called_computations", called);
+  } else if (name == "reduce_precision") {
+    for (const char *field : {"exponent_bits", "mantissa_bits"})
+      if (auto integer = dyn_cast_or_null<IntegerAttr>(in.erase(field)))
+        out.set(field, b.getI64IntegerAttr(integer.getInt()));
+  } else if (name == "iota") {
+    if (auto integer = dyn_cast_or_null<IntegerAttr>(in.erase("iota_dimension")))
+      out.set("iota_dimension", b.getI64IntegerAttr(integer.getInt()));
+  } else if (name == "fft") {
+    move(in, out, "fft_type", "fft_type");
+    move(in, out, "fft_length", "fft_length", true);
+  } else if (name == "batch_norm_inference" || name == "batch_norm_training" ||
+             name == "batch_norm_grad") {
+    if (auto epsilon = dyn_cast_or_null<FloatAttr>(in.erase("epsilon")))
+      out.set("epsilon", b.getF32FloatAttr(epsilon.getValueAsDouble()));
+    if (auto feature = dyn_cast_or_null<IntegerAttr>(in.erase("feature_index")))
+      out.set("feature_index", b.getI64IntegerAttr(feature.getInt()));
+  } else if (name == "topk") {
+    if (auto k = dyn_cast_or_null<IntegerAttr>(in.erase("k")))
+      out.set("k", b.getI64IntegerAttr(k.getInt()));
+  }
+  // Everything else keeps its name (shardings, frontend attributes, and
+  // the attributes whose names kiln shares with StableHLO).
+  for (NamedAttribute attr : in) {
+    if (attr.getName().getValue().starts_with("kiln.syntax."))
+      continue;
+    if (!out.get(attr.getName()))
+      out.set(attr.getName(), attr.getValue());
+  }
+  return success();
+}
+
+/// StableHLO's (and CHLO's) name of an op, mapped to kiln's.
+static std::string kilnNameFor(StringRef dialect, StringRef name) {
+  if (dialect == "chlo") {
+    if (name == "top_k")
+      return "kiln.topk";
+    return ("kiln." + name).str();
+  }
+  return llvm::StringSwitch<std::string>(name)
+      .Case("return", "kiln.return")
+      .Default(("kiln." + name).str());
+}
+
+LogicalResult Converter::convert(Operation *op) {
+  StringRef full = op->getName().getStringRef();
+  auto [dialect, name] = full.split('.');
+  std::string kilnName = kilnNameFor(dialect, name);
+  std::optional<RegisteredOperationName> registered =
+      RegisteredOperationName::lookup(kilnName, context);
+  if (!registered)
+    return op->emitError("'")
+           << full << "' cannot be imported into kiln yet (no kiln op for it)";
+  NamedAttrList in = attributesOf(op), out;
+  if (failed(convertAttributes(op, name, in, out)))
+    return failure();
+  OperationState state(op->getLoc(), *registered);
+  state.addOperands(op->getOperands());
+  state.addTypes(op->getResultTypes());
+  state.addAttributes(out.getAttrs());
+  for (Region &region : op->getRegions())
+    state.addRegion()->takeBody(region);
+  OpBuilder builder(op);
+  Operation *replacement = builder.create(state);
+  op->replaceAllUsesWith(replacement->getResults());
+  op->erase();
+  return success();
+}
+
+LogicalResult kiln::convertStableHloToKiln(ModuleOp module) {
+  llvm::SmallVector<Operation *> ops;
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    StringRef dialect = op->getName().getDialectNamespace();
+    if (dialect == "stablehlo" || dialect == "chlo")
+      ops.push_back(op);
+  });
+  Converter converter(module.getContext());
+  for (Operation *op : ops)
+    if (failed(converter.convert(op)))
+      return failure();
+  return success();
+}

@@ -1,0 +1,34 @@
+//===- StableHloBench.h - kiln-bench stablehlo ------------------*- C++ -*-===//
+//
+// This file declares the conformance run over StableHLO's golden programs:
+// how many import, per op family, the first error of each that does not,
+// and the import speed against HLO text's.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_TOOLS_KILN_BENCH_STABLEHLOBENCH_H
+#define KILN_TOOLS_KILN_BENCH_STABLEHLOBENCH_H
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln::bench {
+
+struct StableHloBenchOptions {
+  std::string directory = "../shared/stablehlo-testdata";
+  /// HLO text to compare the import speed with.
+  std::vector<std::string> hloCorpus = {"test/Inputs/corpus/hlo"};
+  bool allFamilies = false;
+  /// Exit 1 when fewer files than this percentage (outside dynamic/)
+  /// import; 0: never.
+  double requirePercent = 0;
+};
+
+int runStableHloBench(const StableHloBenchOptions &options,
+                      llvm::raw_ostream &os);
+
+} // namespace kiln::bench
+
+#endif // KILN_TOOLS_KILN_BENCH_STABLEHLOBENCH_H
