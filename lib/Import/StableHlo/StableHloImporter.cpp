@@ -30,7 +30,8 @@ using namespace mlir;
 OwningOpRef<ModuleOp> kiln::importStableHloText(llvm::SourceMgr &sourceMgr,
                                                 MLIRContext *context) {
   context->loadDialect<KilnDialect, func::FuncDialect, quant::QuantDialect,
-                       StableHloSyntaxDialect, ChloSyntaxDialect>();
+                       StableHloSyntaxDialect, ChloSyntaxDialect,
+                       CheckSyntaxDialect>();
   // JAX attaches attributes of dialects that kiln does not load (`#sdy.`,
   // `#mhlo.`): read as opaque attributes, kept, and hashed by their text.
   bool allowed = context->allowsUnregisteredDialects();

@@ -24,6 +24,7 @@ using namespace kiln;
 
 MLIR_DEFINE_EXPLICIT_TYPE_ID(kiln::StableHloSyntaxDialect)
 MLIR_DEFINE_EXPLICIT_TYPE_ID(kiln::ChloSyntaxDialect)
+MLIR_DEFINE_EXPLICIT_TYPE_ID(kiln::CheckSyntaxDialect)
 
 namespace {
 
@@ -182,6 +183,23 @@ ParseResult parseTypes(OpAsmParser &parser, StringRef opName,
              operands.size() == 3) {
     operandTypes = {types[0], types[1], types[1]};
     resultTypes = {types[1]};
+  } else if (opName == "stablehlo.complex" && types.size() == 1 &&
+             isa<ShapedType>(types[0])) {
+    // `: tensor<4xcomplex<f32>>`: the operands are its real parts.
+    auto shaped = cast<ShapedType>(types[0]);
+    auto complex = dyn_cast<ComplexType>(shaped.getElementType());
+    if (!complex)
+      return parser.emitError(operandsLoc)
+             << "stablehlo.complex needs a complex result type";
+    Type part = shaped.clone(complex.getElementType());
+    operandTypes = {part, part};
+    resultTypes = {types[0]};
+  } else if (opName.starts_with("check.")) {
+    // Checks return nothing: one type for all operands, or one each.
+    if (types.size() == operands.size())
+      operandTypes = types;
+    else
+      operandTypes.assign(operands.size(), types[0]);
   } else if (opName.ends_with(".return") ||
              opName.ends_with(".optimization_barrier")) {
     operandTypes = types;
@@ -195,7 +213,7 @@ ParseResult parseTypes(OpAsmParser &parser, StringRef opName,
            << "'" << opName << "' expects one type or a function type, got "
            << types.size() << " types";
   }
-  if (opName.ends_with(".return"))
+  if (opName.ends_with(".return") || opName.starts_with("check."))
     resultTypes.clear();
   state.addTypes(resultTypes);
   return parser.resolveOperands(operands, operandTypes, operandsLoc,
@@ -554,6 +572,27 @@ ParseResult parseTopK(OpAsmParser &parser, OperationState &state) {
                     state);
 }
 
+/// `check.expect_eq_const %x, dense<...> : type`: the expected value's type
+/// is the operand's.
+ParseResult parseCheckConst(OpAsmParser &parser, OperationState &state) {
+  SMLoc operandsLoc = parser.getCurrentLocation();
+  Operand operand;
+  Attribute expected;
+  if (parser.parseOperand(operand) || parser.parseComma() ||
+      parser.parseAttribute(expected))
+    return failure();
+  auto typed = dyn_cast<TypedAttr>(expected);
+  if (!typed)
+    return parser.emitError(operandsLoc) << "the expected value needs a type";
+  state.addAttribute("expected", expected);
+  if (succeeded(parser.parseOptionalComma()))
+    if (parseKeywordFields(parser, state.name.getStringRef(), state))
+      return failure();
+  if (parser.parseOptionalAttrDict(state.attributes))
+    return failure();
+  return parser.resolveOperand(operand, typed.getType(), state.operands);
+}
+
 /// The pretty forms that are not operands, fields and types.
 std::optional<Dialect::ParseOpHook> hookFor(StringRef opName) {
   StringRef op = opName.drop_until([](char c) { return c == '.'; }).drop_front();
@@ -571,6 +610,8 @@ std::optional<Dialect::ParseOpHook> hookFor(StringRef opName) {
     return Dialect::ParseOpHook(parseWhile);
   if (op == "top_k")
     return Dialect::ParseOpHook(parseTopK);
+  if (opName.starts_with("check.") && op.ends_with("_const"))
+    return Dialect::ParseOpHook(parseCheckConst);
   return Dialect::ParseOpHook(parseOperandsFieldsTypes);
 }
 
@@ -607,5 +648,16 @@ Attribute ChloSyntaxDialect::parseAttribute(DialectAsmParser &parser,
 
 std::optional<Dialect::ParseOpHook>
 ChloSyntaxDialect::getParseOperationHook(StringRef opName) const {
+  return hookFor(opName);
+}
+
+CheckSyntaxDialect::CheckSyntaxDialect(MLIRContext *context)
+    : Dialect(getDialectNamespace(), context,
+              TypeID::get<CheckSyntaxDialect>()) {
+  allowUnknownOperations();
+}
+
+std::optional<Dialect::ParseOpHook>
+CheckSyntaxDialect::getParseOperationHook(StringRef opName) const {
   return hookFor(opName);
 }

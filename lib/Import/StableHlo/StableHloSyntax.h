@@ -41,9 +41,20 @@ public:
   getParseOperationHook(llvm::StringRef opName) const override;
 };
 
+/// `check.*` ops of StableHLO's interpreter tests (`check.expect_eq_const
+/// %x, dense<...> : tensor<...>`).
+class CheckSyntaxDialect : public mlir::Dialect {
+public:
+  explicit CheckSyntaxDialect(mlir::MLIRContext *context);
+  static llvm::StringRef getDialectNamespace() { return "check"; }
+  std::optional<ParseOpHook>
+  getParseOperationHook(llvm::StringRef opName) const override;
+};
+
 } // namespace kiln
 
 MLIR_DECLARE_EXPLICIT_TYPE_ID(kiln::StableHloSyntaxDialect)
+MLIR_DECLARE_EXPLICIT_TYPE_ID(kiln::CheckSyntaxDialect)
 MLIR_DECLARE_EXPLICIT_TYPE_ID(kiln::ChloSyntaxDialect)
 
 #endif // KILN_LIB_IMPORT_STABLEHLO_STABLEHLOSYNTAX_H

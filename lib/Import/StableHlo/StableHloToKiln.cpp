@@ -30,6 +30,11 @@ public:
   LogicalResult convert(Operation *op);
 
 private:
+  /// `check.expect_*` and `@check.expect_*` custom calls into kiln.check.
+  LogicalResult convertCheck(Operation *op, StringRef kind);
+  /// StableHLO's broadcast_in_dim may stretch a dimension of size 1; HLO's
+  /// (and kiln's) may not: such dimensions are reshaped away first.
+  Value dropStretchedDimensions(Operation *op, NamedAttrList &attrs);
   /// The attributes of `op`, from the generic form's properties and the
   /// pretty form's (discardable) attributes alike.
   NamedAttrList attributesOf(Operation *op);
@@ -282,9 +287,86 @@ static std::string kilnNameFor(StringRef dialect, StringRef name) {
       .Default(("kiln." + name).str());
 }
 
+LogicalResult Converter::convertCheck(Operation *op, StringRef kind) {
+  StringRef comparison = llvm::StringSwitch<StringRef>(kind)
+                             .Cases("expect_eq", "expect_eq_const", "eq")
+                             .Cases("expect_almost_eq",
+                                    "expect_almost_eq_const", "almost_eq")
+                             .Case("expect_close", "close")
+                             .Default("");
+  if (comparison.empty())
+    return op->emitError("'check.")
+           << kind << "' cannot be imported into kiln (it checks the "
+           << "reference interpreter's own state)";
+  NamedAttrList in = attributesOf(op);
+  OpBuilder builder(op);
+  Value actual = op->getNumOperands() > 0 ? op->getOperand(0) : Value();
+  Value expected = op->getNumOperands() > 1 ? op->getOperand(1) : Value();
+  if (kind.ends_with("_const")) {
+    auto value = dyn_cast_or_null<TypedAttr>(in.get("expected"));
+    if (!value)
+      return op->emitError("'check.") << kind << "' needs an expected value";
+    OperationState constant(op->getLoc(), "kiln.constant");
+    constant.addAttribute("value", value);
+    constant.addTypes(value.getType());
+    expected = builder.create(constant)->getResult(0);
+  }
+  if (!actual || !expected)
+    return op->emitError("a check compares two values");
+  OperationState state(op->getLoc(), "kiln.check");
+  state.addOperands({actual, expected});
+  state.addAttribute("comparison", b.getStringAttr(comparison));
+  if (auto tolerance = dyn_cast_or_null<FloatAttr>(in.get("tolerance")))
+    state.addAttribute("tolerance",
+                       b.getF64FloatAttr(tolerance.getValueAsDouble()));
+  for (const char *ulps : {"max_ulp_difference", "min_ulp_difference"})
+    if (auto value = dyn_cast_or_null<IntegerAttr>(in.get(ulps)))
+      state.addAttribute(ulps, b.getI64IntegerAttr(value.getInt()));
+  builder.create(state);
+  op->erase();
+  return success();
+}
+
+Value Converter::dropStretchedDimensions(Operation *op, NamedAttrList &attrs) {
+  auto dimensions = dyn_cast_or_null<DenseI64ArrayAttr>(attrs.get("dimensions"));
+  auto operandType = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!dimensions || !operandType || !resultType ||
+      !operandType.hasStaticShape() ||
+      dimensions.size() != operandType.getRank())
+    return op->getOperand(0);
+  llvm::SmallVector<int64_t> keptShape, keptDimensions;
+  for (auto [index, target] : llvm::enumerate(dimensions.asArrayRef())) {
+    int64_t size = operandType.getDimSize(index);
+    bool stretched = size == 1 && target >= 0 && target < resultType.getRank() &&
+                     resultType.getDimSize(target) != 1;
+    if (stretched)
+      continue;
+    keptShape.push_back(size);
+    keptDimensions.push_back(target);
+  }
+  if (keptShape.size() == (size_t)operandType.getRank())
+    return op->getOperand(0);
+  OpBuilder builder(op);
+  OperationState reshape(op->getLoc(), "kiln.reshape");
+  reshape.addOperands(op->getOperand(0));
+  reshape.addTypes(
+      RankedTensorType::get(keptShape, operandType.getElementType()));
+  attrs.set("dimensions", b.getDenseI64ArrayAttr(keptDimensions));
+  return builder.create(reshape)->getResult(0);
+}
+
 LogicalResult Converter::convert(Operation *op) {
   StringRef full = op->getName().getStringRef();
   auto [dialect, name] = full.split('.');
+  if (dialect == "check")
+    return convertCheck(op, name);
+  if (full == "stablehlo.custom_call") {
+    NamedAttrList attrs = attributesOf(op);
+    auto target = dyn_cast_or_null<StringAttr>(attrs.get("call_target_name"));
+    if (target && target.getValue().starts_with("check."))
+      return convertCheck(op, target.getValue().drop_front(6));
+  }
   std::string kilnName = kilnNameFor(dialect, name);
   std::optional<RegisteredOperationName> registered =
       RegisteredOperationName::lookup(kilnName, context);
@@ -296,6 +378,8 @@ LogicalResult Converter::convert(Operation *op) {
     return failure();
   OperationState state(op->getLoc(), *registered);
   state.addOperands(op->getOperands());
+  if (name == "broadcast_in_dim" && op->getNumOperands() == 1)
+    state.operands[0] = dropStretchedDimensions(op, out);
   state.addTypes(op->getResultTypes());
   state.addAttributes(out.getAttrs());
   for (Region &region : op->getRegions())

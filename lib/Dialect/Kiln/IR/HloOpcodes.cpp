@@ -8,6 +8,7 @@
 
 #include "kiln/Dialect/Kiln/IR/HloOpcodes.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 
 using namespace kiln;
@@ -165,4 +166,14 @@ llvm::StringRef kiln::kilnOpNameForHloOpcode(llvm::StringRef hloOpcode) {
 
 llvm::StringRef kiln::hloOpcodeForKilnOpName(llvm::StringRef kilnOpName) {
   return getOpcodeMaps().kilnToHlo.lookup(kilnOpName);
+}
+
+bool kiln::isKilnOpWithoutHloOpcode(llvm::StringRef kilnOpName) {
+  static const llvm::StringLiteral kNames[] = {
+      "kiln.acos",   "kiln.acosh",      "kiln.asin",       "kiln.asinh",
+      "kiln.atan",   "kiln.atanh",      "kiln.cosh",       "kiln.sinh",
+      "kiln.erfc",   "kiln.erf_inv",    "kiln.lgamma",     "kiln.digamma",
+      "kiln.bessel_i1e", "kiln.next_after", "kiln.polygamma", "kiln.zeta",
+      "kiln.check"};
+  return llvm::is_contained(kNames, kilnOpName);
 }

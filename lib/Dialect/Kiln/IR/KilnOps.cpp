@@ -321,6 +321,21 @@ LogicalResult BitcastOp::verify() {
 // The Elementwise trait has already checked that operands and results have
 // one shape; these verifiers check what it cannot.
 
+LogicalResult CheckOp::verify() {
+  StringRef comparison = getComparison();
+  if (comparison != "eq" && comparison != "almost_eq" && comparison != "close")
+    return emitOpError("comparison must be eq, almost_eq or close, got '")
+           << comparison << "'";
+  if (getActual().getType() != getExpected().getType())
+    return emitOpError("compares values of different types: ")
+           << getActual().getType() << " and " << getExpected().getType();
+  if (getTolerance() && comparison != "almost_eq")
+    return emitOpError("a tolerance goes with almost_eq");
+  if ((getMaxUlpDifference() || getMinUlpDifference()) && comparison != "close")
+    return emitOpError("ULP differences go with close");
+  return success();
+}
+
 LogicalResult IsFiniteOp::verify() {
   return requireFloat(*this, "operand", getOperand().getType());
 }

@@ -22,6 +22,10 @@ llvm::StringRef kilnOpNameForHloOpcode(llvm::StringRef hloOpcode);
 /// Returns the HLO opcode for a full kiln op name, or an empty string.
 llvm::StringRef hloOpcodeForKilnOpName(llvm::StringRef kilnOpName);
 
+/// Whether a kiln op has no HLO opcode by design: CHLO's functions (XLA
+/// expands them before it writes HLO) and the golden tests' kiln.check.
+bool isKilnOpWithoutHloOpcode(llvm::StringRef kilnOpName);
+
 } // namespace kiln
 
 #endif // KILN_DIALECT_KILN_IR_HLOOPCODES_H

@@ -257,6 +257,43 @@ def Kiln_NotOp : Kiln_UnaryOp<"not", "not">;
 def Kiln_PopcntOp : Kiln_UnaryOp<"popcnt", "popcnt">;
 def Kiln_ClzOp : Kiln_UnaryOp<"count_leading_zeros", "count-leading-zeros">;
 
+//===----------------------------------------------------------------------===//
+// CHLO's functions: the client ops that JAX emits into StableHLO and that
+// HLO has no opcode for (XLA expands them before it writes HLO). Each is an
+// op of its own, so that a signature sees it and the evaluator can compute
+// it exactly.
+//===----------------------------------------------------------------------===//
+
+class Kiln_ChloUnaryOp<string mnemonic>
+    : Kiln_GenericFormatOp<mnemonic, [Pure, Elementwise, SameOperandsAndResultType]> {
+  let summary = "CHLO " # mnemonic # ": element-wise (no HLO opcode)";
+  let arguments = (ins Kiln_Tensor:$operand);
+  let results = (outs Kiln_Tensor:$output);
+}
+def Kiln_AcosOp : Kiln_ChloUnaryOp<"acos">;
+def Kiln_AcoshOp : Kiln_ChloUnaryOp<"acosh">;
+def Kiln_AsinOp : Kiln_ChloUnaryOp<"asin">;
+def Kiln_AsinhOp : Kiln_ChloUnaryOp<"asinh">;
+def Kiln_AtanOp : Kiln_ChloUnaryOp<"atan">;
+def Kiln_AtanhOp : Kiln_ChloUnaryOp<"atanh">;
+def Kiln_CoshOp : Kiln_ChloUnaryOp<"cosh">;
+def Kiln_SinhOp : Kiln_ChloUnaryOp<"sinh">;
+def Kiln_ErfcOp : Kiln_ChloUnaryOp<"erfc">;
+def Kiln_ErfInvOp : Kiln_ChloUnaryOp<"erf_inv">;
+def Kiln_LgammaOp : Kiln_ChloUnaryOp<"lgamma">;
+def Kiln_DigammaOp : Kiln_ChloUnaryOp<"digamma">;
+def Kiln_BesselI1eOp : Kiln_ChloUnaryOp<"bessel_i1e">;
+
+class Kiln_ChloBinaryOp<string mnemonic>
+    : Kiln_GenericFormatOp<mnemonic, [Pure, Elementwise, SameOperandsAndResultType]> {
+  let summary = "CHLO " # mnemonic # ": element-wise (no HLO opcode)";
+  let arguments = (ins Kiln_Tensor:$lhs, Kiln_Tensor:$rhs);
+  let results = (outs Kiln_Tensor:$output);
+}
+def Kiln_NextAfterOp : Kiln_ChloBinaryOp<"next_after">;
+def Kiln_PolygammaOp : Kiln_ChloBinaryOp<"polygamma">;
+def Kiln_ZetaOp : Kiln_ChloBinaryOp<"zeta">;
+
 def Kiln_IsFiniteOp : Kiln_GenericFormatOp<"is_finite", [Pure, Elementwise]> {
   let summary = "HLO is-finite: element-wise test, pred result";
   let arguments = (ins Kiln_Tensor:$operand);
@@ -996,6 +1033,29 @@ def Kiln_RaggedAllToAllOp : Kiln_GenericFormatOp<"ragged_all_to_all"> {
                    Kiln_ReplicaGroupsAttr:$replica_groups,
                    OptionalAttr<I64Attr>:$channel_id);
   let results = (outs Kiln_Tensor:$result);
+  let hasVerifier = 1;
+}
+
+
+//===----------------------------------------------------------------------===//
+// Golden tests
+//===----------------------------------------------------------------------===//
+
+def Kiln_CheckOp : Kiln_GenericFormatOp<"check", [MemoryEffects<[MemWrite]>]> {
+  let summary = "a golden test's check of a computed value against the expected";
+  let description = [{
+    What StableHLO's golden tests assert (`check.expect_eq`,
+    `check.expect_almost_eq`, `check.expect_close`, their `_const` forms, and
+    the `@check.*` custom calls that JAX's generated tests use): `comparison`
+    is `eq` (bit-exact), `almost_eq` (within `tolerance`, default 1e-4) or
+    `close` (within ULP differences). The evaluator and compiled code run
+    it; it has an effect so that nothing removes it.
+  }];
+  let arguments = (ins Kiln_Tensor:$actual, Kiln_Tensor:$expected,
+                   StrAttr:$comparison,
+                   OptionalAttr<F64Attr>:$tolerance,
+                   OptionalAttr<I64Attr>:$max_ulp_difference,
+                   OptionalAttr<I64Attr>:$min_ulp_difference);
   let hasVerifier = 1;
 }
 
