@@ -83,6 +83,66 @@ Attribute parseFieldValue(AsmParser &parser) {
   return attr;
 }
 
+/// `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`: a convolution's dimension
+/// numbers, as the fields of the generic form's `#stablehlo.conv<...>`.
+Attribute parseConvDimensionNumbers(AsmParser &parser) {
+  MLIRContext *context = parser.getContext();
+  Builder builder(context);
+  NamedAttrList fields;
+  auto parseLayout = [&](StringRef prefix, char batch,
+                         char feature) -> ParseResult {
+    llvm::SmallVector<std::pair<int64_t, int64_t>> spatial; // (index, dim)
+    int64_t position = 0;
+    bool sawBatch = false, sawFeature = false;
+    if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() -> ParseResult {
+          int64_t index;
+          OptionalParseResult number = parser.parseOptionalInteger(index);
+          if (number.has_value()) {
+            if (failed(*number))
+              return failure();
+            spatial.push_back({index, position++});
+            return success();
+          }
+          StringRef letter;
+          if (parser.parseKeyword(&letter))
+            return failure();
+          if (letter.size() == 1 && letter[0] == batch) {
+            fields.set(prefix.str() + (batch == 'b' ? "_batch_dimension"
+                                                    : "_input_feature_dimension"),
+                       builder.getI64IntegerAttr(position++));
+            sawBatch = true;
+          } else if (letter.size() == 1 && letter[0] == feature) {
+            fields.set(prefix.str() + (feature == 'f'
+                                           ? "_feature_dimension"
+                                           : "_output_feature_dimension"),
+                       builder.getI64IntegerAttr(position++));
+            sawFeature = true;
+          } else {
+            return ParseResult(parser.emitError(parser.getCurrentLocation())
+                               << "unexpected dimension '" << letter << "'");
+          }
+          return success();
+        }))
+      return failure();
+    if (!sawBatch || !sawFeature)
+      return parser.emitError(parser.getCurrentLocation())
+             << "a convolution layout needs both of '" << batch << "' and '"
+             << feature << "'";
+    llvm::sort(spatial);
+    llvm::SmallVector<int64_t> dims;
+    for (auto [index, dim] : spatial)
+      dims.push_back(dim);
+    fields.set(prefix.str() + "_spatial_dimensions",
+               builder.getDenseI64ArrayAttr(dims));
+    return success();
+  };
+  if (parseLayout("input", 'b', 'f') || parser.parseKeyword("x") ||
+      parseLayout("kernel", 'i', 'o') || parser.parseArrow() ||
+      parseLayout("output", 'b', 'f'))
+    return {};
+  return fields.getDictionary(context);
+}
+
 /// `#stablehlo.<kind><field = value, ...>` (a dictionary of the fields) or
 /// `#stablehlo<kind VALUE>` (the value's string).
 Attribute parseSyntaxAttribute(DialectAsmParser &parser) {
@@ -90,6 +150,14 @@ Attribute parseSyntaxAttribute(DialectAsmParser &parser) {
   StringRef kind;
   if (parser.parseKeyword(&kind))
     return {};
+  if (kind == "conv") {
+    if (parser.parseLess())
+      return {};
+    Attribute numbers = parseConvDimensionNumbers(parser);
+    if (!numbers || parser.parseGreater())
+      return {};
+    return numbers;
+  }
   if (failed(parser.parseOptionalLess())) {
     // `#stablehlo<comparison_direction LT>`: the enumeration's value.
     StringRef value;
@@ -572,6 +640,96 @@ ParseResult parseTopK(OpAsmParser &parser, OperationState &state) {
                     state);
 }
 
+/// `stablehlo.convolution(%lhs, %rhs) dim_numbers = [b, 0, 1, f]x[0, 1, i,
+/// o]->[b, 0, 1, f], window = {stride = [..], pad = [[l, h], ..], lhs_dilate
+/// = [..], rhs_dilate = [..], reverse = [..]} attr-dict : types`.
+ParseResult parseConvolution(OpAsmParser &parser, OperationState &state) {
+  MLIRContext *context = parser.getContext();
+  Builder builder(context);
+  SMLoc operandsLoc = parser.getCurrentLocation();
+  llvm::SmallVector<Operand> operands;
+  if (parser.parseOperandList(operands, AsmParser::Delimiter::Paren) ||
+      parser.parseKeyword("dim_numbers") || parser.parseEqual())
+    return failure();
+  Attribute numbers = parseConvDimensionNumbers(parser);
+  if (!numbers)
+    return failure();
+  state.addAttribute("dimension_numbers", numbers);
+  if (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseKeyword("window") || parser.parseEqual() ||
+        parser.parseLBrace())
+      return failure();
+    if (failed(parser.parseOptionalRBrace())) {
+      do {
+        StringRef name;
+        if (parser.parseKeyword(&name) || parser.parseEqual())
+          return failure();
+        if (name == "pad") {
+          llvm::SmallVector<int64_t> pads;
+          if (parser.parseCommaSeparatedList(
+                  AsmParser::Delimiter::Square, [&]() -> ParseResult {
+                    llvm::SmallVector<int64_t> pair;
+                    if (parseIntegerList(parser, pair))
+                      return failure();
+                    if (pair.size() != 2)
+                      return ParseResult(
+                          parser.emitError(parser.getCurrentLocation())
+                          << "a padding is [low, high]");
+                    pads.append(pair);
+                    return success();
+                  }))
+            return failure();
+          auto type = RankedTensorType::get(
+              {(int64_t)pads.size() / 2, 2}, builder.getI64Type());
+          state.addAttribute("padding",
+                             DenseIntElementsAttr::get(type, pads));
+          continue;
+        }
+        if (name == "reverse") {
+          llvm::SmallVector<bool> flags;
+          if (parser.parseCommaSeparatedList(
+                  AsmParser::Delimiter::Square, [&]() -> ParseResult {
+                    StringRef word;
+                    int64_t number;
+                    OptionalParseResult integer =
+                        parser.parseOptionalInteger(number);
+                    if (integer.has_value()) {
+                      flags.push_back(number != 0);
+                      return *integer;
+                    }
+                    if (parser.parseKeyword(&word))
+                      return failure();
+                    flags.push_back(word == "true");
+                    return success();
+                  }))
+            return failure();
+          state.addAttribute("window_reversal",
+                             DenseBoolArrayAttr::get(context, flags));
+          continue;
+        }
+        llvm::SmallVector<int64_t> values;
+        if (parseIntegerList(parser, values))
+          return failure();
+        StringRef generic = llvm::StringSwitch<StringRef>(name)
+                                .Case("stride", "window_strides")
+                                .Case("lhs_dilate", "lhs_dilation")
+                                .Case("rhs_dilate", "rhs_dilation")
+                                .Default("");
+        if (generic.empty())
+          return parser.emitError(parser.getCurrentLocation())
+                 << "unknown convolution window field '" << name << "'";
+        state.addAttribute(generic, builder.getDenseI64ArrayAttr(values));
+      } while (succeeded(parser.parseOptionalComma()));
+      if (parser.parseRBrace())
+        return failure();
+    }
+  }
+  if (parser.parseOptionalAttrDict(state.attributes))
+    return failure();
+  return parseTypes(parser, state.name.getStringRef(), operands, operandsLoc,
+                    state);
+}
+
 /// `check.expect_eq_const %x, dense<...> : type`: the expected value's type
 /// is the operand's.
 ParseResult parseCheckConst(OpAsmParser &parser, OperationState &state) {
@@ -610,6 +768,8 @@ std::optional<Dialect::ParseOpHook> hookFor(StringRef opName) {
     return Dialect::ParseOpHook(parseWhile);
   if (op == "top_k")
     return Dialect::ParseOpHook(parseTopK);
+  if (op == "convolution")
+    return Dialect::ParseOpHook(parseConvolution);
   if (opName.starts_with("check.") && op.ends_with("_const"))
     return Dialect::ParseOpHook(parseCheckConst);
   return Dialect::ParseOpHook(parseOperandsFieldsTypes);

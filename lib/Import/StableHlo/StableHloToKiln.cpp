@@ -244,6 +244,37 @@ LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
     }
     if (Attribute called = in.erase("called_computations"))
       out.set("kiln.called_computations", called);
+  } else if (name == "convolution") {
+    if (auto numbers =
+            dyn_cast_or_null<DictionaryAttr>(in.erase("dimension_numbers")))
+      for (NamedAttribute field : numbers)
+        out.set(field.getName(), field.getValue());
+    // The window's size is the kernel's spatial dimensions'.
+    auto kernel = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+    auto kernelSpatial =
+        dyn_cast_or_null<DenseI64ArrayAttr>(out.get("kernel_spatial_dimensions"));
+    size_t rank = kernelSpatial ? kernelSpatial.size() : 0;
+    if (kernel && kernelSpatial) {
+      llvm::SmallVector<int64_t> window;
+      for (int64_t dim : kernelSpatial.asArrayRef())
+        window.push_back(dim < kernel.getRank() ? kernel.getDimSize(dim) : 1);
+      out.set("window_dimensions", b.getDenseI64ArrayAttr(window));
+    }
+    move(in, out, "window_strides", "window_strides", true);
+    move(in, out, "lhs_dilation", "base_dilations", true);
+    move(in, out, "rhs_dilation", "window_dilations", true);
+    move(in, out, "window_reversal", "window_reversal");
+    if (failed(splitPadding(op, in, out, rank)))
+      return failure();
+    for (const char *field :
+         {"window_strides", "base_dilations", "window_dilations"})
+      if (!out.get(field))
+        out.set(field, ones(rank));
+    for (const char *count : {"feature_group_count", "batch_group_count"})
+      if (auto value = dyn_cast_or_null<IntegerAttr>(in.erase(count)))
+        out.set(count, b.getI64IntegerAttr(value.getInt()));
+    if (ArrayAttr precision = stringList(b, in.erase("precision_config")))
+      out.set("operand_precision", precision);
   } else if (name == "reduce_precision") {
     for (const char *field : {"exponent_bits", "mantissa_bits"})
       if (auto integer = dyn_cast_or_null<IntegerAttr>(in.erase(field)))
