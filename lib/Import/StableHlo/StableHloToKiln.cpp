@@ -320,7 +320,7 @@ static std::string kilnNameFor(StringRef dialect, StringRef name) {
 
 LogicalResult Converter::convertCheck(Operation *op, StringRef kind) {
   StringRef comparison = llvm::StringSwitch<StringRef>(kind)
-                             .Cases("expect_eq", "expect_eq_const", "eq")
+                             .Cases("expect_eq", "expect_eq_const", "eq", "eq")
                              .Cases("expect_almost_eq",
                                     "expect_almost_eq_const", "almost_eq")
                              .Case("expect_close", "close")
@@ -353,7 +353,10 @@ LogicalResult Converter::convertCheck(Operation *op, StringRef kind) {
   for (const char *ulps : {"max_ulp_difference", "min_ulp_difference"})
     if (auto value = dyn_cast_or_null<IntegerAttr>(in.get(ulps)))
       state.addAttribute(ulps, b.getI64IntegerAttr(value.getInt()));
-  builder.create(state);
+  // `@check.eq` answers whether the values are equal.
+  state.addTypes(op->getResultTypes());
+  Operation *check = builder.create(state);
+  op->replaceAllUsesWith(check->getResults());
   op->erase();
   return success();
 }

@@ -321,6 +321,30 @@ LogicalResult BitcastOp::verify() {
 // The Elementwise trait has already checked that operands and results have
 // one shape; these verifiers check what it cannot.
 
+/// Whether `type`'s elements are quantized (`!quant.*`).
+static bool isQuantized(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  return shaped && shaped.getElementType().getDialect().getNamespace() == "quant";
+}
+
+LogicalResult UniformQuantizeOp::verify() {
+  if (!isQuantized(getOutput().getType()))
+    return emitOpError("result must have a quantized element type, got ")
+           << getOutput().getType();
+  return success();
+}
+
+LogicalResult UniformDequantizeOp::verify() {
+  if (!isQuantized(getOperand().getType()))
+    return emitOpError("operand must have a quantized element type, got ")
+           << getOperand().getType();
+  auto element = getElementTypeOrSelf(getOutput().getType());
+  if (!isa<FloatType>(element))
+    return emitOpError("result must be floating point, got ")
+           << getOutput().getType();
+  return success();
+}
+
 LogicalResult CheckOp::verify() {
   StringRef comparison = getComparison();
   if (comparison != "eq" && comparison != "almost_eq" && comparison != "close")

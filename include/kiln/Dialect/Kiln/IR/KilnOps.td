@@ -290,6 +290,25 @@ class Kiln_ChloBinaryOp<string mnemonic>
   let arguments = (ins Kiln_Tensor:$lhs, Kiln_Tensor:$rhs);
   let results = (outs Kiln_Tensor:$output);
 }
+
+//===----------------------------------------------------------------------===//
+// Quantization (StableHLO's, on `!quant.uniform` element types; no HLO
+// opcode)
+//===----------------------------------------------------------------------===//
+
+def Kiln_UniformQuantizeOp : Kiln_GenericFormatOp<"uniform_quantize", [Pure, Elementwise]> {
+  let summary = "StableHLO uniform_quantize: to (or between) quantized types";
+  let arguments = (ins Kiln_Tensor:$operand);
+  let results = (outs Kiln_Tensor:$output);
+  let hasVerifier = 1;
+}
+
+def Kiln_UniformDequantizeOp : Kiln_GenericFormatOp<"uniform_dequantize", [Pure, Elementwise]> {
+  let summary = "StableHLO uniform_dequantize: a quantized tensor's real values";
+  let arguments = (ins Kiln_Tensor:$operand);
+  let results = (outs Kiln_Tensor:$output);
+  let hasVerifier = 1;
+}
 def Kiln_NextAfterOp : Kiln_ChloBinaryOp<"next_after">;
 def Kiln_PolygammaOp : Kiln_ChloBinaryOp<"polygamma">;
 def Kiln_ZetaOp : Kiln_ChloBinaryOp<"zeta">;
@@ -1049,13 +1068,16 @@ def Kiln_CheckOp : Kiln_GenericFormatOp<"check", [MemoryEffects<[MemWrite]>]> {
     the `@check.*` custom calls that JAX's generated tests use): `comparison`
     is `eq` (bit-exact), `almost_eq` (within `tolerance`, default 1e-4) or
     `close` (within ULP differences). The evaluator and compiled code run
-    it; it has an effect so that nothing removes it.
+    it; it has an effect so that nothing removes it. The form that answers
+    (`@check.eq`, of StableHLO's quantized tests) returns whether the check
+    passed.
   }];
   let arguments = (ins Kiln_Tensor:$actual, Kiln_Tensor:$expected,
                    StrAttr:$comparison,
                    OptionalAttr<F64Attr>:$tolerance,
                    OptionalAttr<I64Attr>:$max_ulp_difference,
                    OptionalAttr<I64Attr>:$min_ulp_difference);
+  let results = (outs Optional<0DTensorOf<[I1]>>:$passed);
   let hasVerifier = 1;
 }
 
