@@ -13,6 +13,7 @@
 
 #include "StableHloToKiln.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -306,6 +307,19 @@ LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
   return success();
 }
 
+/// Whether the operands and results that `state` holds have one type, as
+/// SameOperandsAndResultType wants, quantization parameters included.
+static LogicalResult verifyCompatibleTypes(const OperationState &state) {
+  llvm::SmallVector<Type> types;
+  for (Value operand : state.operands)
+    types.push_back(operand.getType());
+  types.append(state.types.begin(), state.types.end());
+  for (Type type : types)
+    if (type != types.front())
+      return failure();
+  return success();
+}
+
 /// StableHLO's (and CHLO's) name of an op, mapped to kiln's.
 static std::string kilnNameFor(StringRef dialect, StringRef name) {
   if (dialect == "chlo") {
@@ -320,9 +334,9 @@ static std::string kilnNameFor(StringRef dialect, StringRef name) {
 
 LogicalResult Converter::convertCheck(Operation *op, StringRef kind) {
   StringRef comparison = llvm::StringSwitch<StringRef>(kind)
-                             .Cases("expect_eq", "expect_eq_const", "eq", "eq")
-                             .Cases("expect_almost_eq",
-                                    "expect_almost_eq_const", "almost_eq")
+                             .Cases({"expect_eq", "expect_eq_const", "eq"}, "eq")
+                             .Cases({"expect_almost_eq",
+                                    "expect_almost_eq_const"}, "almost_eq")
                              .Case("expect_close", "close")
                              .Default("");
   if (comparison.empty())
@@ -419,6 +433,47 @@ LogicalResult Converter::convert(Operation *op) {
   for (Region &region : op->getRegions())
     state.addRegion()->takeBody(region);
   OpBuilder builder(op);
+  // StableHLO lets an element-wise op on quantized tensors take and give
+  // other quantization parameters; its meaning is then: dequantize the
+  // operands, compute in the expressed type, quantize the result. Kiln's
+  // element-wise ops keep one type, so that is what is built.
+  if (registered->hasTrait<OpTrait::SameOperandsAndResultType>() &&
+      failed(verifyCompatibleTypes(state))) {
+    auto expressed = [](Type type) -> Type {
+      auto shaped = dyn_cast<ShapedType>(type);
+      auto quantized =
+          shaped ? dyn_cast<quant::QuantizedType>(shaped.getElementType())
+                 : nullptr;
+      return quantized ? shaped.clone(quantized.getExpressedType()) : type;
+    };
+    for (Value &operand : state.operands) {
+      Type real = expressed(operand.getType());
+      if (real == operand.getType())
+        continue;
+      OperationState dequantize(op->getLoc(), "kiln.uniform_dequantize");
+      dequantize.addOperands(operand);
+      dequantize.addTypes(real);
+      operand = builder.create(dequantize)->getResult(0);
+    }
+    llvm::SmallVector<Type> quantizedTypes(state.types.begin(), state.types.end());
+    for (Type &type : state.types)
+      type = expressed(type);
+    Operation *computed = builder.create(state);
+    llvm::SmallVector<Value> results;
+    for (auto [value, type] : llvm::zip(computed->getResults(), quantizedTypes)) {
+      if (value.getType() == type) {
+        results.push_back(value);
+        continue;
+      }
+      OperationState quantize(op->getLoc(), "kiln.uniform_quantize");
+      quantize.addOperands(value);
+      quantize.addTypes(type);
+      results.push_back(builder.create(quantize)->getResult(0));
+    }
+    op->replaceAllUsesWith(results);
+    op->erase();
+    return success();
+  }
   Operation *replacement = builder.create(state);
   op->replaceAllUsesWith(replacement->getResults());
   op->erase();
