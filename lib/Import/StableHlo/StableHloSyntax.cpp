@@ -143,6 +143,32 @@ Attribute parseConvDimensionNumbers(AsmParser &parser) {
   return fields.getDictionary(context);
 }
 
+/// `field = value, ...>` (after the `<`): a dictionary of the fields.
+Attribute parseFieldsUntilGreater(AsmParser &parser) {
+  MLIRContext *context = parser.getContext();
+  NamedAttrList fields;
+  if (succeeded(parser.parseOptionalGreater()))
+    return fields.getDictionary(context);
+  do {
+    StringRef name;
+    if (parser.parseKeyword(&name))
+      return {};
+    Attribute value;
+    if (succeeded(parser.parseOptionalEqual())) {
+      value = parseFieldValue(parser);
+      if (!value)
+        return {};
+    } else {
+      // A bare word (an enumeration inside, e.g. `<DEFAULT>`).
+      value = UnitAttr::get(context);
+    }
+    fields.set(name, value);
+  } while (succeeded(parser.parseOptionalComma()));
+  if (parser.parseGreater())
+    return {};
+  return fields.getDictionary(context);
+}
+
 /// `#stablehlo.<kind><field = value, ...>` (a dictionary of the fields) or
 /// `#stablehlo<kind VALUE>` (the value's string).
 Attribute parseSyntaxAttribute(DialectAsmParser &parser) {
@@ -165,27 +191,7 @@ Attribute parseSyntaxAttribute(DialectAsmParser &parser) {
       return {};
     return StringAttr::get(context, value);
   }
-  NamedAttrList fields;
-  if (succeeded(parser.parseOptionalGreater()))
-    return fields.getDictionary(context);
-  do {
-    StringRef name;
-    if (parser.parseKeyword(&name))
-      return {};
-    Attribute value;
-    if (succeeded(parser.parseOptionalEqual())) {
-      value = parseFieldValue(parser);
-      if (!value)
-        return {};
-    } else {
-      // A bare word (an enumeration inside, e.g. `<DEFAULT>`).
-      value = UnitAttr::get(context);
-    }
-    fields.set(name, value);
-  } while (succeeded(parser.parseOptionalComma()));
-  if (parser.parseGreater())
-    return {};
-  return fields.getDictionary(context);
+  return parseFieldsUntilGreater(parser);
 }
 
 //===----------------------------------------------------------------------===//
@@ -262,6 +268,11 @@ ParseResult parseTypes(OpAsmParser &parser, StringRef opName,
     Type part = shaped.clone(complex.getElementType());
     operandTypes = {part, part};
     resultTypes = {types[0]};
+  } else if (opName == "stablehlo.tuple" && types.size() == 1 &&
+             isa<TupleType>(types[0])) {
+    auto tuple = cast<TupleType>(types[0]);
+    operandTypes.assign(tuple.getTypes().begin(), tuple.getTypes().end());
+    resultTypes = {tuple};
   } else if (opName.starts_with("check.")) {
     // Checks return nothing: one type for all operands, or one each.
     if (types.size() == operands.size())
@@ -330,6 +341,25 @@ ParseResult parseKeywordFields(OpAsmParser &parser, StringRef opName,
                          builder.getDenseI64ArrayAttr(rhs));
       continue;
     }
+    // A float (a check's tolerance): parsed as one, so that the op's type
+    // after it is not read as the float's.
+    if (name == "tolerance") {
+      double value;
+      if (parser.parseFloat(value))
+        return failure();
+      state.addAttribute(name, builder.getF64FloatAttr(value));
+      continue;
+    }
+    // dot_general's `algorithm = <field = value, ...>`.
+    if (name == "algorithm") {
+      if (parser.parseLess())
+        return failure();
+      Attribute fields = parseFieldsUntilGreater(parser);
+      if (!fields)
+        return failure();
+      state.addAttribute(name, fields);
+      continue;
+    }
     // reduce_precision's `format = e5m10`.
     if (name == "format") {
       StringRef format;
@@ -355,7 +385,7 @@ ParseResult parseKeywordFields(OpAsmParser &parser, StringRef opName,
                     .Case("transpose", "permutation")
                     .Default("dimensions");
     else if (name == "dim")
-      generic = op == "iota" ? "iota_dimension"
+      generic = op == "iota" || op == "dynamic_iota" ? "iota_dimension"
                 : op == "get_dimension_size" || op == "set_dimension_size"
                     ? "dimension"
                     : "dimension";
@@ -730,6 +760,37 @@ ParseResult parseConvolution(OpAsmParser &parser, OperationState &state) {
                     state);
 }
 
+/// `stablehlo.composite "name" %a, %b attr-dict : types`.
+ParseResult parseComposite(OpAsmParser &parser, OperationState &state) {
+  Builder builder(parser.getContext());
+  std::string name;
+  if (parser.parseString(&name))
+    return failure();
+  state.addAttribute("name", builder.getStringAttr(name));
+  SMLoc operandsLoc = parser.getCurrentLocation();
+  llvm::SmallVector<Operand> operands;
+  if (parser.parseOperandList(operands) ||
+      parser.parseOptionalAttrDict(state.attributes))
+    return failure();
+  return parseTypes(parser, state.name.getStringRef(), operands, operandsLoc,
+                    state);
+}
+
+/// `stablehlo.get_tuple_element %t[0] attr-dict : types`.
+ParseResult parseGetTupleElement(OpAsmParser &parser, OperationState &state) {
+  Builder builder(parser.getContext());
+  SMLoc operandsLoc = parser.getCurrentLocation();
+  Operand operand;
+  int64_t index;
+  if (parser.parseOperand(operand) || parser.parseLSquare() ||
+      parser.parseInteger(index) || parser.parseRSquare() ||
+      parser.parseOptionalAttrDict(state.attributes))
+    return failure();
+  state.addAttribute("index", builder.getI32IntegerAttr(index));
+  return parseTypes(parser, state.name.getStringRef(), {operand}, operandsLoc,
+                    state);
+}
+
 /// `check.expect_eq_const %x, dense<...> : type`: the expected value's type
 /// is the operand's.
 ParseResult parseCheckConst(OpAsmParser &parser, OperationState &state) {
@@ -770,6 +831,10 @@ std::optional<Dialect::ParseOpHook> hookFor(StringRef opName) {
     return Dialect::ParseOpHook(parseTopK);
   if (op == "convolution")
     return Dialect::ParseOpHook(parseConvolution);
+  if (op == "get_tuple_element")
+    return Dialect::ParseOpHook(parseGetTupleElement);
+  if (op == "composite")
+    return Dialect::ParseOpHook(parseComposite);
   if (opName.starts_with("check.") && op.ends_with("_const"))
     return Dialect::ParseOpHook(parseCheckConst);
   return Dialect::ParseOpHook(parseOperandsFieldsTypes);

@@ -14,7 +14,12 @@
 #include "StableHloToKiln.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -31,6 +36,23 @@ public:
   LogicalResult convert(Operation *op);
 
 private:
+  /// The element of a tuple that stablehlo.tuple made (kiln has no tuple
+  /// values: the structure only lives in the dump).
+  LogicalResult convertGetTupleElement(Operation *op);
+  /// A composite is a call of its decomposition.
+  LogicalResult convertComposite(Operation *op);
+  /// stablehlo.if and stablehlo.case into kiln.conditional: the values the
+  /// branches use from outside become its branch operands.
+  LogicalResult convertConditional(Operation *op, bool isIf);
+  /// The values a while's regions use from outside are carried through
+  /// the loop, unchanged: returns the loop to convert (`op`, or the one
+  /// rebuilt with more operands).
+  Operation *captureIntoLoop(Operation *op);
+  /// A dynamic_* op whose shape operands are constants and whose result
+  /// has a static shape, as the static op it then is (unconverted).
+  FailureOr<Operation *> staticForm(Operation *op);
+  /// dynamic_reshape's shape operand into one scalar per dimension.
+  LogicalResult convertDynamicReshape(Operation *op);
   /// `check.expect_*` and `@check.expect_*` custom calls into kiln.check.
   LogicalResult convertCheck(Operation *op, StringRef kind);
   /// StableHLO's broadcast_in_dim may stretch a dimension of size 1; HLO's
@@ -61,9 +83,62 @@ private:
 
   MLIRContext *context;
   Builder b;
+
 };
 
 } // namespace
+
+/// StableHLO's types in kiln's: `!stablehlo.token` is kiln's token.
+static Type convertType(Type type) {
+  if (auto opaque = dyn_cast<OpaqueType>(type))
+    if (opaque.getDialectNamespace() == "stablehlo" &&
+        opaque.getTypeData() == "token")
+      return kiln::TokenType::get(type.getContext());
+  return type;
+}
+
+/// Converts the token types of every value, block argument and function
+/// signature of `module`.
+static void convertTypes(ModuleOp module) {
+  module.walk([](Operation *op) {
+    for (Value result : op->getResults())
+      result.setType(convertType(result.getType()));
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          arg.setType(convertType(arg.getType()));
+    if (auto function = dyn_cast<func::FuncOp>(op)) {
+      FunctionType type = function.getFunctionType();
+      llvm::SmallVector<Type> inputs, results;
+      for (Type input : type.getInputs())
+        inputs.push_back(convertType(input));
+      for (Type result : type.getResults())
+        results.push_back(convertType(result));
+      function.setFunctionType(
+          FunctionType::get(op->getContext(), inputs, results));
+    }
+  });
+}
+
+/// StableHLO's regions (of while, if, case) may use values defined outside;
+/// kiln's are isolated, as HLO's computations are. Each captured value
+/// becomes an argument of every region of `op`, appended to its block, and
+/// is returned by the caller's means (see the callers).
+static llvm::SmallVector<Value> captureValues(Operation *op) {
+  llvm::SetVector<Value> captured;
+  for (Region &region : op->getRegions())
+    getUsedValuesDefinedAbove(region, captured);
+  for (Region &region : op->getRegions()) {
+    if (region.empty())
+      continue;
+    Block &block = region.front();
+    for (Value value : captured) {
+      BlockArgument arg = block.addArgument(value.getType(), value.getLoc());
+      replaceAllUsesInRegionWith(value, arg, region);
+    }
+  }
+  return llvm::SmallVector<Value>(captured.begin(), captured.end());
+}
 
 DenseI64ArrayAttr Converter::dims(Attribute attr) {
   if (auto array = dyn_cast<DenseI64ArrayAttr>(attr))
@@ -169,7 +244,16 @@ LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
     for (const char *field :
          {"edge_padding_low", "edge_padding_high", "interior_padding"})
       move(in, out, field, field, true);
-  } else if (name == "dot_general") {
+  } else if (name == "dot_general" || name == "ragged_dot") {
+    if (auto numbers = dyn_cast_or_null<DictionaryAttr>(
+            in.erase("ragged_dot_dimension_numbers"))) {
+      for (NamedAttribute field : numbers)
+        in.set("kiln.syntax." + field.getName().str(), field.getValue());
+      move(in, out, "kiln.syntax.lhs_ragged_dimensions", "lhs_ragged_dims",
+           true);
+      move(in, out, "kiln.syntax.rhs_group_dimensions", "rhs_group_dims",
+           true);
+    }
     if (auto numbers = dyn_cast_or_null<DictionaryAttr>(
             in.erase("dot_dimension_numbers"))) {
       for (NamedAttribute field : numbers)
@@ -183,7 +267,12 @@ LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
          "rhs_contracting_dims", true);
     if (ArrayAttr precision = stringList(b, in.erase("precision_config")))
       out.set("operand_precision", precision);
-    in.erase("algorithm"); // kept below as text if present
+    if (Attribute algorithm = in.erase("algorithm")) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      algorithm.print(os);
+      out.set("algorithm", b.getStringAttr(text));
+    }
   } else if (name == "gather" || name == "scatter") {
     StringRef numbersName =
         name == "gather" ? "dimension_numbers" : "scatter_dimension_numbers";
@@ -276,6 +365,29 @@ LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
         out.set(count, b.getI64IntegerAttr(value.getInt()));
     if (ArrayAttr precision = stringList(b, in.erase("precision_config")))
       out.set("operand_precision", precision);
+  } else if (name == "all_gather" || name == "reduce_scatter" ||
+             name == "all_to_all" || name == "all_reduce" ||
+             name == "collective_permute" || name == "collective_broadcast") {
+    move(in, out, "all_gather_dim", "dimensions", true);
+    move(in, out, "scatter_dimension", "dimensions", true);
+    if (name == "all_to_all") {
+      // HLO's all-to-all splits and concatenates along one dimension.
+      auto split = dyn_cast_or_null<IntegerAttr>(in.get("split_dimension"));
+      auto concat = dyn_cast_or_null<IntegerAttr>(in.get("concat_dimension"));
+      if (split && concat && split.getInt() != concat.getInt())
+        return op->emitError("stablehlo.all_to_all splits dimension ")
+               << split.getInt() << " and concatenates dimension "
+               << concat.getInt()
+               << "; kiln's all_to_all (HLO's) takes one dimension for both";
+      if (split)
+        out.set("dimensions", b.getDenseI64ArrayAttr({split.getInt()}));
+      in.erase("split_dimension");
+      in.erase("concat_dimension");
+      in.erase("split_count");
+    }
+    if (auto handle = dyn_cast_or_null<DictionaryAttr>(in.erase("channel_handle")))
+      if (auto id = dyn_cast_or_null<IntegerAttr>(handle.get("handle")))
+        out.set("channel_id", b.getI64IntegerAttr(id.getInt()));
   } else if (name == "reduce_precision") {
     for (const char *field : {"exponent_bits", "mantissa_bits"})
       if (auto integer = dyn_cast_or_null<IntegerAttr>(in.erase(field)))
@@ -348,7 +460,10 @@ LogicalResult Converter::convertCheck(Operation *op, StringRef kind) {
   Value actual = op->getNumOperands() > 0 ? op->getOperand(0) : Value();
   Value expected = op->getNumOperands() > 1 ? op->getOperand(1) : Value();
   if (kind.ends_with("_const")) {
+    // `expected` from the pretty form, `value` from the generic one.
     auto value = dyn_cast_or_null<TypedAttr>(in.get("expected"));
+    if (!value)
+      value = dyn_cast_or_null<TypedAttr>(in.get("value"));
     if (!value)
       return op->emitError("'check.") << kind << "' needs an expected value";
     OperationState constant(op->getLoc(), "kiln.constant");
@@ -404,6 +519,217 @@ Value Converter::dropStretchedDimensions(Operation *op, NamedAttrList &attrs) {
   return builder.create(reshape)->getResult(0);
 }
 
+LogicalResult Converter::convertGetTupleElement(Operation *op) {
+  NamedAttrList attrs = attributesOf(op);
+  auto index = dyn_cast_or_null<IntegerAttr>(attrs.get("index"));
+  Operation *tuple = op->getOperand(0).getDefiningOp();
+  if (!index || !tuple || tuple->getName().getStringRef() != "stablehlo.tuple" ||
+      index.getInt() < 0 || index.getInt() >= tuple->getNumOperands())
+    return op->emitError("get_tuple_element of a tuple that is not built in "
+                         "the same function; kiln imports tuples only there");
+  op->replaceAllUsesWith(ValueRange{tuple->getOperand(index.getInt())});
+  op->erase();
+  return success();
+}
+
+LogicalResult Converter::convertComposite(Operation *op) {
+  NamedAttrList attrs = attributesOf(op);
+  auto callee = dyn_cast_or_null<FlatSymbolRefAttr>(attrs.get("decomposition"));
+  if (!callee)
+    return op->emitError("stablehlo.composite without a decomposition");
+  OpBuilder builder(op);
+  auto call = func::CallOp::create(builder, op->getLoc(), callee,
+                                  op->getResultTypes(), op->getOperands());
+  if (Attribute name = attrs.get("name"))
+    call->setAttr("kiln.composite", name);
+  op->replaceAllUsesWith(call->getResults());
+  op->erase();
+  return success();
+}
+
+LogicalResult Converter::convertConditional(Operation *op, bool isIf) {
+  llvm::SmallVector<Value> captured = captureValues(op);
+  OperationState state(op->getLoc(), "kiln.conditional");
+  state.addOperands(op->getOperand(0));
+  llvm::SmallVector<int64_t> counts;
+  for (unsigned i = 0; i < op->getNumRegions(); ++i) {
+    state.addOperands(captured);
+    counts.push_back(captured.size());
+  }
+  state.addAttribute("branch_operand_counts", b.getDenseI64ArrayAttr(counts));
+  state.addTypes(op->getResultTypes());
+  for (Region &region : op->getRegions())
+    state.addRegion()->takeBody(region);
+  OpBuilder builder(op);
+  Operation *conditional = builder.create(state);
+  op->replaceAllUsesWith(conditional->getResults());
+  op->erase();
+  (void)isIf;
+  return success();
+}
+
+Operation *Converter::captureIntoLoop(Operation *op) {
+  llvm::SmallVector<Value> captured = captureValues(op);
+  if (captured.empty())
+    return op;
+  // The body returns each captured value as it got it.
+  if (op->getNumRegions() == 2 && !op->getRegion(1).empty()) {
+    Block &body = op->getRegion(1).front();
+    Operation *terminator = body.getTerminator();
+    unsigned first = body.getNumArguments() - captured.size();
+    for (unsigned i = 0; i < captured.size(); ++i)
+      terminator->insertOperands(terminator->getNumOperands(),
+                                 body.getArgument(first + i));
+  }
+  // The loop takes and gives them; its users see its old results.
+  OpBuilder builder(op);
+  OperationState state(op->getLoc(), op->getName());
+  state.addOperands(op->getOperands());
+  state.addOperands(captured);
+  state.addTypes(op->getResultTypes());
+  for (Value value : captured)
+    state.addTypes(value.getType());
+  state.addAttributes(op->getAttrs());
+  for (Region &region : op->getRegions())
+    state.addRegion()->takeBody(region);
+  Operation *loop = builder.create(state);
+  for (unsigned i = 0; i < op->getNumResults(); ++i)
+    op->getResult(i).replaceAllUsesWith(loop->getResult(i));
+  op->erase();
+  return loop;
+}
+
+/// The integers of a constant (a kiln.constant already converted, or a
+/// stablehlo.constant), or none.
+static std::optional<llvm::SmallVector<int64_t>> constantIntegers(Value value) {
+  Operation *producer = value.getDefiningOp();
+  if (!producer)
+    return std::nullopt;
+  auto elements = dyn_cast_or_null<DenseIntElementsAttr>(
+      producer->getAttr("value") ? producer->getAttr("value")
+                                 : producer->getPropertiesAsAttribute()
+                                       ? cast<DictionaryAttr>(
+                                             producer->getPropertiesAsAttribute())
+                                             .get("value")
+                                       : Attribute());
+  if (!elements)
+    return std::nullopt;
+  llvm::SmallVector<int64_t> values;
+  for (const APInt &element : elements)
+    values.push_back(element.getSExtValue());
+  return values;
+}
+
+FailureOr<Operation *> Converter::staticForm(Operation *op) {
+  StringRef full = op->getName().getStringRef();
+  auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!resultType || !resultType.hasStaticShape())
+    return op->emitError("'")
+           << full << "' with a dynamic result shape ("
+           << op->getResult(0).getType()
+           << "): kiln imports dynamic shapes only where they are constant";
+  NamedAttrList attrs = attributesOf(op);
+  llvm::SmallVector<Value> operands;
+  std::string staticName;
+  auto constantOperand = [&](unsigned index, StringRef what)
+      -> std::optional<llvm::SmallVector<int64_t>> {
+    std::optional<llvm::SmallVector<int64_t>> values =
+        index < op->getNumOperands() ? constantIntegers(op->getOperand(index))
+                                     : std::nullopt;
+    if (!values)
+      op->emitError("'") << full << "': its " << what
+                         << " is not a constant; kiln imports dynamic shapes "
+                            "only where they are constant";
+    return values;
+  };
+  if (full == "stablehlo.dynamic_iota") {
+    staticName = "stablehlo.iota";
+  } else if (full == "stablehlo.dynamic_broadcast_in_dim") {
+    staticName = "stablehlo.broadcast_in_dim";
+    operands.push_back(op->getOperand(0));
+    attrs.erase("known_expanding_dimensions");
+    attrs.erase("known_nonexpanding_dimensions");
+  } else if (full == "stablehlo.dynamic_pad") {
+    staticName = "stablehlo.pad";
+    operands = {op->getOperand(0), op->getOperand(1)};
+    const char *names[] = {"edge_padding_low", "edge_padding_high",
+                           "interior_padding"};
+    for (unsigned i = 0; i < 3; ++i) {
+      auto values = constantOperand(2 + i, names[i]);
+      if (!values)
+        return failure();
+      attrs.set(names[i], b.getDenseI64ArrayAttr(*values));
+    }
+  } else if (full == "stablehlo.dynamic_gather") {
+    staticName = "stablehlo.gather";
+    operands = {op->getOperand(0), op->getOperand(1)};
+    auto sizes = constantOperand(2, "slice sizes");
+    if (!sizes)
+      return failure();
+    attrs.set("slice_sizes", b.getDenseI64ArrayAttr(*sizes));
+  } else { // dynamic_conv
+    staticName = "stablehlo.convolution";
+    operands = {op->getOperand(0), op->getOperand(1)};
+    auto padding = constantOperand(2, "padding");
+    if (!padding)
+      return failure();
+    auto type = RankedTensorType::get({(int64_t)padding->size() / 2, 2},
+                                      b.getI64Type());
+    attrs.set("padding", DenseIntElementsAttr::get(type, *padding));
+  }
+  OpBuilder builder(op);
+  OperationState state(op->getLoc(), staticName);
+  state.addOperands(operands);
+  state.addTypes(op->getResultTypes());
+  state.addAttributes(attrs.getAttrs());
+  for (Region &region : op->getRegions())
+    state.addRegion()->takeBody(region);
+  Operation *replacement = builder.create(state);
+  op->replaceAllUsesWith(replacement->getResults());
+  op->erase();
+  return replacement;
+}
+
+LogicalResult Converter::convertDynamicReshape(Operation *op) {
+  Value shape = op->getOperand(1);
+  auto shapeType = dyn_cast<RankedTensorType>(shape.getType());
+  if (!shapeType || shapeType.getRank() != 1 || !shapeType.hasStaticShape())
+    return op->emitError("dynamic_reshape needs a 1-D shape of known size");
+  OpBuilder builder(op);
+  Location loc = op->getLoc();
+  auto scalarType = RankedTensorType::get({}, shapeType.getElementType());
+  auto i32 = RankedTensorType::get({}, builder.getI32Type());
+  llvm::SmallVector<Value> sizes;
+  for (int64_t i = 0; i < shapeType.getDimSize(0); ++i) {
+    OperationState slice(loc, "kiln.slice");
+    slice.addOperands(shape);
+    slice.addTypes(RankedTensorType::get({1}, shapeType.getElementType()));
+    slice.addAttribute("start_indices", b.getDenseI64ArrayAttr({i}));
+    slice.addAttribute("limit_indices", b.getDenseI64ArrayAttr({i + 1}));
+    slice.addAttribute("strides", b.getDenseI64ArrayAttr({1}));
+    Value one = builder.create(slice)->getResult(0);
+    OperationState reshape(loc, "kiln.reshape");
+    reshape.addOperands(one);
+    reshape.addTypes(scalarType);
+    Value size = builder.create(reshape)->getResult(0);
+    if (scalarType != i32) {
+      OperationState convert(loc, "kiln.convert");
+      convert.addOperands(size);
+      convert.addTypes(i32);
+      size = builder.create(convert)->getResult(0);
+    }
+    sizes.push_back(size);
+  }
+  OperationState state(loc, "kiln.dynamic_reshape");
+  state.addOperands(op->getOperand(0));
+  state.addOperands(sizes);
+  state.addTypes(op->getResultTypes());
+  Operation *reshape = builder.create(state);
+  op->replaceAllUsesWith(reshape->getResults());
+  op->erase();
+  return success();
+}
+
 LogicalResult Converter::convert(Operation *op) {
   StringRef full = op->getName().getStringRef();
   auto [dialect, name] = full.split('.');
@@ -415,6 +741,31 @@ LogicalResult Converter::convert(Operation *op) {
     if (target && target.getValue().starts_with("check."))
       return convertCheck(op, target.getValue().drop_front(6));
   }
+  if (dialect == "interpreter")
+    return op->emitError("'")
+           << full << "' belongs to StableHLO's interpreter test harness; "
+           << "kiln does not import it";
+  if (full == "stablehlo.tuple")
+    return success(); // taken apart by its get_tuple_elements, then erased
+  if (full == "stablehlo.get_tuple_element")
+    return convertGetTupleElement(op);
+  if (full == "stablehlo.composite")
+    return convertComposite(op);
+  if (full == "stablehlo.if" || full == "stablehlo.case")
+    return convertConditional(op, full == "stablehlo.if");
+  if (full == "stablehlo.while")
+    op = captureIntoLoop(op);
+  if (full == "stablehlo.dynamic_reshape")
+    return convertDynamicReshape(op);
+  if (full == "stablehlo.dynamic_iota" ||
+      full == "stablehlo.dynamic_broadcast_in_dim" ||
+      full == "stablehlo.dynamic_pad" || full == "stablehlo.dynamic_gather" ||
+      full == "stablehlo.dynamic_conv") {
+    FailureOr<Operation *> staticOp = staticForm(op);
+    if (failed(staticOp))
+      return failure();
+    return convert(*staticOp);
+  }
   std::string kilnName = kilnNameFor(dialect, name);
   std::optional<RegisteredOperationName> registered =
       RegisteredOperationName::lookup(kilnName, context);
@@ -423,6 +774,15 @@ LogicalResult Converter::convert(Operation *op) {
            << full << "' cannot be imported into kiln yet (no kiln op for it)";
   NamedAttrList in = attributesOf(op), out;
   if (failed(convertAttributes(op, name, in, out)))
+    return failure();
+  // StableHLO's flags are unit attributes where kiln's (HLO's) are bools.
+  for (NamedAttribute attr : llvm::to_vector(out))
+    if (isa<UnitAttr>(attr.getValue()))
+      out.set(attr.getName(), b.getBoolAttr(true));
+  // An attribute kiln names but StableHLO gave another kind of value is an
+  // error here, before an op is built with it.
+  if (failed(registered->verifyInherentAttrs(
+          out, [&] { return op->emitError("'") << full << "': "; })))
     return failure();
   OperationState state(op->getLoc(), *registered);
   state.addOperands(op->getOperands());
@@ -481,15 +841,39 @@ LogicalResult Converter::convert(Operation *op) {
 }
 
 LogicalResult kiln::convertStableHloToKiln(ModuleOp module) {
+  convertTypes(module);
   llvm::SmallVector<Operation *> ops;
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     StringRef dialect = op->getName().getDialectNamespace();
-    if (dialect == "stablehlo" || dialect == "chlo")
+    if (dialect == "stablehlo" || dialect == "chlo" || dialect == "check" ||
+        dialect == "interpreter")
       ops.push_back(op);
   });
   Converter converter(module.getContext());
   for (Operation *op : ops)
     if (failed(converter.convert(op)))
       return failure();
-  return success();
+  // Tuples whose elements were all taken, and tuples nothing uses, go
+  // (repeatedly: a tuple of tuples frees its elements).
+  for (bool erased = true; erased;) {
+    erased = false;
+    llvm::SmallVector<Operation *> unused;
+    module.walk([&](Operation *op) {
+      if (op->getName().getStringRef() == "stablehlo.tuple" && op->use_empty())
+        unused.push_back(op);
+    });
+    for (Operation *tuple : unused) {
+      tuple->erase();
+      erased = true;
+    }
+  }
+  bool tuplesLeft = false;
+  module.walk([&](Operation *op) {
+    if (op->getName().getStringRef() == "stablehlo.tuple") {
+      op->emitError("a tuple that is not taken apart in its function; kiln "
+                    "imports tuples only as get_tuple_element's operands");
+      tuplesLeft = true;
+    }
+  });
+  return failure(tuplesLeft);
 }

@@ -173,7 +173,7 @@ bool kiln::isKilnOpWithoutHloOpcode(llvm::StringRef kilnOpName) {
       "kiln.acos",   "kiln.acosh",      "kiln.asin",       "kiln.asinh",
       "kiln.atan",   "kiln.atanh",      "kiln.cosh",       "kiln.sinh",
       "kiln.erfc",   "kiln.erf_inv",    "kiln.lgamma",     "kiln.digamma",
-      "kiln.bessel_i1e", "kiln.next_after", "kiln.polygamma", "kiln.zeta",
+      "kiln.bessel_i1e", "kiln.next_after", "kiln.polygamma", "kiln.zeta", "kiln.mulhi",
       "kiln.check", "kiln.uniform_quantize", "kiln.uniform_dequantize"};
   return llvm::is_contained(kNames, kilnOpName);
 }

@@ -13,6 +13,7 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/DenseSet.h"
@@ -572,6 +573,9 @@ verifyBatchNorm(Operation *op, RankedTensorType operand, int64_t featureIndex,
 inline int64_t bitWidth(Type elementType) {
   if (auto complex = dyn_cast<ComplexType>(elementType))
     return 2 * bitWidth(complex.getElementType());
+  // A quantized element is stored as its storage type.
+  if (auto quantized = dyn_cast<quant::QuantizedType>(elementType))
+    return bitWidth(quantized.getStorageType());
   return elementType.isIntOrFloat() ? elementType.getIntOrFloatBitWidth() : 0;
 }
 

@@ -312,6 +312,7 @@ def Kiln_UniformDequantizeOp : Kiln_GenericFormatOp<"uniform_dequantize", [Pure,
 def Kiln_NextAfterOp : Kiln_ChloBinaryOp<"next_after">;
 def Kiln_PolygammaOp : Kiln_ChloBinaryOp<"polygamma">;
 def Kiln_ZetaOp : Kiln_ChloBinaryOp<"zeta">;
+def Kiln_MulhiOp : Kiln_ChloBinaryOp<"mulhi">;
 
 def Kiln_IsFiniteOp : Kiln_GenericFormatOp<"is_finite", [Pure, Elementwise]> {
   let summary = "HLO is-finite: element-wise test, pred result";
