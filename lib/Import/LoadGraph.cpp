@@ -51,14 +51,29 @@ kiln::loadGraphBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
       sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer(),
       llvm::sys::path::extension(path) == ".mlir" ? GraphFormat::KilnMlir
                                                   : GraphFormat::HloText);
-  if (format == GraphFormat::StableHlo)
-    return importStableHloText(sourceMgr, context);
-  if (format == GraphFormat::KilnMlir) {
-    OwningOpRef<ModuleOp> module =
-        parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
+  OwningOpRef<ModuleOp> module;
+  if (format == GraphFormat::StableHlo) {
+    module = importStableHloText(sourceMgr, context);
+  } else if (format == GraphFormat::KilnMlir) {
+    module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
     if (module && failed(mlir::verify(*module)))
       return nullptr;
-    return module;
+  } else {
+    return importHloText(sourceMgr, context);
   }
-  return importHloText(sourceMgr, context);
+  // One graph per file: a file of several modules (a test file split with
+  // `// -----`) is not one.
+  if (module && !module->getOps<ModuleOp>().empty()) {
+    emitError(FileLineColLoc::get(context, path, 1, 1))
+        << "the file holds several modules; kiln reads one graph (one "
+           "module) per file";
+    return nullptr;
+  }
+  // MLIR text without a function (empty, comments only) holds no graph.
+  if (module && module->getOps<func::FuncOp>().empty()) {
+    emitError(FileLineColLoc::get(context, path, 1, 1))
+        << "no function in the file: it holds no graph";
+    return nullptr;
+  }
+  return module;
 }

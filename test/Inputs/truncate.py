@@ -44,12 +44,12 @@ CRASH_MARKERS = (b"PLEASE submit a bug report", b"Stack dump:")
 COMPUTATION_END = re.compile(rb"^\}[ \t\r]*$", re.M)
 
 
-def find_inputs(paths):
+def find_inputs(paths, ext=".hlo"):
     files = []
     for path in paths:
         if os.path.isdir(path):
             for root, _, names in os.walk(path):
-                files += [os.path.join(root, n) for n in names if n.endswith(".hlo")]
+                files += [os.path.join(root, n) for n in names if n.endswith(ext)]
         else:
             files.append(path)
     return sorted(files)
@@ -60,7 +60,7 @@ def computation_ends(data):
     return [m.start() + 1 for m in COMPUTATION_END.finditer(data)]
 
 
-def make_cases(name, data, cuts, mutations):
+def make_cases(name, data, cuts, mutations, mlir=False):
     """Returns [(tag, bytes, may_succeed, is_cut)]."""
     size = len(data)
     rng = random.Random("%s:%s" % (SEED, name))
@@ -80,6 +80,16 @@ def make_cases(name, data, cuts, mutations):
     for k in sorted(offsets):
         kept = data[:k]
         stripped = len(kept.rstrip(b" \t\r\n"))
+        if mlir:
+            # MLIR text may end with comment lines (`// -----`).
+            text = kept
+            while True:
+                text = text.rstrip(b" \t\r\n")
+                last = text.rfind(b"\n") + 1
+                if not text[last:].lstrip().startswith(b"//"):
+                    break
+                text = text[:last]
+            stripped = len(text)
         may_succeed = stripped in end_set
         cases.append(("cut%d" % k, kept, may_succeed, True))
     for i in range(mutations):
@@ -174,10 +184,14 @@ def main():
     parser.add_argument("--mutations", type=int, default=30)
     parser.add_argument("--batch", type=int, default=40)
     parser.add_argument("--timeout", type=float, default=20)
+    parser.add_argument("--ext", default=".hlo",
+                        help="the inputs' extension in directories (.hlo, "
+                             "or .mlir for StableHLO, whose module's closing "
+                             "brace is the only `}` at the start of a line)")
     parser.add_argument("inputs", nargs="+")
     args = parser.parse_args()
 
-    inputs = find_inputs(args.inputs)
+    inputs = find_inputs(args.inputs, args.ext)
     if not inputs:
         sys.exit("truncate.py: no input files")
     shutil.rmtree(args.tmp, ignore_errors=True)
@@ -194,13 +208,15 @@ def main():
         with open(source, "rb") as f:
             data = f.read()
         base = os.path.basename(source)
-        cases = make_cases(base, data, args.cuts, args.mutations)
+        cases = make_cases(base, data, args.cuts, args.mutations,
+                           mlir=source.endswith(".mlir"))
         total += len(cases)
         workdir = os.path.join(args.tmp, base)
         os.makedirs(workdir)
         entries = []
         for tag, variant, may_succeed, is_cut in cases:
-            path = os.path.join(workdir, "%s.%s.hlo" % (base[:-4], tag))
+            stem, ext = os.path.splitext(base)
+            path = os.path.join(workdir, "%s.%s%s" % (stem, tag, ext))
             with open(path, "wb") as f:
                 f.write(variant)
             entries.append((path, source, tag, variant, may_succeed, is_cut))

@@ -812,32 +812,44 @@ ParseResult parseCheckConst(OpAsmParser &parser, OperationState &state) {
   return parser.resolveOperand(operand, typed.getType(), state.operands);
 }
 
+/// Runs a pretty form's parser after noting where the op stands in the
+/// text: an explicit `loc(...)` (JAX's, naming the Python line) replaces
+/// the op's location, and the importer fuses the two, as HLO's importer
+/// fuses a dump position with its metadata.
+template <ParseResult (*Parse)(OpAsmParser &, OperationState &)>
+ParseResult withPosition(OpAsmParser &parser, OperationState &state) {
+  state.addAttribute(kPositionAttrName,
+                     LocationAttr(parser.getEncodedSourceLoc(
+                         parser.getNameLoc())));
+  return Parse(parser, state);
+}
+
 /// The pretty forms that are not operands, fields and types.
 std::optional<Dialect::ParseOpHook> hookFor(StringRef opName) {
   StringRef op = opName.drop_until([](char c) { return c == '.'; }).drop_front();
   if (op == "constant")
-    return Dialect::ParseOpHook(parseConstant);
+    return Dialect::ParseOpHook(withPosition<parseConstant>);
   if (op == "compare")
-    return Dialect::ParseOpHook(parseCompare);
+    return Dialect::ParseOpHook(withPosition<parseCompare>);
   if (op == "slice")
-    return Dialect::ParseOpHook(parseSlice);
+    return Dialect::ParseOpHook(withPosition<parseSlice>);
   if (op == "custom_call")
-    return Dialect::ParseOpHook(parseCustomCall);
+    return Dialect::ParseOpHook(withPosition<parseCustomCall>);
   if (op == "reduce")
-    return Dialect::ParseOpHook(parseReduce);
+    return Dialect::ParseOpHook(withPosition<parseReduce>);
   if (op == "while")
-    return Dialect::ParseOpHook(parseWhile);
+    return Dialect::ParseOpHook(withPosition<parseWhile>);
   if (op == "top_k")
-    return Dialect::ParseOpHook(parseTopK);
+    return Dialect::ParseOpHook(withPosition<parseTopK>);
   if (op == "convolution")
-    return Dialect::ParseOpHook(parseConvolution);
+    return Dialect::ParseOpHook(withPosition<parseConvolution>);
   if (op == "get_tuple_element")
-    return Dialect::ParseOpHook(parseGetTupleElement);
+    return Dialect::ParseOpHook(withPosition<parseGetTupleElement>);
   if (op == "composite")
-    return Dialect::ParseOpHook(parseComposite);
+    return Dialect::ParseOpHook(withPosition<parseComposite>);
   if (opName.starts_with("check.") && op.ends_with("_const"))
-    return Dialect::ParseOpHook(parseCheckConst);
-  return Dialect::ParseOpHook(parseOperandsFieldsTypes);
+    return Dialect::ParseOpHook(withPosition<parseCheckConst>);
+  return Dialect::ParseOpHook(withPosition<parseOperandsFieldsTypes>);
 }
 
 } // namespace

@@ -18,6 +18,10 @@
 
 namespace kiln {
 
+/// The attribute in which a pretty form's parser leaves the op's position
+/// in the text, for the importer to fuse with the op's own location.
+constexpr const char *kPositionAttrName = "kiln.syntax.position";
+
 /// `stablehlo.*` ops and `#stablehlo` attributes, read into unregistered
 /// operations and plain builtin attributes.
 class StableHloSyntaxDialect : public mlir::Dialect {

@@ -13,6 +13,8 @@
 
 #include "StableHloToKiln.h"
 
+#include "StableHloSyntax.h"
+
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
@@ -97,10 +99,25 @@ static Type convertType(Type type) {
   return type;
 }
 
+/// JAX's sharding attribute holds HLO's sharding text: kiln's name for it,
+/// so that the exporter writes `sharding=` and the signature reads it alike.
+static DictionaryAttr renameSharding(DictionaryAttr attrs) {
+  if (!attrs || !attrs.get("mhlo.sharding"))
+    return attrs;
+  NamedAttrList renamed(attrs);
+  Attribute sharding = renamed.erase("mhlo.sharding");
+  renamed.set("kiln.sharding", sharding);
+  return renamed.getDictionary(attrs.getContext());
+}
+
 /// Converts the token types of every value, block argument and function
-/// signature of `module`.
+/// signature of `module`, and names shardings as kiln does.
 static void convertTypes(ModuleOp module) {
   module.walk([](Operation *op) {
+    if (Attribute sharding = op->getAttr("mhlo.sharding")) {
+      op->removeAttr("mhlo.sharding");
+      op->setAttr("kiln.sharding", sharding);
+    }
     for (Value result : op->getResults())
       result.setType(convertType(result.getType()));
     for (Region &region : op->getRegions())
@@ -116,6 +133,12 @@ static void convertTypes(ModuleOp module) {
         results.push_back(convertType(result));
       function.setFunctionType(
           FunctionType::get(op->getContext(), inputs, results));
+      for (unsigned i = 0; i < function.getNumArguments(); ++i)
+        if (DictionaryAttr attrs = renameSharding(function.getArgAttrDict(i)))
+          function.setArgAttrs(i, attrs);
+      for (unsigned i = 0; i < function.getNumResults(); ++i)
+        if (DictionaryAttr attrs = renameSharding(function.getResultAttrDict(i)))
+          function.setResultAttrs(i, attrs);
     }
   });
 }
@@ -773,6 +796,11 @@ LogicalResult Converter::convert(Operation *op) {
     return op->emitError("'")
            << full << "' cannot be imported into kiln yet (no kiln op for it)";
   NamedAttrList in = attributesOf(op), out;
+  // The op's position in the text, fused with the location JAX gave it.
+  if (auto position = dyn_cast_or_null<LocationAttr>(in.erase(kiln::kPositionAttrName)))
+    if (Location(position) != op->getLoc())
+      op->setLoc(FusedLoc::get(context, {Location(position), op->getLoc()},
+                               Attribute()));
   if (failed(convertAttributes(op, name, in, out)))
     return failure();
   // StableHLO's flags are unit attributes where kiln's (HLO's) are bools.
