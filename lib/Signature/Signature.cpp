@@ -56,6 +56,10 @@ static const std::pair<llvm::StringRef, llvm::StringRef> kExclusions[] = {
     {"control-predecessors (ordering constraints between instructions)",
      "they name instructions; they order side effects for the scheduler "
      "and do not change any value"},
+    {"the names JAX gives parameters and results (jax.arg_info, "
+     "jax.result_info)",
+     "they name Python values; renaming an output changes nothing "
+     "computed"},
     {"function visibility and the function type attribute",
      "the entry is the only public function; argument and result types are "
      "hashed from the body"},
@@ -556,17 +560,26 @@ FailureOr<Hash128> SignatureWalker::hashFunction(func::FuncOp function) {
   putBytes("func");
   Block &body = function.getBody().front();
   putU64(body.getNumArguments());
+  // A parameter's or result's attributes, less the names JAX gives them.
+  auto withoutNames = [&](DictionaryAttr attrs) -> DictionaryAttr {
+    if (!attrs)
+      return DictionaryAttr::get(function.getContext());
+    if (!attrs.get("jax.result_info") && !attrs.get("jax.arg_info"))
+      return attrs;
+    NamedAttrList kept(attrs);
+    kept.erase("jax.result_info");
+    kept.erase("jax.arg_info");
+    return kept.getDictionary(function.getContext());
+  };
   for (BlockArgument arg : body.getArguments()) {
     encodeType(arg.getType());
-    DictionaryAttr attrs = function.getArgAttrDict(arg.getArgNumber());
-    encodeAttribute(attrs ? attrs : DictionaryAttr::get(function.getContext()));
+    encodeAttribute(withoutNames(function.getArgAttrDict(arg.getArgNumber())));
     valueIds.try_emplace(arg, valueIds.size());
   }
   putU64(function.getNumResults());
   for (unsigned i = 0; i < function.getNumResults(); ++i) {
     encodeType(function.getResultTypes()[i]);
-    DictionaryAttr attrs = function.getResultAttrDict(i);
-    encodeAttribute(attrs ? attrs : DictionaryAttr::get(function.getContext()));
+    encodeAttribute(withoutNames(function.getResultAttrDict(i)));
   }
   // Attributes kept on the function itself (the dump's ROOT tuple's output
   // shardings and names) change what is compiled.
