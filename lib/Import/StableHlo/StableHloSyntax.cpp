@@ -854,47 +854,30 @@ std::optional<Dialect::ParseOpHook> hookFor(StringRef opName) {
 
 } // namespace
 
-StableHloSyntaxDialect::StableHloSyntaxDialect(MLIRContext *context)
-    : Dialect(getDialectNamespace(), context,
-              TypeID::get<StableHloSyntaxDialect>()) {
+SyntaxDialect::SyntaxDialect(StringRef name, MLIRContext *context, TypeID id)
+    : Dialect(name, context, id) {
   allowUnknownOperations();
   allowUnknownTypes();
 }
 
-Attribute StableHloSyntaxDialect::parseAttribute(DialectAsmParser &parser,
-                                                 Type) const {
+Attribute SyntaxDialect::parseAttribute(DialectAsmParser &parser,
+                                        Type) const {
   return parseSyntaxAttribute(parser);
 }
 
 std::optional<Dialect::ParseOpHook>
-StableHloSyntaxDialect::getParseOperationHook(StringRef opName) const {
+SyntaxDialect::getParseOperationHook(StringRef opName) const {
   return hookFor(opName);
 }
+
+StableHloSyntaxDialect::StableHloSyntaxDialect(MLIRContext *context)
+    : SyntaxDialect(getDialectNamespace(), context,
+                    TypeID::get<StableHloSyntaxDialect>()) {}
 
 ChloSyntaxDialect::ChloSyntaxDialect(MLIRContext *context)
-    : Dialect(getDialectNamespace(), context,
-              TypeID::get<ChloSyntaxDialect>()) {
-  allowUnknownOperations();
-  allowUnknownTypes();
-}
-
-Attribute ChloSyntaxDialect::parseAttribute(DialectAsmParser &parser,
-                                            Type) const {
-  return parseSyntaxAttribute(parser);
-}
-
-std::optional<Dialect::ParseOpHook>
-ChloSyntaxDialect::getParseOperationHook(StringRef opName) const {
-  return hookFor(opName);
-}
+    : SyntaxDialect(getDialectNamespace(), context,
+                    TypeID::get<ChloSyntaxDialect>()) {}
 
 CheckSyntaxDialect::CheckSyntaxDialect(MLIRContext *context)
-    : Dialect(getDialectNamespace(), context,
-              TypeID::get<CheckSyntaxDialect>()) {
-  allowUnknownOperations();
-}
-
-std::optional<Dialect::ParseOpHook>
-CheckSyntaxDialect::getParseOperationHook(StringRef opName) const {
-  return hookFor(opName);
-}
+    : SyntaxDialect(getDialectNamespace(), context,
+                    TypeID::get<CheckSyntaxDialect>()) {}

@@ -1,7 +1,7 @@
 //===- StableHloSyntax.h - StableHLO's text syntax, parsed by MLIR -*- C++ -*-===//
 //
-// This file declares two dialects that exist only to read StableHLO text:
-// `stablehlo` and `chlo`. They register no op. MLIR's parser asks them for
+// This file declares three dialects that exist only to read StableHLO text:
+// `stablehlo`, `chlo` and `check` (its tests' checks). They register no op. MLIR's parser asks them for
 // a hook to parse each op's pretty form (getParseOperationHook), and for
 // their attributes (`#stablehlo.dot<...>`, `#stablehlo<comparison_direction
 // LT>`); the hooks build unregistered operations whose attributes are named
@@ -22,37 +22,41 @@ namespace kiln {
 /// in the text, for the importer to fuse with the op's own location.
 constexpr const char *kPositionAttrName = "kiln.syntax.position";
 
-/// `stablehlo.*` ops and `#stablehlo` attributes, read into unregistered
-/// operations and plain builtin attributes.
-class StableHloSyntaxDialect : public mlir::Dialect {
+/// What the three syntax dialects share: unknown ops allowed, each op's
+/// pretty form read by a hook, `#<dialect>...` attributes read as plain
+/// builtin attributes.
+class SyntaxDialect : public mlir::Dialect {
+public:
+  mlir::Attribute parseAttribute(mlir::DialectAsmParser &parser,
+                                 mlir::Type type) const override;
+  std::optional<ParseOpHook>
+  getParseOperationHook(llvm::StringRef opName) const override;
+
+protected:
+  SyntaxDialect(llvm::StringRef name, mlir::MLIRContext *context,
+                mlir::TypeID id);
+};
+
+/// `stablehlo.*` ops and `#stablehlo` attributes.
+class StableHloSyntaxDialect : public SyntaxDialect {
 public:
   explicit StableHloSyntaxDialect(mlir::MLIRContext *context);
   static llvm::StringRef getDialectNamespace() { return "stablehlo"; }
-  mlir::Attribute parseAttribute(mlir::DialectAsmParser &parser,
-                                 mlir::Type type) const override;
-  std::optional<ParseOpHook>
-  getParseOperationHook(llvm::StringRef opName) const override;
 };
 
 /// `chlo.*` ops (the client ops JAX emits: erf, lgamma, top_k, ...).
-class ChloSyntaxDialect : public mlir::Dialect {
+class ChloSyntaxDialect : public SyntaxDialect {
 public:
   explicit ChloSyntaxDialect(mlir::MLIRContext *context);
   static llvm::StringRef getDialectNamespace() { return "chlo"; }
-  mlir::Attribute parseAttribute(mlir::DialectAsmParser &parser,
-                                 mlir::Type type) const override;
-  std::optional<ParseOpHook>
-  getParseOperationHook(llvm::StringRef opName) const override;
 };
 
 /// `check.*` ops of StableHLO's interpreter tests (`check.expect_eq_const
 /// %x, dense<...> : tensor<...>`).
-class CheckSyntaxDialect : public mlir::Dialect {
+class CheckSyntaxDialect : public SyntaxDialect {
 public:
   explicit CheckSyntaxDialect(mlir::MLIRContext *context);
   static llvm::StringRef getDialectNamespace() { return "check"; }
-  std::optional<ParseOpHook>
-  getParseOperationHook(llvm::StringRef opName) const override;
 };
 
 } // namespace kiln
