@@ -1,8 +1,9 @@
 //===- StableHloSyntax.h - StableHLO's text syntax, parsed by MLIR -*- C++ -*-===//
 //
 // This file declares three dialects that exist only to read StableHLO text:
-// `stablehlo`, `chlo` and `check` (its tests' checks). They register no op. MLIR's parser asks them for
-// a hook to parse each op's pretty form (getParseOperationHook), and for
+// `stablehlo`, `chlo` and `check` (its tests' checks). They register no op.
+// MLIR's parser asks them for a hook to parse each op's pretty form
+// (getParseOperationHook), and for
 // their attributes (`#stablehlo.dot<...>`, `#stablehlo<comparison_direction
 // LT>`); the hooks build unregistered operations whose attributes are named
 // as in the generic form, so that an op reads the same in either form. The
