@@ -20,6 +20,7 @@
 
 #include "kiln/Signature/GraphDiff.h"
 
+#include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Signature/Signature.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -212,6 +213,17 @@ private:
   /// highest; otherwise equal attributes and equal result types count.
   int similarity(Operation *beforeOp, Operation *afterOp);
   bool sameContent(Operation *beforeOp, Operation *afterOp);
+  /// hashedAttributes(op), computed once per op: the sweeps compare an op
+  /// with many candidates.
+  llvm::ArrayRef<NamedAttribute> attributesOf(Operation *op) {
+    auto [it, inserted] = attributeCache.try_emplace(op);
+    if (inserted)
+      it->second = hashedAttributes(op);
+    return it->second;
+  }
+  /// A std::map: its values stay where they are as entries are added, so
+  /// the references handed out stay valid.
+  std::map<Operation *, llvm::SmallVector<NamedAttribute>> attributeCache;
   /// "parameter 1", "kiln.add at line 18", "result 0 of kiln.sort at ...".
   std::string describeValue(Value value);
   /// "kiln.add at line 18": the op's kind and its line in its dump.
@@ -264,12 +276,9 @@ std::string GraphDiffer::describeValue(Value value) {
 std::string GraphDiffer::describeOp(Operation *op) {
   std::string text = op->getName().getStringRef().str();
   // The op's own line in its dump tells it from others of its kind.
-  Location loc = op->getLoc();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    if (!fused.getLocations().empty())
-      loc = fused.getLocations().front();
-  if (auto position = dyn_cast<FileLineColLoc>(loc))
-    text += " at line " + std::to_string(position.getLine());
+  if (std::optional<FileLineColLoc> position =
+          decodeHloLocation(op->getLoc()).dumpPosition)
+    text += " at line " + std::to_string(position->getLine());
   return text;
 }
 
@@ -306,8 +315,7 @@ bool GraphDiffer::mappedOperands(Operation *afterOp,
 bool GraphDiffer::sameContent(Operation *beforeOp, Operation *afterOp) {
   return beforeOp->getName() == afterOp->getName() &&
          beforeOp->getResultTypes() == afterOp->getResultTypes() &&
-         llvm::ArrayRef<NamedAttribute>(hashedAttributes(beforeOp)) ==
-             llvm::ArrayRef<NamedAttribute>(hashedAttributes(afterOp));
+         attributesOf(beforeOp) == attributesOf(afterOp);
 }
 
 int GraphDiffer::similarity(Operation *beforeOp, Operation *afterOp) {
@@ -628,11 +636,10 @@ void GraphDiffer::compareMatched(Operation *beforeOp, Operation *afterOp,
               beforeOp, afterOp, context);
 
   // Attributes; a constant's value is a change of its own.
-  llvm::SmallVector<NamedAttribute> beforeAttrs = hashedAttributes(beforeOp);
-  llvm::SmallVector<NamedAttribute> afterAttrs = hashedAttributes(afterOp);
+  llvm::ArrayRef<NamedAttribute> beforeAttrs = attributesOf(beforeOp);
+  llvm::ArrayRef<NamedAttribute> afterAttrs = attributesOf(afterOp);
   bool attributesDiffer = false;
-  if (llvm::ArrayRef<NamedAttribute>(beforeAttrs) !=
-      llvm::ArrayRef<NamedAttribute>(afterAttrs)) {
+  if (beforeAttrs != afterAttrs) {
     attributesDiffer = true;
     Attribute beforeValue = beforeOp->getAttr("value");
     Attribute afterValue = afterOp->getAttr("value");

@@ -176,13 +176,16 @@ MissReason describeMiss(Cache &cache, const GraphKey &graph,
   return reason;
 }
 
-/// Keys for one graph; prints its problems.
+/// Keys for one graph; prints its problems. With `keepText`, the key keeps
+/// the bytes it was computed from (what an entry stores of its graph).
 std::optional<GraphKey> keyOneGraph(const std::string &path,
-                                    const KeyOptions &options) {
+                                    const KeyOptions &options,
+                                    bool keepText = false) {
   std::string canonical;
   if (!canonicalizeKeyOptions(options, canonical))
     return std::nullopt;
-  std::vector<GraphKey> keys = computeGraphKeys({path}, options, canonical);
+  std::vector<GraphKey> keys =
+      computeGraphKeys({path}, options, canonical, keepText);
   reportGraphProblems(keys);
   if (!keys[0].ok)
     return std::nullopt;
@@ -340,17 +343,17 @@ int runCheck(Cache &cache, const CacheOptions &options) {
   return ExitSuccess;
 }
 
-/// The graph's bytes, kept with its entry; null (and an error printed) if
-/// the file cannot be read.
-std::unique_ptr<llvm::MemoryBuffer> readGraphText(const std::string &path) {
-  auto text = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                          /*RequiresNullTerminator=*/false);
-  if (!text) {
+/// A file given on the command line (an artifact, a compiler log); null,
+/// with an error printed, if it cannot be read.
+std::unique_ptr<llvm::MemoryBuffer> readInputFile(const std::string &path) {
+  auto bytes = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+  if (!bytes) {
     llvm::errs() << "kiln cache: error: " << path << ": "
-                 << text.getError().message() << "\n";
+                 << bytes.getError().message() << "\n";
     return nullptr;
   }
-  return std::move(*text);
+  return std::move(*bytes);
 }
 
 int runPutFailed(Cache &cache, const CacheOptions &options) {
@@ -359,23 +362,17 @@ int runPutFailed(Cache &cache, const CacheOptions &options) {
                     "compilation: give its --log, and no artifact\n";
     return ExitInputError;
   }
-  std::optional<GraphKey> graph = keyOneGraph(options.graph, options.keys);
+  std::optional<GraphKey> graph =
+      keyOneGraph(options.graph, options.keys, /*keepText=*/true);
   if (!graph)
     return ExitInputError;
-  auto log = llvm::MemoryBuffer::getFile(options.log, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
-  if (!log) {
-    llvm::errs() << "kiln cache: error: " << options.log << ": "
-                 << log.getError().message() << "\n";
-    return ExitInputError;
-  }
-  std::unique_ptr<llvm::MemoryBuffer> graphText = readGraphText(options.graph);
-  if (!graphText)
+  std::unique_ptr<llvm::MemoryBuffer> log = readInputFile(options.log);
+  if (!log)
     return ExitInputError;
   if (llvm::Error error = cache.recordFailure(
-          graph->parts, (*log)->getBuffer(), options.compileSeconds,
+          graph->parts, log->getBuffer(), options.compileSeconds,
           options.graph, graph->sketch,
-          EntryGraph{graph->graphName, graphText->getBuffer()}))
+          EntryGraph{graph->graphName, graph->text}))
     return reportError(std::move(error));
   std::string key = graph->parts.key().toHex();
   if (options.json)
@@ -395,23 +392,17 @@ int runPut(Cache &cache, const CacheOptions &options) {
                     "--log goes with --failed)\n";
     return ExitInputError;
   }
-  std::optional<GraphKey> graph = keyOneGraph(options.graph, options.keys);
+  std::optional<GraphKey> graph =
+      keyOneGraph(options.graph, options.keys, /*keepText=*/true);
   if (!graph)
     return ExitInputError;
-  auto artifact = llvm::MemoryBuffer::getFile(
-      options.artifact, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!artifact) {
-    llvm::errs() << "kiln cache: error: " << options.artifact << ": "
-                 << artifact.getError().message() << "\n";
-    return ExitInputError;
-  }
-  std::unique_ptr<llvm::MemoryBuffer> graphText = readGraphText(options.graph);
-  if (!graphText)
+  std::unique_ptr<llvm::MemoryBuffer> artifact = readInputFile(options.artifact);
+  if (!artifact)
     return ExitInputError;
   llvm::Expected<PublishOutcome> outcome = cache.publishArtifact(
-      graph->parts, (*artifact)->getBuffer(), options.compileSeconds,
+      graph->parts, artifact->getBuffer(), options.compileSeconds,
       options.graph, graph->sketch, options.replace,
-      EntryGraph{graph->graphName, graphText->getBuffer()});
+      EntryGraph{graph->graphName, graph->text});
   if (!outcome)
     return reportError(outcome.takeError());
   std::string key = graph->parts.key().toHex();

@@ -99,7 +99,7 @@ kiln::expandGraphPaths(const std::vector<std::string> &inputs) {
 std::vector<kiln::GraphKey>
 kiln::computeGraphKeys(const std::vector<std::string> &paths,
                        const KeyOptions &options,
-                       const std::string &canonicalOptions) {
+                       const std::string &canonicalOptions, bool keepText) {
   size_t count = paths.size();
   std::vector<GraphKey> keys(count);
   if (count == 0)
@@ -128,6 +128,8 @@ kiln::computeGraphKeys(const std::vector<std::string> &paths,
         continue;
       }
       key.content = Hash128::of(buffer->getBuffer()).toHex();
+      if (keepText)
+        key.text = buffer->getBuffer().str();
       OwningOpRef<ModuleOp> module =
           loadGraphBuffer(std::move(buffer), &context, diagnostics);
       auto imported = std::chrono::steady_clock::now();

@@ -28,6 +28,8 @@ struct GraphKey {
   std::string content;
   /// Whether the key came from the cache's memo instead of an import.
   bool fromMemo = false;
+  /// The bytes that were keyed, when asked for (an entry keeps them).
+  std::string text;
   std::vector<uint64_t> sketch;
   unsigned elidedConstants = 0;
   double importSeconds = 0;
@@ -56,10 +58,12 @@ TargetSpec getKeyTarget(const KeyOptions &options);
 /// `*.hlo`, `*.txt` (XLA's dumps) and `*.mlir`.
 std::vector<std::string> expandGraphPaths(const std::vector<std::string> &inputs);
 
-/// Imports and keys `paths` on `options.jobs` threads, in input order.
+/// Imports and keys `paths` on `options.jobs` threads, in input order;
+/// with `keepText`, each key keeps the bytes it was computed from.
 std::vector<GraphKey> computeGraphKeys(const std::vector<std::string> &paths,
                                        const KeyOptions &options,
-                                       const std::string &canonicalOptions);
+                                       const std::string &canonicalOptions,
+                                       bool keepText = false);
 
 /// Prints each failed graph's diagnostics and each elided-constant warning
 /// to stderr, in input order.

@@ -36,8 +36,10 @@ OwningOpRef<ModuleOp> kiln::importStableHloText(llvm::SourceMgr &sourceMgr,
   // `#mhlo.`): read as opaque attributes, kept, and hashed by their text.
   bool allowed = context->allowsUnregisteredDialects();
   context->allowUnregisteredDialects(true);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
+  // Not verified as parsed: the module is verified once, as kiln's, after
+  // its ops are converted.
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
+      sourceMgr, ParserConfig(context, /*verifyAfterParse=*/false));
   context->allowUnregisteredDialects(allowed);
   if (!module)
     return nullptr;

@@ -386,9 +386,7 @@ ParseResult parseKeywordFields(OpAsmParser &parser, StringRef opName,
                     .Default("dimensions");
     else if (name == "dim")
       generic = op == "iota" || op == "dynamic_iota" ? "iota_dimension"
-                : op == "get_dimension_size" || op == "set_dimension_size"
-                    ? "dimension"
-                    : "dimension";
+                                                     : "dimension";
     else if (name == "sizes")
       generic = "slice_sizes";
     else if (name == "low")
@@ -430,6 +428,9 @@ ParseResult parseOperandsFieldsTypes(OpAsmParser &parser,
       return failure();
   if (parser.parseOptionalAttrDict(state.attributes))
     return failure();
+  // `stablehlo.return` of nothing has no types either.
+  if (operands.empty() && opName.ends_with(".return"))
+    return success();
   return parseTypes(parser, opName, operands, operandsLoc, state);
 }
 
@@ -824,32 +825,33 @@ ParseResult withPosition(OpAsmParser &parser, OperationState &state) {
   return Parse(parser, state);
 }
 
-/// The pretty forms that are not operands, fields and types.
+using Parse = ParseResult (*)(OpAsmParser &, OperationState &);
+
+/// The pretty forms that are not operands, fields and types, by op name.
+/// Static: a ParseOpHook refers to its callable, which must outlive it.
+const std::pair<StringRef, Parse> kPrettyForms[] = {
+    {"constant", withPosition<parseConstant>},
+    {"compare", withPosition<parseCompare>},
+    {"slice", withPosition<parseSlice>},
+    {"custom_call", withPosition<parseCustomCall>},
+    {"reduce", withPosition<parseReduce>},
+    {"while", withPosition<parseWhile>},
+    {"top_k", withPosition<parseTopK>},
+    {"convolution", withPosition<parseConvolution>},
+    {"get_tuple_element", withPosition<parseGetTupleElement>},
+    {"composite", withPosition<parseComposite>},
+};
+const Parse kCheckConst = withPosition<parseCheckConst>;
+const Parse kOperandsFieldsTypes = withPosition<parseOperandsFieldsTypes>;
+
 std::optional<Dialect::ParseOpHook> hookFor(StringRef opName) {
   StringRef op = opName.drop_until([](char c) { return c == '.'; }).drop_front();
-  if (op == "constant")
-    return Dialect::ParseOpHook(withPosition<parseConstant>);
-  if (op == "compare")
-    return Dialect::ParseOpHook(withPosition<parseCompare>);
-  if (op == "slice")
-    return Dialect::ParseOpHook(withPosition<parseSlice>);
-  if (op == "custom_call")
-    return Dialect::ParseOpHook(withPosition<parseCustomCall>);
-  if (op == "reduce")
-    return Dialect::ParseOpHook(withPosition<parseReduce>);
-  if (op == "while")
-    return Dialect::ParseOpHook(withPosition<parseWhile>);
-  if (op == "top_k")
-    return Dialect::ParseOpHook(withPosition<parseTopK>);
-  if (op == "convolution")
-    return Dialect::ParseOpHook(withPosition<parseConvolution>);
-  if (op == "get_tuple_element")
-    return Dialect::ParseOpHook(withPosition<parseGetTupleElement>);
-  if (op == "composite")
-    return Dialect::ParseOpHook(withPosition<parseComposite>);
   if (opName.starts_with("check.") && op.ends_with("_const"))
-    return Dialect::ParseOpHook(withPosition<parseCheckConst>);
-  return Dialect::ParseOpHook(withPosition<parseOperandsFieldsTypes>);
+    return Dialect::ParseOpHook(kCheckConst);
+  for (const auto &[name, parse] : kPrettyForms)
+    if (op == name)
+      return Dialect::ParseOpHook(parse);
+  return Dialect::ParseOpHook(kOperandsFieldsTypes);
 }
 
 } // namespace

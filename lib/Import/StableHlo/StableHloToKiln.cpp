@@ -45,7 +45,7 @@ private:
   LogicalResult convertComposite(Operation *op);
   /// stablehlo.if and stablehlo.case into kiln.conditional: the values the
   /// branches use from outside become its branch operands.
-  LogicalResult convertConditional(Operation *op, bool isIf);
+  LogicalResult convertConditional(Operation *op);
   /// The values a while's regions use from outside are carried through
   /// the loop, unchanged: returns the loop to convert (`op`, or the one
   /// rebuilt with more operands).
@@ -570,7 +570,7 @@ LogicalResult Converter::convertComposite(Operation *op) {
   return success();
 }
 
-LogicalResult Converter::convertConditional(Operation *op, bool isIf) {
+LogicalResult Converter::convertConditional(Operation *op) {
   llvm::SmallVector<Value> captured = captureValues(op);
   OperationState state(op->getLoc(), "kiln.conditional");
   state.addOperands(op->getOperand(0));
@@ -587,7 +587,6 @@ LogicalResult Converter::convertConditional(Operation *op, bool isIf) {
   Operation *conditional = builder.create(state);
   op->replaceAllUsesWith(conditional->getResults());
   op->erase();
-  (void)isIf;
   return success();
 }
 
@@ -622,19 +621,12 @@ Operation *Converter::captureIntoLoop(Operation *op) {
   return loop;
 }
 
-/// The integers of a constant (a kiln.constant already converted, or a
-/// stablehlo.constant), or none.
+/// The integers of a constant: a kiln.constant (constants come first in
+/// program order, so they are converted by the time their users are).
 static std::optional<llvm::SmallVector<int64_t>> constantIntegers(Value value) {
-  Operation *producer = value.getDefiningOp();
-  if (!producer)
-    return std::nullopt;
-  auto elements = dyn_cast_or_null<DenseIntElementsAttr>(
-      producer->getAttr("value") ? producer->getAttr("value")
-                                 : producer->getPropertiesAsAttribute()
-                                       ? cast<DictionaryAttr>(
-                                             producer->getPropertiesAsAttribute())
-                                             .get("value")
-                                       : Attribute());
+  auto constant = dyn_cast_or_null<kiln::ConstantOp>(value.getDefiningOp());
+  auto elements =
+      constant ? dyn_cast<DenseIntElementsAttr>(constant.getValue()) : nullptr;
   if (!elements)
     return std::nullopt;
   llvm::SmallVector<int64_t> values;
@@ -756,6 +748,40 @@ LogicalResult Converter::convertDynamicReshape(Operation *op) {
 LogicalResult Converter::convert(Operation *op) {
   StringRef full = op->getName().getStringRef();
   auto [dialect, name] = full.split('.');
+  // The ops whose operands or results the conversion takes by position
+  // must have them: the generic form can give any number.
+  struct Counts {
+    unsigned operands, results;
+  };
+  std::optional<Counts> needed =
+      llvm::StringSwitch<std::optional<Counts>>(full)
+          .Case("stablehlo.get_tuple_element", Counts{1, 1})
+          .Cases({"stablehlo.if", "stablehlo.case"}, Counts{1, 0})
+          .Case("stablehlo.convolution", Counts{2, 1})
+          .Case("stablehlo.broadcast_in_dim", Counts{1, 1})
+          .Case("stablehlo.dynamic_reshape", Counts{2, 1})
+          .Case("stablehlo.dynamic_iota", Counts{0, 1})
+          .Case("stablehlo.dynamic_broadcast_in_dim", Counts{2, 1})
+          .Case("stablehlo.dynamic_pad", Counts{5, 1})
+          .Cases({"stablehlo.dynamic_gather", "stablehlo.dynamic_conv"},
+                 Counts{3, 1})
+          .Cases({"check.expect_eq", "check.expect_almost_eq",
+                  "check.expect_close"},
+                 Counts{2, 0})
+          .Cases({"check.expect_eq_const", "check.expect_almost_eq_const"},
+                 Counts{1, 0})
+          .Default(std::nullopt);
+  if (needed && (op->getNumOperands() < needed->operands ||
+                 op->getNumResults() < needed->results)) {
+    auto plural = [](unsigned n, StringRef noun) {
+      return std::to_string(n) + " " + noun.str() + (n == 1 ? "" : "s");
+    };
+    return op->emitError("'")
+           << full << "' takes " << plural(needed->operands, "operand")
+           << " and " << plural(needed->results, "result") << ", got "
+           << plural(op->getNumOperands(), "operand") << " and "
+           << plural(op->getNumResults(), "result");
+  }
   if (dialect == "check")
     return convertCheck(op, name);
   if (full == "stablehlo.custom_call") {
@@ -775,7 +801,7 @@ LogicalResult Converter::convert(Operation *op) {
   if (full == "stablehlo.composite")
     return convertComposite(op);
   if (full == "stablehlo.if" || full == "stablehlo.case")
-    return convertConditional(op, full == "stablehlo.if");
+    return convertConditional(op);
   if (full == "stablehlo.while")
     op = captureIntoLoop(op);
   if (full == "stablehlo.dynamic_reshape")
