@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -20,7 +21,9 @@ namespace kiln {
 
 /// Registers the kiln dialect and the upstream dialects kiln uses.
 inline void registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<kiln::KilnDialect, mlir::func::FuncDialect>();
+  // Quantized element types (`!quant.uniform`) of StableHLO's quantization.
+  registry.insert<kiln::KilnDialect, mlir::func::FuncDialect,
+                  mlir::quant::QuantDialect>();
   mlir::func::registerInlinerExtension(registry);
 }
 

@@ -12,6 +12,7 @@
 #include "kiln/Import/Hlo/HloImporter.h"
 #include "kiln/Import/StableHlo/StableHloImporter.h"
 
+#include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -41,7 +42,8 @@ OwningOpRef<ModuleOp> kiln::loadGraph(llvm::StringRef path,
 OwningOpRef<ModuleOp>
 kiln::loadGraphBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
                       MLIRContext *context, llvm::raw_ostream &diagnostics) {
-  context->loadDialect<KilnDialect, func::FuncDialect>();
+  // Kiln MLIR may hold StableHLO's quantized element types.
+  context->loadDialect<KilnDialect, func::FuncDialect, quant::QuantDialect>();
   std::string path = buffer->getBufferIdentifier().str();
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());

@@ -797,11 +797,17 @@ void GraphDiffer::diffFunctions(func::FuncOp beforeFn, func::FuncOp afterFn,
   std::string owner = entry ? "" : " of @" + afterFn.getSymName().str();
   unsigned params =
       std::min(beforeBody.getNumArguments(), afterBody.getNumArguments());
-  auto argAttrs = [](func::FuncOp fn, unsigned i) {
+  // What the signature sees of a parameter's or result's attributes.
+  auto hashedAttrs = [](DictionaryAttr dict) {
     llvm::SmallVector<NamedAttribute> attrs;
-    if (DictionaryAttr dict = fn.getArgAttrDict(i))
-      attrs.assign(dict.begin(), dict.end());
+    if (dict)
+      for (NamedAttribute attr : dict)
+        if (!isInterfaceAttrOutsideSignature(attr.getName().getValue()))
+          attrs.push_back(attr);
     return attrs;
+  };
+  auto argAttrs = [&](func::FuncOp fn, unsigned i) {
+    return hashedAttrs(fn.getArgAttrDict(i));
   };
   for (unsigned i = 0; i < params; ++i) {
     BlockArgument beforeArg = beforeBody.getArgument(i);
@@ -838,12 +844,8 @@ void GraphDiffer::diffFunctions(func::FuncOp beforeFn, func::FuncOp afterFn,
   // Result attributes and the function's own (the ROOT tuple's).
   unsigned results = std::min(beforeFn.getNumResults(), afterFn.getNumResults());
   for (unsigned i = 0; i < results; ++i) {
-    llvm::SmallVector<NamedAttribute> beforeAttrs, afterAttrs;
-    if (DictionaryAttr dict = beforeFn.getResultAttrDict(i))
-      beforeAttrs.assign(dict.begin(), dict.end());
-    if (DictionaryAttr dict = afterFn.getResultAttrDict(i))
-      afterAttrs.assign(dict.begin(), dict.end());
-    diffAttributes(beforeAttrs, afterAttrs,
+    diffAttributes(hashedAttrs(beforeFn.getResultAttrDict(i)),
+                   hashedAttrs(afterFn.getResultAttrDict(i)),
                    "result " + std::to_string(i) + owner, beforeFn.getLoc(),
                    afterFn.getLoc(), context);
   }
@@ -872,7 +874,7 @@ GraphDiff GraphDiffer::run() {
   auto moduleAttrs = [](ModuleOp module) {
     llvm::SmallVector<NamedAttribute> attrs;
     for (NamedAttribute attr : module->getAttrs())
-      if (attr.getName() != "sym_name" && attr.getName() != "sym_visibility")
+      if (!isModuleAttrOutsideSignature(attr.getName().getValue()))
         attrs.push_back(attr);
     llvm::sort(attrs, [](NamedAttribute a, NamedAttribute b) {
       return a.getName().getValue() < b.getName().getValue();

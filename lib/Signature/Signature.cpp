@@ -44,6 +44,9 @@ static const std::pair<llvm::StringRef, llvm::StringRef> kExclusions[] = {
      "a call is hashed by its callee's own signature"},
     {"the module name",
      "frameworks number it (jit_train_step.123) per process"},
+    {"JAX's jax.uses_shape_polymorphism module attribute",
+     "it says how JAX traced the function; the module's shapes are what is "
+     "computed"},
     {"the order of computations in the dump",
      "functions are reached through calls from the entry"},
     {"computations that the entry never reaches", "dead code is not compiled"},
@@ -241,12 +244,15 @@ void SignatureWalker::encodeAttribute(Attribute attr) {
   } else if (auto dense = dyn_cast<DenseIntOrFPElementsAttr>(attr)) {
     putTag('d');
     encodeType(dense.getType());
-    putU64(dense.isSplat());
-    // A fingerprint sees a splat's value, not the values of a constant
-    // whose shape may change with the batch.
-    if (!shapeFree || dense.isSplat())
-      putBytes(llvm::StringRef(dense.getRawData().data(),
-                               dense.getRawData().size()));
+    // Without elements there is no value: `dense<>` and a splat are alike.
+    if (dense.getNumElements() != 0) {
+      putU64(dense.isSplat());
+      // A fingerprint sees a splat's value, not the values of a constant
+      // whose shape may change with the batch.
+      if (!shapeFree || dense.isSplat())
+        putBytes(llvm::StringRef(dense.getRawData().data(),
+                                 dense.getRawData().size()));
+    }
   } else if (auto list = dyn_cast<ArrayAttr>(attr)) {
     putTag('A');
     putU64(list.size());
@@ -564,11 +570,14 @@ FailureOr<Hash128> SignatureWalker::hashFunction(func::FuncOp function) {
   auto withoutNames = [&](DictionaryAttr attrs) -> DictionaryAttr {
     if (!attrs)
       return DictionaryAttr::get(function.getContext());
-    if (!attrs.get("jax.result_info") && !attrs.get("jax.arg_info"))
+    if (llvm::none_of(attrs, [](NamedAttribute attr) {
+          return isInterfaceAttrOutsideSignature(attr.getName().getValue());
+        }))
       return attrs;
-    NamedAttrList kept(attrs);
-    kept.erase("jax.result_info");
-    kept.erase("jax.arg_info");
+    NamedAttrList kept;
+    for (NamedAttribute attr : attrs)
+      if (!isInterfaceAttrOutsideSignature(attr.getName().getValue()))
+        kept.append(attr);
     return kept.getDictionary(function.getContext());
   };
   for (BlockArgument arg : body.getArguments()) {
@@ -644,8 +653,7 @@ FailureOr<GraphSignature> SignatureWalker::run() {
   putBytes("module");
   llvm::SmallVector<NamedAttribute, 8> attrs;
   for (NamedAttribute attr : module->getAttrs())
-    if (attr.getName().getValue() != "sym_name" &&
-        attr.getName().getValue() != "sym_visibility")
+    if (!isModuleAttrOutsideSignature(attr.getName().getValue()))
       attrs.push_back(attr);
   llvm::sort(attrs, [](NamedAttribute a, NamedAttribute b) {
     return a.getName().getValue() < b.getName().getValue();
@@ -664,6 +672,15 @@ FailureOr<GraphSignature> SignatureWalker::run() {
     result.sketchOps.insert(result.sketchOps.end(), ops.begin(), ops.end());
   }
   return std::move(result);
+}
+
+bool kiln::isModuleAttrOutsideSignature(llvm::StringRef name) {
+  return name == "sym_name" || name == "sym_visibility" ||
+         name == "jax.uses_shape_polymorphism";
+}
+
+bool kiln::isInterfaceAttrOutsideSignature(llvm::StringRef name) {
+  return name == "jax.arg_info" || name == "jax.result_info";
 }
 
 FailureOr<GraphSignature> kiln::computeSignature(ModuleOp module,

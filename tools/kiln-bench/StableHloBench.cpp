@@ -16,8 +16,10 @@
 #include "BenchFiles.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Export/Hlo/HloExporter.h"
 #include "kiln/Import/Hlo/HloImporter.h"
 #include "kiln/Import/LoadGraph.h"
+#include "kiln/Signature/Signature.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -76,13 +78,58 @@ struct FileResult {
   std::string relative;
   bool ok = false;
   std::string firstError;
+  /// Whether each module exported to HLO text that imports again with the
+  /// same signature; else the first reason it did not.
+  bool exported = false;
+  std::string firstExportError;
   uint64_t bytes = 0;
   double seconds = 0;
 };
 
-/// Imports one file (each of its `// -----` modules).
+/// The first line of what a failing step reported.
+std::string firstLine(llvm::StringRef diagnostics) {
+  std::string line = diagnostics.split('\n').first.str();
+  return line.empty() ? "(no diagnostic)" : line;
+}
+
+/// Exports `module` to HLO text, imports that again and compares the two
+/// signatures; returns the empty string when they are equal, else why not.
+std::string checkExportRoundTrip(mlir::ModuleOp module,
+                                 mlir::MLIRContext &context) {
+  std::string diagnostics;
+  llvm::raw_string_ostream diagnosticStream(diagnostics);
+  mlir::ScopedDiagnosticHandler handler(
+      &context, [&](mlir::Diagnostic &diagnostic) {
+        diagnosticStream << diagnostic.getLocation() << ": "
+                         << diagnostic.str() << "\n";
+        return mlir::success();
+      });
+  mlir::FailureOr<GraphSignature> original = computeSignature(module);
+  if (mlir::failed(original))
+    return "signature: " + firstLine(diagnostics);
+  std::string hloText;
+  llvm::raw_string_ostream hloStream(hloText);
+  if (mlir::failed(exportHloText(module, hloStream)))
+    return "export: " + firstLine(diagnostics);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(hloText, "exported.hlo"),
+      llvm::SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> again = importHloText(sourceMgr, &context);
+  if (!again)
+    return "import of the exported HLO text: " + firstLine(diagnostics);
+  mlir::FailureOr<GraphSignature> reimported = computeSignature(*again);
+  if (mlir::failed(reimported))
+    return "signature of the exported HLO text: " + firstLine(diagnostics);
+  if (!(reimported->signature == original->signature))
+    return "the exported HLO text has another signature";
+  return "";
+}
+
+/// Imports one file (each of its `// -----` modules); with `roundTrip`,
+/// exports each module to HLO text and imports it again.
 FileResult importFile(const std::string &path, const std::string &relative,
-                      mlir::MLIRContext &context) {
+                      mlir::MLIRContext &context, bool roundTrip) {
   FileResult result;
   result.relative = relative;
   auto buffer = llvm::MemoryBuffer::getFile(path);
@@ -95,6 +142,8 @@ FileResult importFile(const std::string &path, const std::string &relative,
   llvm::SmallVector<llvm::StringRef> pieces;
   text.split(pieces, "\n// -----");
   result.ok = true;
+  result.exported = roundTrip;
+  double roundTripSeconds = 0;
   auto start = Clock::now();
   for (llvm::StringRef piece : pieces) {
     std::string diagnostics;
@@ -105,14 +154,27 @@ FileResult importFile(const std::string &path, const std::string &relative,
     padded += piece.str();
     mlir::OwningOpRef<mlir::ModuleOp> module = loadGraphBuffer(
         llvm::MemoryBuffer::getMemBufferCopy(padded, path), &context, os);
-    if (!module && result.ok) {
+    if (!module) {
+      if (result.ok)
+        result.firstError = firstLine(diagnostics);
       result.ok = false;
-      result.firstError = llvm::StringRef(diagnostics).split('\n').first.str();
-      if (result.firstError.empty())
-        result.firstError = "(no diagnostic)";
+      result.exported = false;
+      continue;
+    }
+    if (!roundTrip || !result.exported)
+      continue;
+    auto roundTripStart = Clock::now();
+    std::string why = checkExportRoundTrip(*module, context);
+    roundTripSeconds +=
+        std::chrono::duration<double>(Clock::now() - roundTripStart).count();
+    if (!why.empty()) {
+      result.exported = false;
+      result.firstExportError = why;
     }
   }
-  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  result.seconds =
+      std::chrono::duration<double>(Clock::now() - start).count() -
+      roundTripSeconds;
   return result;
 }
 
@@ -142,22 +204,32 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
   llvm::sort(files);
 
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-  std::map<std::string, std::pair<unsigned, unsigned>> families; // ok, all
-  std::vector<FileResult> failures;
-  unsigned imported = 0, countedOk = 0, counted = 0;
+  struct FamilyCounts {
+    unsigned imported = 0, exported = 0, files = 0;
+  };
+  std::map<std::string, FamilyCounts> families;
+  std::vector<FileResult> failures, exportFailures;
+  unsigned imported = 0, countedOk = 0, counted = 0, exported = 0;
   uint64_t importedBytes = 0;
   double importedSeconds = 0;
   for (const auto &[path, relative] : files) {
-    FileResult result = importFile(path, relative, context);
-    auto &[ok, all] = families[familyOf(relative)];
-    ++all;
+    FileResult result =
+        importFile(path, relative, context, options.exportRoundTrip);
+    FamilyCounts &family = families[familyOf(relative)];
+    ++family.files;
+    if (result.exported) {
+      ++family.exported;
+      ++exported;
+    } else if (result.ok && options.exportRoundTrip) {
+      exportFailures.push_back(result);
+    }
     bool isDynamic = llvm::StringRef(relative).starts_with("dynamic/");
     if (!isDynamic) {
       ++counted;
       countedOk += result.ok;
     }
     if (result.ok) {
-      ++ok;
+      ++family.imported;
       ++imported;
       importedBytes += result.bytes;
       importedSeconds += result.seconds;
@@ -168,11 +240,19 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
 
   os << llvm::formatv("StableHLO golden tests in {0}: {1} files\n",
                       options.directory, files.size());
-  os << llvm::format("  %-40s %8s %8s\n", "family", "imported", "files");
-  for (const auto &[family, counts] : families)
-    if (options.allFamilies || counts.first != counts.second)
-      os << llvm::format("  %-40s %8u %8u\n", family.c_str(), counts.first,
-                         counts.second);
+  bool roundTrip = options.exportRoundTrip;
+  os << llvm::format("  %-40s %8s %8s", "family", "imported", "files");
+  os << (roundTrip ? "  exported\n" : "\n");
+  for (const auto &[family, counts] : families) {
+    if (!options.allFamilies && counts.imported == counts.files &&
+        (!roundTrip || counts.exported == counts.files))
+      continue;
+    os << llvm::format("  %-40s %8u %8u", family.c_str(), counts.imported,
+                       counts.files);
+    if (roundTrip)
+      os << llvm::format("  %8u", counts.exported);
+    os << "\n";
+  }
   if (!options.allFamilies)
     os << "  (families where every file imported are left out; "
           "--all-families lists them)\n";
@@ -184,6 +264,19 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
     os << "files that did not import, with their first error:\n";
     for (const FileResult &failure : failures)
       os << "  " << failure.relative << ": " << failure.firstError << "\n";
+  }
+  if (roundTrip) {
+    os << llvm::formatv("exported to HLO text and imported again with the "
+                        "same signature: {0} of the {1} imported files "
+                        "({2:f1}%)\n",
+                        exported, imported,
+                        imported ? 100.0 * exported / imported : 0.0);
+    if (!exportFailures.empty()) {
+      os << "imported files that did not, with the first reason:\n";
+      for (const FileResult &failure : exportFailures)
+        os << "  " << failure.relative << ": " << failure.firstExportError
+           << "\n";
+    }
   }
 
   // Speed against HLO text, in this run.
@@ -219,6 +312,14 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
   }
   if (options.requirePercent > 0 && percent < options.requirePercent) {
     os << llvm::formatv("below the required {0:f1}%\n", options.requirePercent);
+    return 1;
+  }
+  double exportedPercent = imported ? 100.0 * exported / imported : 0;
+  if (options.requirePercent > 0 && roundTrip &&
+      exportedPercent < options.requirePercent) {
+    os << llvm::formatv("exported {0:f1}% of the imported files, below the "
+                        "required {1:f1}%\n",
+                        exportedPercent, options.requirePercent);
     return 1;
   }
   return 0;

@@ -21,6 +21,9 @@ struct StableHloBenchOptions {
   /// HLO text to compare the import speed with.
   std::vector<std::string> hloCorpus = {"test/Inputs/corpus/hlo"};
   bool allFamilies = false;
+  /// Also export each imported module to HLO text, import that again and
+  /// compare signatures (a column per family, a line per file that differs).
+  bool exportRoundTrip = false;
   /// Exit 1 when fewer files than this percentage (outside dynamic/)
   /// import; 0: never.
   double requirePercent = 0;

@@ -517,13 +517,19 @@ int main(int argc, char **argv) {
       "The StableHLO conformance run: import every *.mlir file of StableHLO's\n"
       "JAX-generated golden tests, print per op family how many import and\n"
       "the first error of each file that does not, then the import speed\n"
-      "against HLO text's. Run from the repository root:\n"
-      "  build/bin/kiln-bench stablehlo");
+      "against HLO text's; with --export, also how many export to HLO text\n"
+      "that imports again with the same signature. Run from the repository\n"
+      "root:\n"
+      "  build/bin/kiln-bench stablehlo --export");
   stablehlo->add_option("directory", stablehloOptions.directory,
                         "The golden tests (default: "
                         "../shared/stablehlo-testdata)");
   stablehlo->add_flag("--all-families", stablehloOptions.allFamilies,
                       "List every family, not only those with failures");
+  stablehlo->add_flag("--export", stablehloOptions.exportRoundTrip,
+                      "Also export every imported module to HLO text, import "
+                      "it again and compare the signatures (a column per "
+                      "family; --require applies to them too)");
   stablehlo->add_option("--require", stablehloOptions.requirePercent,
                         "Exit 1 if fewer than this percentage of the files "
                         "outside dynamic/ import");

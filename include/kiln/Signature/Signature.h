@@ -44,6 +44,16 @@ mlir::FailureOr<GraphSignature> computeSignature(mlir::ModuleOp module,
 /// they are dead; `kiln diff` does the same.
 bool hasOwnSideEffects(mlir::Operation *op);
 
+/// Whether the signature leaves out a module attribute of this name: the
+/// module's name, and JAX's `jax.uses_shape_polymorphism` (how JAX traced
+/// the function; the module's shapes are what is computed). `kiln diff`
+/// leaves out the same.
+bool isModuleAttrOutsideSignature(llvm::StringRef name);
+
+/// Whether the signature leaves out a parameter or result attribute of this
+/// name: the names JAX gives them (`jax.arg_info`, `jax.result_info`).
+bool isInterfaceAttrOutsideSignature(llvm::StringRef name);
+
 /// One line per kind of information that the signature leaves out, with the
 /// reason: printed by `kiln hash --explain-exclusions` and tested.
 llvm::ArrayRef<std::pair<llvm::StringRef, llvm::StringRef>>

@@ -17,6 +17,8 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/SymbolTable.h"
@@ -76,10 +78,21 @@ void printIntList(llvm::raw_ostream &os, llvm::ArrayRef<int64_t> values,
 }
 
 /// Prints a float the way HLO writes literals: shortest text that reads
-/// back to the same value, and inf/-inf/nan for the special values.
+/// back to the same value, and inf/-inf/nan for the special values. A NaN
+/// other than the plain quiet one keeps its significand bits, as XLA
+/// writes it: `nan(0x7f)`.
 void printFloat(llvm::raw_ostream &os, const llvm::APFloat &value) {
   if (value.isNaN()) {
     os << (value.isNegative() ? "-nan" : "nan");
+    const llvm::fltSemantics &semantics = value.getSemantics();
+    unsigned significand = llvm::APFloat::semanticsPrecision(semantics) - 1;
+    if (!llvm::APFloat::semanticsHasInf(semantics) || significand == 0 ||
+        significand >= 64)
+      return;
+    uint64_t payload = value.bitcastToAPInt().getLoBits(significand)
+                           .getZExtValue();
+    if (payload != uint64_t(1) << (significand - 1))
+      os << "(0x" << llvm::utohexstr(payload, /*LowerCase=*/true) << ')';
     return;
   }
   if (value.isInfinity()) {
@@ -131,6 +144,12 @@ private:
                           Operation *where);
   LogicalResult printShapeOf(TypeRange types, ArrayAttr layouts,
                              llvm::raw_ostream &os, Operation *where);
+
+  /// Adds the `kiln_types` frontend attribute to `attrs` when `types` hold
+  /// a quantized tensor, whose HLO shape says only how it is stored; kiln's
+  /// HLO importer gives the values their types back from it.
+  void withKilnTypes(llvm::SmallVectorImpl<NamedAttribute> &attrs,
+                     TypeRange types);
 
   std::string freshName(llvm::StringRef base);
   /// Starts the line of the instruction defining `value`, marked ROOT when
@@ -201,7 +220,12 @@ LogicalResult Exporter::printType(Type type, Attribute layout,
     return where->emitError("type ") << type << " has no HLO form";
   Type element = tensor.getElementType();
   std::string name;
-  if (auto integer = dyn_cast<IntegerType>(element)) {
+  // A quantized tensor is its stored integers; the instruction's
+  // `kiln_types` frontend attribute (withKilnTypes) keeps the quantization.
+  if (auto quantized = dyn_cast<quant::QuantizedType>(element)) {
+    name = (quantized.isSigned() ? "s" : "u") +
+           std::to_string(quantized.getStorageTypeIntegralWidth());
+  } else if (auto integer = dyn_cast<IntegerType>(element)) {
     if (integer.getWidth() == 1)
       name = "pred";
     else
@@ -249,7 +273,11 @@ LogicalResult Exporter::printType(Type type, Attribute layout,
     if (bounded && i < bounded.size() && isa<BoolAttr>(bounded[i]) &&
         cast<BoolAttr>(bounded[i]).getValue())
       os << "<=";
-    os << dim;
+    // XLA spells an unbounded dynamic dimension `?`.
+    if (ShapedType::isDynamic(dim))
+      os << '?';
+    else
+      os << dim;
   }
   os << ']';
   auto layoutText = dyn_cast_or_null<StringAttr>(layout);
@@ -370,9 +398,19 @@ LogicalResult Exporter::printLiteral(DenseElementsAttr value,
       os << '}';
     }
   }
+  // No elements: still one brace level per dimension, up to the first
+  // dimension of size 0 (f32[2,0] is `{{}, {}}`).
+  std::function<void(size_t)> printEmpty = [&](size_t d) {
+    os << '{';
+    if (d + 1 < shape.size())
+      for (int64_t i = 0; i < shape[d]; ++i) {
+        os << (i ? ", " : "");
+        printEmpty(d + 1);
+      }
+    os << '}';
+  };
   if (count == 0)
-    for (size_t d = 0; d < shape.size(); ++d)
-      os << (d == 0 ? "{" : "") << (d + 1 == shape.size() ? "}" : "");
+    printEmpty(0);
   return success();
 }
 
@@ -431,6 +469,33 @@ LogicalResult Exporter::printAttribute(Operation *op, llvm::StringRef name,
     return op->emitError("attribute '") << name << "' has no HLO form";
   }
   return success();
+}
+
+void Exporter::withKilnTypes(llvm::SmallVectorImpl<NamedAttribute> &attrs,
+                             TypeRange types) {
+  auto isQuantized = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && isa<quant::QuantizedType>(shaped.getElementType());
+  };
+  if (llvm::none_of(types, isQuantized))
+    return;
+  MLIRContext *context = types.front().getContext();
+  std::string text;
+  llvm::raw_string_ostream textStream(text);
+  TupleType::get(context, types).print(textStream);
+  StringAttr name = StringAttr::get(context, "kiln.frontend_attributes");
+  NamedAttrList frontend;
+  auto found = llvm::find_if(
+      attrs, [&](NamedAttribute attr) { return attr.getName() == name; });
+  if (found != attrs.end())
+    if (auto dict = dyn_cast<DictionaryAttr>(found->getValue()))
+      frontend.assign(dict.begin(), dict.end());
+  frontend.set(kKilnTypesFrontendAttribute, StringAttr::get(context, text));
+  NamedAttribute updated(name, frontend.getDictionary(context));
+  if (found != attrs.end())
+    *found = updated;
+  else
+    attrs.push_back(updated);
 }
 
 LogicalResult
@@ -743,9 +808,15 @@ LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
     opcode = "constant";
   } else {
     opcode = hloOpcodeForKilnOpName(op->getName().getStringRef());
+    // Kiln's own ops (CHLO functions, quantization, checks) travel as
+    // custom calls that name them; kiln's HLO importer makes them again.
+    if (opcode.empty() &&
+        isKilnOpWithoutHloOpcode(op->getName().getStringRef()))
+      opcode = "custom-call";
     if (opcode.empty())
       return op->emitError("'") << op->getName() << "' has no HLO form";
   }
+  bool isKilnOnly = opcode == "custom-call" && !isa<CustomCallOp>(op);
 
   // The result's tuple structure: flat for several results, as the
   // importer recorded it for nested tuples and tuples of one.
@@ -890,8 +961,30 @@ LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
     if (conv.getBatchGroupCount() == 1)
       done.insert("batch_group_count");
   }
-  for (StringAttr attrName : callee.empty() ? op->getName().getAttributeNames()
-                                            : llvm::ArrayRef<StringAttr>()) {
+  if (auto dot = dyn_cast<DotGeneralOp>(op))
+    if (std::optional<llvm::StringRef> algorithm = dot.getAlgorithm();
+        algorithm && !algorithm->starts_with("dot_"))
+      return op->emitError("dot algorithm ")
+             << *algorithm << " has no XLA name, so no HLO form";
+  if (isKilnOnly) {
+    os << ", custom_call_target=";
+    printQuoted(os, op->getName().getStringRef());
+    // Its own attributes, as MLIR writes them, in the configuration.
+    NamedAttrList inherent;
+    for (StringAttr attrName : op->getName().getAttributeNames())
+      if (Attribute value = op->getAttr(attrName))
+        inherent.append(attrName, value);
+    if (!inherent.empty()) {
+      std::string config;
+      llvm::raw_string_ostream configStream(config);
+      inherent.getDictionary(op->getContext()).print(configStream);
+      os << ", backend_config=";
+      printQuoted(os, config);
+    }
+  }
+  for (StringAttr attrName : callee.empty() && !isKilnOnly
+                                 ? op->getName().getAttributeNames()
+                                 : llvm::ArrayRef<StringAttr>()) {
     if (done.contains(attrName.getValue()))
       continue;
     Attribute value = op->getAttr(attrName);
@@ -919,6 +1012,7 @@ LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
   }
   // Discardable attributes the importer kept: kiln.<hlo attribute name>.
   llvm::SmallVector<NamedAttribute> kept(op->getDiscardableAttrs());
+  withKilnTypes(kept, op->getResultTypes());
   if (failed(printKeptAttributes(op, kept, os)))
     return failure();
   printMetadata(op->getLoc(), os);
@@ -1124,11 +1218,15 @@ LogicalResult Exporter::exportBlock(Block &block, ParamStyle style,
                            where)))
         return failure();
       os << " parameter(" << number << ')';
-      if (DictionaryAttr attrs =
-              function ? function.getArgAttrDict(arg.getArgNumber())
-                       : DictionaryAttr())
-        if (failed(printKeptAttributes(where, attrs.getValue(), os)))
-          return failure();
+      DictionaryAttr argAttrs = function
+                                    ? function.getArgAttrDict(arg.getArgNumber())
+                                    : DictionaryAttr();
+      llvm::SmallVector<NamedAttribute> parameterAttrs;
+      if (argAttrs)
+        parameterAttrs.assign(argAttrs.begin(), argAttrs.end());
+      withKilnTypes(parameterAttrs, arg.getType());
+      if (failed(printKeptAttributes(where, parameterAttrs, os)))
+        return failure();
       if (annotation) {
         llvm::SmallVector<NamedAttribute> kept(
             annotation->getDiscardableAttrs());
@@ -1363,6 +1461,6 @@ void kiln::registerExportHloTranslation() {
         return exportHloText(module, os);
       },
       [](DialectRegistry &registry) {
-        registry.insert<KilnDialect, func::FuncDialect>();
+        registry.insert<KilnDialect, func::FuncDialect, quant::QuantDialect>();
       });
 }

@@ -17,7 +17,10 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Import/Hlo/InputDiagnostics.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Verifier.h"
@@ -141,6 +144,11 @@ private:
              llvm::SmallVectorImpl<Type> &resultTypes,
              llvm::SmallVectorImpl<DictionaryAttr> *functionArgAttrs,
              NamedAttrList *interface = nullptr);
+  /// Gives values the kiln types that their HLO shapes cannot spell
+  /// (quantized tensors), from the `kiln_types` frontend attribute that the
+  /// exporter wrote into `attrs`; takes the entry out of `attrs`.
+  LogicalResult takeKilnTypes(const Instruction &inst, NamedAttrList &attrs,
+                              llvm::SmallVectorImpl<Type> &types);
   LogicalResult checkSignature(const Computation &computation,
                                llvm::ArrayRef<Type> parameterTypes,
                                llvm::ArrayRef<Type> resultTypes);
@@ -399,6 +407,58 @@ Importer::topologicalOrder(const Computation &computation,
   return success();
 }
 
+/// How HLO text spells `type`: a quantized tensor as its stored integers.
+static Type storedForm(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  auto quantized =
+      tensor ? dyn_cast<quant::QuantizedType>(tensor.getElementType())
+             : nullptr;
+  if (!quantized)
+    return type;
+  return tensor.clone(IntegerType::get(
+      type.getContext(), quantized.getStorageTypeIntegralWidth(),
+      quantized.isSigned() ? IntegerType::Signless : IntegerType::Unsigned));
+}
+
+LogicalResult Importer::takeKilnTypes(const Instruction &inst,
+                                      NamedAttrList &attrs,
+                                      llvm::SmallVectorImpl<Type> &types) {
+  auto frontend = dyn_cast_or_null<DictionaryAttr>(
+      attrs.get("kiln.frontend_attributes"));
+  auto text = frontend ? frontend.getAs<StringAttr>(kKilnTypesFrontendAttribute)
+                       : nullptr;
+  if (!text)
+    return success();
+  Type parsed;
+  {
+    // Reported below, at the instruction, not at a position in the string.
+    ScopedDiagnosticHandler quiet(context, [](Diagnostic &) {
+      return success();
+    });
+    size_t read = 0;
+    parsed = mlir::parseType(text.getValue(), context, &read);
+    if (parsed && read != text.getValue().size())
+      parsed = nullptr;
+  }
+  auto tuple = dyn_cast_or_null<TupleType>(parsed);
+  bool matches = tuple && tuple.size() == types.size();
+  for (unsigned i = 0; matches && i < types.size(); ++i)
+    matches = storedForm(tuple.getType(i)) == types[i];
+  if (!matches)
+    return positions.emitError(inst.loc)
+           << "frontend attribute '" << kKilnTypesFrontendAttribute
+           << "' of '" << inst.name << "' must be a tuple<...> of types stored "
+           << "as its shape says, found \"" << text.getValue() << "\"";
+  types.assign(tuple.getTypes().begin(), tuple.getTypes().end());
+  NamedAttrList rest(frontend);
+  rest.erase(kKilnTypesFrontendAttribute);
+  if (rest.empty())
+    attrs.erase("kiln.frontend_attributes");
+  else
+    attrs.set("kiln.frontend_attributes", rest.getDictionary(context));
+  return success();
+}
+
 LogicalResult Importer::checkSignature(const Computation &computation,
                                        llvm::ArrayRef<Type> parameterTypes,
                                        llvm::ArrayRef<Type> resultTypes) {
@@ -429,13 +489,16 @@ LogicalResult Importer::checkSignature(const Computation &computation,
     os << ")";
     return s;
   };
-  if (llvm::ArrayRef<Type>(declared) != parameterTypes)
+  // A computation's signature spells quantized types as stored.
+  llvm::SmallVector<Type> stored(llvm::map_range(parameterTypes, storedForm));
+  if (llvm::ArrayRef<Type>(declared) != llvm::ArrayRef<Type>(stored))
     return positions.emitError(computation.signatureBegin)
            << "signature of computation '" << computation.name
            << "' declares parameters " << describe(declared)
            << " but its parameter instructions are "
            << describe(parameterTypes);
-  if (llvm::ArrayRef<Type>(result.leaves) != resultTypes)
+  llvm::SmallVector<Type> storedResults(llvm::map_range(resultTypes, storedForm));
+  if (llvm::ArrayRef<Type>(result.leaves) != llvm::ArrayRef<Type>(storedResults))
     return positions.emitError(computation.signatureBegin)
            << "signature of computation '" << computation.name
            << "' declares result " << describe(result.leaves)
@@ -489,7 +552,8 @@ Importer::importBody(unsigned index, Block *block, bool isFunction,
     // layouts) are kept on its arguments; a region's arguments cannot hold
     // any, so there they go on a kiln.annotate over the arguments.
     NamedAttrList argAttrs;
-    if (failed(collectKeptAttrs(inst, {}, argAttrs)))
+    if (failed(collectKeptAttrs(inst, {}, argAttrs)) ||
+        failed(takeKilnTypes(inst, argAttrs, state.shape.leaves)))
       return failure();
     for (unsigned leaf = 0; leaf < state.shape.leaves.size(); ++leaf) {
       state.values.push_back(
@@ -554,9 +618,7 @@ Importer::importBody(unsigned index, Block *block, bool isFunction,
                      builder.getArrayAttr(parameterTuples));
     const Shape &rootShape = states[computation.rootIndex].shape;
     std::string structure = describeTupleStructure(rootShape);
-    bool flat = rootShape.isTuple() && rootShape.leaves.size() >= 2 &&
-                rootShape.nodes.size() == rootShape.leaves.size() + 1;
-    if (rootShape.isTuple() && !flat)
+    if (rootShape.isTuple() && !rootShape.isFlatTuple())
       interface->set("kiln.result_tuple", builder.getStringAttr(structure));
   }
   Location rootLoc = positions.getLocation(root.loc);
@@ -1015,7 +1077,9 @@ LogicalResult Importer::importInstruction(const Computation &computation,
   auto checkTypes = [&](llvm::ArrayRef<Value> got) -> LogicalResult {
     if (got.size() == state.shape.leaves.size() &&
         llvm::all_of(llvm::zip(got, state.shape.leaves), [](auto pair) {
-          return std::get<0>(pair).getType() == std::get<1>(pair);
+          // A quantized value is declared as it is stored.
+          return storedForm(std::get<0>(pair).getType()) ==
+                 storedForm(std::get<1>(pair));
         }))
       return success();
     std::string gotTypes, wantTypes;
@@ -1211,9 +1275,7 @@ void Importer::setShapeAttrs(Operation *op, const Shape &shape) {
   }
   // A result that is a nested tuple, or a tuple of one element, is not what
   // the flat list of results says: the structure is kept for the exporter.
-  bool flat = shape.leaves.size() >= 2 &&
-              shape.nodes.size() == shape.leaves.size() + 1;
-  if (shape.isTuple() && !flat)
+  if (shape.isTuple() && !shape.isFlatTuple())
     op->setAttr("kiln.result_tuple",
                 builder.getStringAttr(describeTupleStructure(shape)));
 }
@@ -1223,6 +1285,22 @@ LogicalResult Importer::importGeneric(
     llvm::ArrayRef<unsigned> operandLeafCounts,
     llvm::ArrayRef<std::string> operandTuples, InstructionState &state) {
   llvm::StringRef kilnName = kilnOpNameForHloOpcode(inst.opcode);
+  // A custom call that names one of kiln's own ops (a CHLO function, a
+  // quantization, a check) is that op, as the exporter wrote it.
+  std::string target;
+  const AttrRef *targetAttr = inst.findAttr("custom_call_target");
+  if (inst.opcode == "custom-call" && targetAttr) {
+    llvm::StringRef quoted = targetAttr->valueText();
+    if (quoted.size() >= 2 && quoted.starts_with("\""))
+      target = unescapeString(quoted);
+    if (isKilnOpWithoutHloOpcode(target))
+      kilnName = target;
+    else
+      targetAttr = nullptr;
+  } else {
+    targetAttr = nullptr;
+  }
+  bool isKilnOnly = targetAttr != nullptr;
   if (kilnName.empty())
     return positions.emitError(inst.opcodeLoc)
            << "unknown HLO opcode '" << inst.opcode << "'";
@@ -1235,6 +1313,34 @@ LogicalResult Importer::importGeneric(
   llvm::SmallVector<std::pair<const AttrRef *, unsigned>, 2> regionRefs;
   llvm::StringRef opcode = inst.opcode;
   for (const AttrRef &attr : inst.attrs) {
+    if (isKilnOnly && attr.name == "custom_call_target")
+      continue;
+    if (isKilnOnly && attr.name == "backend_config") {
+      // The op's own attributes, as MLIR writes a dictionary.
+      llvm::StringRef quoted = attr.valueText();
+      std::string config = quoted.starts_with("\"") && quoted.size() >= 2
+                               ? unescapeString(quoted)
+                               : quoted.str();
+      Attribute parsed;
+      {
+        ScopedDiagnosticHandler quiet(context, [](Diagnostic &) {
+          return success();
+        });
+        size_t read = 0;
+        parsed = mlir::parseAttribute(config, context, Type(), &read);
+        if (parsed && read != config.size())
+          parsed = nullptr;
+      }
+      auto dict = dyn_cast_or_null<DictionaryAttr>(parsed);
+      if (!dict)
+        return positions.emitError(attr.nameLoc)
+               << "backend_config of a custom call to '" << kilnName
+               << "' must be its attributes as an MLIR dictionary, found \""
+               << config << "\"";
+      for (NamedAttribute entry : dict)
+        attrs.set(entry.getName(), entry.getValue());
+      continue;
+    }
     auto found = getAttrKinds().find(attr.name);
     if (found == getAttrKinds().end()) {
       attrs.set(("kiln." + attr.name).str(),
@@ -1344,6 +1450,9 @@ LogicalResult Importer::importGeneric(
     return positions.emitError(inst.opcodeLoc)
            << "convolution '" << inst.name
            << "' needs 'dim_labels=' (e.g. b01f_01io->b01f)";
+  if (failed(takeKilnTypes(inst, attrs, state.shape.leaves)))
+    return failure();
+  opState.types.assign(state.shape.leaves.begin(), state.shape.leaves.end());
   opState.addAttributes(attrs);
 
   Operation *op = builder.create(opState);
@@ -1356,7 +1465,8 @@ LogicalResult Importer::importGeneric(
 
 OwningOpRef<ModuleOp> kiln::importHloText(llvm::SourceMgr &sourceMgr,
                                           MLIRContext *context) {
-  context->loadDialect<KilnDialect, func::FuncDialect>();
+  // Quantized types come back through the `kiln_types` frontend attribute.
+  context->loadDialect<KilnDialect, func::FuncDialect, quant::QuantDialect>();
   unsigned bufferId = sourceMgr.getMainFileID();
   llvm::StringRef buffer = sourceMgr.getMemoryBuffer(bufferId)->getBuffer();
   SourcePositions positions(sourceMgr, bufferId, context);
@@ -1393,6 +1503,6 @@ void kiln::registerImportHloTranslation() {
         return importHloText(sourceMgr, context);
       },
       [](DialectRegistry &registry) {
-        registry.insert<KilnDialect, func::FuncDialect>();
+        registry.insert<KilnDialect, func::FuncDialect, quant::QuantDialect>();
       });
 }

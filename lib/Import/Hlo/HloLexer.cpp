@@ -130,6 +130,16 @@ Token Lexer::lex() {
     while (cur < end && isWordChar(*cur) &&
            !(*cur == '-' && cur + 1 < end && cur[1] == '>'))
       ++cur;
+    // A NaN with its payload, as XLA prints one: `nan(0x7f)`, `-nan(0x1)`.
+    if (cur < end && *cur == '(' &&
+        (llvm::StringRef(start, cur - start) == "nan" ||
+         llvm::StringRef(start, cur - start) == "-nan")) {
+      const char *close = cur + 1;
+      while (close < end && llvm::isAlnum(*close))
+        ++close;
+      if (close < end && *close == ')')
+        cur = close + 1;
+    }
     return make(Token::Word, start);
   }
 }

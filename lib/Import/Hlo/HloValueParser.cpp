@@ -149,9 +149,17 @@ FailureOr<unsigned> ValueParser::parseShapeInto(Shape &shape) {
     // `<=N`: a dynamic dimension bounded by N, kept as N and marked.
     bounded.push_back(cursor.consumeIf(Token::LessEqual));
     const Token &dimTok = cursor.current();
-    if (dimTok.is(Token::Question))
-      return cursor.emitError("unbounded dynamic dimensions ('?') are not "
-                              "supported; only bounded ones ('<=N')");
+    // `?`: an unbounded dynamic dimension, as StableHLO's `?`.
+    if (dimTok.is(Token::Question)) {
+      if (bounded.back())
+        return cursor.emitError("a bounded dimension needs its bound: "
+                                "'<=N', not '<=?'");
+      cursor.consume();
+      dims.push_back(ShapedType::kDynamic);
+      if (!cursor.consumeIf(Token::Comma))
+        break;
+      continue;
+    }
     int64_t dim;
     if (failed(cursor.parseInt(dim, "a dimension size")))
       return failure();
@@ -852,6 +860,9 @@ LogicalResult ValueParser::parseLiteral(RankedTensorType type,
                                         bool &elided) {
   elided = false;
   cursor.resetTo(begin);
+  if (!type.hasStaticShape())
+    return cursor.getPositions().emitError(begin)
+           << "a literal needs a static shape, found " << type;
   // `{...}`: the dump left the value out.
   if (cursor.current().is(Token::LBrace)) {
     TokenCursor peek = cursor;
@@ -935,6 +946,31 @@ LogicalResult ValueParser::parseLiteral(RankedTensorType type,
 
   auto toAPFloat = [&](const Token &tok, FloatType floatType,
                        llvm::APFloat &result) -> LogicalResult {
+    // `nan(0xP)`: a NaN whose significand bits are P (XLA prints NaNs other
+    // than the plain quiet one so), in formats whose NaNs have a payload.
+    llvm::StringRef word = tok.spelling;
+    bool negative = word.consume_front("-");
+    if (word.consume_front("nan(") && word.consume_back(")")) {
+      const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+      unsigned width = llvm::APFloat::getSizeInBits(semantics);
+      unsigned significand = llvm::APFloat::semanticsPrecision(semantics) - 1;
+      uint64_t payload;
+      if (!word.consume_front("0x") || word.getAsInteger(16, payload) ||
+          payload == 0 || significand >= 64 ||
+          payload >> significand != 0 ||
+          !llvm::APFloat::semanticsHasNaN(semantics) ||
+          !llvm::APFloat::semanticsHasInf(semantics))
+        return emitBad(tok, "a NaN payload that fits the significand of " +
+                                std::to_string(width) + "-bit floats");
+      llvm::APInt bits = llvm::APInt::getAllOnes(width);
+      bits.clearHighBits(1);
+      bits.clearLowBits(significand);
+      bits |= llvm::APInt(width, payload);
+      if (negative)
+        bits.setSignBit();
+      result = llvm::APFloat(semantics, bits);
+      return success();
+    }
     double d;
     if (!parseDouble(tok.spelling, d))
       return emitBad(tok, "a floating-point number");

@@ -42,6 +42,13 @@ struct Shape {
 
   const ShapeNode &root() const { return nodes[0]; }
   bool isTuple() const { return !nodes.empty() && nodes[0].isTuple; }
+  /// Whether the shape is what a flat list of results gives back when
+  /// exported: a tuple of two or more arrays, or the empty tuple `()`.
+  /// Any other tuple's structure must be kept (`kiln.result_tuple`).
+  bool isFlatTuple() const {
+    return isTuple() && (leaves.size() >= 2 || leaves.empty()) &&
+           nodes.size() == leaves.size() + 1;
+  }
   bool hasNonDefaultLayout() const {
     for (mlir::StringAttr layout : layouts)
       if (layout)

@@ -63,10 +63,13 @@ kiln::GraphFormat kiln::detectGraphFormat(llvm::StringRef text,
     return fallback;
   if (rest.starts_with("HloModule"))
     return GraphFormat::HloText;
-  // MLIR text: StableHLO if it has StableHLO's ops (within the first MiB,
-  // so that a huge kiln module is not scanned to its end).
+  // MLIR text: StableHLO if it has StableHLO's ops or JAX's `mhlo.`
+  // attributes (a function that only returns its parameter has no ops;
+  // within the first MiB, so that a huge kiln module is not scanned to its
+  // end).
   llvm::StringRef head = text.take_front(1 << 20);
-  if (head.contains("stablehlo.") || head.contains("chlo."))
+  if (head.contains("stablehlo.") || head.contains("chlo.") ||
+      head.contains("mhlo."))
     return GraphFormat::StableHlo;
   if (rest.starts_with("module") || rest.starts_with("func.func") ||
       rest.starts_with("#") || rest.starts_with("\"") ||

@@ -99,15 +99,101 @@ static Type convertType(Type type) {
   return type;
 }
 
-/// JAX's sharding attribute holds HLO's sharding text: kiln's name for it,
-/// so that the exporter writes `sharding=` and the signature reads it alike.
-static DictionaryAttr renameSharding(DictionaryAttr attrs) {
-  if (!attrs || !attrs.get("mhlo.sharding"))
+/// XLA's name (PrecisionConfig's algorithm, as HLO text writes it) for a
+/// `#stablehlo.dot_algorithm`'s fields, or the empty string when XLA has
+/// none for them.
+static std::string xlaDotAlgorithmName(Attribute algorithm) {
+  auto fields = dyn_cast<DictionaryAttr>(algorithm);
+  if (!fields)
+    return "";
+  auto text = [&](StringRef name) -> std::string {
+    Attribute value = fields.get(name);
+    if (auto string = dyn_cast_or_null<StringAttr>(value))
+      return string.getValue().str();
+    if (auto type = dyn_cast_or_null<TypeAttr>(value)) {
+      std::string printed;
+      llvm::raw_string_ostream os(printed);
+      type.getValue().print(os);
+      return printed;
+    }
+    return "";
+  };
+  auto number = [&](StringRef name) -> int64_t {
+    Attribute value = fields.get(name);
+    if (auto integer = dyn_cast_or_null<IntegerAttr>(value))
+      return integer.getInt();
+    if (auto boolean = dyn_cast_or_null<BoolAttr>(value))
+      return boolean.getValue();
+    return -1;
+  };
+  std::string lhs = text("lhs_precision_type"),
+              rhs = text("rhs_precision_type"),
+              accumulation = text("accumulation_type");
+  int64_t operations = number("num_primitive_operations");
+  bool imprecise = number("allow_imprecise_accumulation") == 1;
+  if (number("lhs_component_count") != 1 ||
+      number("rhs_component_count") != 1)
+    return "";
+  if (StringRef(lhs).starts_with("f8") && StringRef(rhs).starts_with("f8") &&
+      accumulation == "f32" && operations == 1)
+    return imprecise ? "dot_any_f8_any_f8_f32_fast_accum"
+                     : "dot_any_f8_any_f8_f32";
+  if (imprecise || lhs != rhs)
+    return "";
+  static const std::tuple<StringRef, StringRef, int64_t> kNamed[] = {
+      {"f16", "f16", 1},  {"f16", "f32", 1},  {"bf16", "bf16", 1},
+      {"bf16", "f32", 1}, {"bf16", "f32", 3}, {"bf16", "f32", 6},
+      {"bf16", "f32", 9}, {"tf32", "f32", 1}, {"tf32", "f32", 3},
+      {"f32", "f32", 1},  {"f64", "f64", 1}};
+  for (auto [operand, accumulated, count] : kNamed)
+    if (lhs == operand && accumulation == accumulated && operations == count)
+      return ("dot_" + lhs + "_" + lhs + "_" + accumulation +
+              (count > 1 ? "_x" + std::to_string(count) : ""));
+  return "";
+}
+
+/// Whether JAX's sharding attribute says nothing: `mhlo.sharding = ""`,
+/// which JAX writes for a value it leaves to the compiler.
+static bool isEmptySharding(Attribute sharding) {
+  auto text = dyn_cast<StringAttr>(sharding);
+  return text && text.getValue().trim().empty();
+}
+
+/// A parameter's or result's attributes as kiln names them. JAX's sharding
+/// attribute holds HLO's sharding text: kiln's name for it, so that the
+/// exporter writes `sharding=` and the signature reads it alike. An empty
+/// sharding, and `mhlo.layout_mode = "default"` (the layout XLA picks
+/// anyway), say nothing and are left out; HLO has no spelling for them.
+static DictionaryAttr convertInterfaceAttrs(DictionaryAttr attrs) {
+  if (!attrs)
+    return attrs;
+  auto layoutMode = attrs.getAs<StringAttr>("mhlo.layout_mode");
+  bool defaultLayout = layoutMode && layoutMode.getValue() == "default";
+  if (!attrs.get("mhlo.sharding") && !defaultLayout)
     return attrs;
   NamedAttrList renamed(attrs);
-  Attribute sharding = renamed.erase("mhlo.sharding");
-  renamed.set("kiln.sharding", sharding);
+  if (defaultLayout)
+    renamed.erase("mhlo.layout_mode");
+  if (Attribute sharding = renamed.erase("mhlo.sharding"))
+    if (!isEmptySharding(sharding))
+      renamed.set("kiln.sharding", sharding);
   return renamed.getDictionary(attrs.getContext());
+}
+
+/// JAX's module attributes for the number of replicas and partitions are
+/// HLO's module header fields (`replica_count=`, `num_partitions=`).
+static void convertModuleAttrs(ModuleOp module) {
+  Builder builder(module.getContext());
+  for (auto [jaxName, kilnName] :
+       {std::pair<StringRef, StringRef>{"mhlo.num_partitions",
+                                        "kiln.num_partitions"},
+        {"mhlo.num_replicas", "kiln.replica_count"}}) {
+    auto count = module->getAttrOfType<IntegerAttr>(jaxName);
+    if (!count)
+      continue;
+    module->removeAttr(jaxName);
+    module->setAttr(kilnName, builder.getI64IntegerAttr(count.getInt()));
+  }
 }
 
 /// Converts the token types of every value, block argument and function
@@ -116,7 +202,8 @@ static void convertTypes(ModuleOp module) {
   module.walk([](Operation *op) {
     if (Attribute sharding = op->getAttr("mhlo.sharding")) {
       op->removeAttr("mhlo.sharding");
-      op->setAttr("kiln.sharding", sharding);
+      if (!isEmptySharding(sharding))
+        op->setAttr("kiln.sharding", sharding);
     }
     for (Value result : op->getResults())
       result.setType(convertType(result.getType()));
@@ -134,10 +221,10 @@ static void convertTypes(ModuleOp module) {
       function.setFunctionType(
           FunctionType::get(op->getContext(), inputs, results));
       for (unsigned i = 0; i < function.getNumArguments(); ++i)
-        if (DictionaryAttr attrs = renameSharding(function.getArgAttrDict(i)))
+        if (DictionaryAttr attrs = convertInterfaceAttrs(function.getArgAttrDict(i)))
           function.setArgAttrs(i, attrs);
       for (unsigned i = 0; i < function.getNumResults(); ++i)
-        if (DictionaryAttr attrs = renameSharding(function.getResultAttrDict(i)))
+        if (DictionaryAttr attrs = convertInterfaceAttrs(function.getResultAttrDict(i)))
           function.setResultAttrs(i, attrs);
     }
   });
@@ -291,9 +378,13 @@ LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
     if (ArrayAttr precision = stringList(b, in.erase("precision_config")))
       out.set("operand_precision", precision);
     if (Attribute algorithm = in.erase("algorithm")) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      algorithm.print(os);
+      // XLA's name for the algorithm (`dot_tf32_tf32_f32`), as HLO text
+      // spells it; else its fields as text, which HLO cannot spell.
+      std::string text = xlaDotAlgorithmName(algorithm);
+      if (text.empty()) {
+        llvm::raw_string_ostream os(text);
+        algorithm.print(os);
+      }
       out.set("algorithm", b.getStringAttr(text));
     }
   } else if (name == "gather" || name == "scatter") {
@@ -894,7 +985,20 @@ LogicalResult Converter::convert(Operation *op) {
   return success();
 }
 
+/// StableHLO's interpreter tests leave every function public; where one is
+/// `@main`, it is the entry and the others are its callees.
+static void makeMainTheEntry(ModuleOp module) {
+  auto main = module.lookupSymbol<func::FuncOp>("main");
+  if (!main || !main.isPublic())
+    return;
+  for (auto function : module.getOps<func::FuncOp>())
+    if (function != main && function.isPublic() && !function.isExternal())
+      function.setPrivate();
+}
+
 LogicalResult kiln::convertStableHloToKiln(ModuleOp module) {
+  convertModuleAttrs(module);
+  makeMainTheEntry(module);
   convertTypes(module);
   llvm::SmallVector<Operation *> ops;
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -921,6 +1025,14 @@ LogicalResult kiln::convertStableHloToKiln(ModuleOp module) {
       erased = true;
     }
   }
+  // A constant without elements is `dense<>`, as HLO text's `{}` gives it,
+  // whatever splat value StableHLO wrote for it.
+  module.walk([](kiln::ConstantOp constant) {
+    auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
+    if (value && value.getNumElements() == 0 && value.isSplat())
+      constant.setValueAttr(DenseElementsAttr::getFromRawBuffer(
+          value.getType(), llvm::ArrayRef<char>()));
+  });
   bool tuplesLeft = false;
   module.walk([&](Operation *op) {
     if (op->getName().getStringRef() == "stablehlo.tuple") {

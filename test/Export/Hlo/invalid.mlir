@@ -38,3 +38,12 @@ func.func @a() {
 func.func @b() {
   return
 }
+
+// -----
+
+// A dot algorithm that XLA has no name for (StableHLO's fields kept as text).
+func.func @main(%a: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{dot algorithm <lhs_precision_type = "tf32", num_primitive_operations = 2 : i64> has no XLA name, so no HLO form}}
+  %0 = kiln.dot_general %a, %a {algorithm = "<lhs_precision_type = \"tf32\", num_primitive_operations = 2 : i64>", lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 1>} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}

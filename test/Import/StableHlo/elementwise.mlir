@@ -3,9 +3,10 @@
 // Element-wise ops in StableHLO's pretty forms (one type for all, a
 // function type, select's two types, complex's result type, compare's
 // direction and type) and in the generic form, and CHLO's functions, which
-// are kiln ops of their own. Attributes JAX attaches stay.
+// are kiln ops of their own. Attributes JAX attaches stay; the number of
+// partitions is HLO's module header field.
 
-// CHECK-LABEL: module @jit_f attributes {mhlo.num_partitions = 1 : i32}
+// CHECK-LABEL: module @jit_f attributes {kiln.num_partitions = 1 : i64}
 // CHECK: func.func public @main(%arg0: tensor<2x3xf32> {kiln.sharding = "{replicated}"}, %arg1: tensor<2x3xf32>, %arg2: tensor<2x3xi1>) -> (tensor<2x3xf32> {jax.result_info = "out"})
 module @jit_f attributes {mhlo.num_partitions = 1 : i32} {
   func.func public @main(%arg0: tensor<2x3xf32> {mhlo.sharding = "{replicated}"}, %arg1: tensor<2x3xf32>, %p: tensor<2x3xi1>) -> (tensor<2x3xf32> {jax.result_info = "out"}) {

@@ -6,9 +6,9 @@
 // constant; tuples are taken apart; an element-wise op on quantized tensors
 // whose quantization changes is dequantize, compute, quantize (StableHLO's
 // meaning); tokens are kiln's; other custom calls keep their target and
-// configuration.
+// configuration. Where a function is @main, the others are its callees.
 
-// CHECK:      func.func @add_n.impl
+// CHECK:      func.func private @add_n.impl
 // CHECK:      func.func public @main(%arg0: tensor<4xf32>, %arg1: tensor<4x!quant.uniform<i8:f32, 5.000000e-01:-2>>, %arg2: !kiln.token) -> (tensor<4xf32>, tensor<4x!quant.uniform<i8:f32, 2.500000e-01>>, !kiln.token)
 // CHECK:      %1 = call @add_n.impl(%0) {kiln.composite = "kiln.add_two"} : (tensor<i64>) -> tensor<i64>
 // CHECK-NEXT: %2 = kiln.constant dense<3> : tensor<i64>

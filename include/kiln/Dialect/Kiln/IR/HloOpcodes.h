@@ -23,8 +23,17 @@ llvm::StringRef kilnOpNameForHloOpcode(llvm::StringRef hloOpcode);
 llvm::StringRef hloOpcodeForKilnOpName(llvm::StringRef kilnOpName);
 
 /// Whether a kiln op has no HLO opcode by design: CHLO's functions (XLA
-/// expands them before it writes HLO) and the golden tests' kiln.check.
+/// expands them before it writes HLO), StableHLO's quantization and the
+/// golden tests' kiln.check. In HLO text such an op is a `custom-call`
+/// whose target is the op's name and whose `backend_config` holds its
+/// attributes as MLIR writes them, so that kiln reads it back as it was.
 bool isKilnOpWithoutHloOpcode(llvm::StringRef kilnOpName);
+
+/// The frontend attribute of an exported instruction that holds its
+/// results' kiln types (a `tuple<...>` type) where the HLO shape says only
+/// how they are stored: quantized tensors.
+inline constexpr llvm::StringLiteral kKilnTypesFrontendAttribute =
+    "kiln_types";
 
 } // namespace kiln
 
