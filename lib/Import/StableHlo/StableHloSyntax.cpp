@@ -64,6 +64,11 @@ Attribute parseFieldValue(AsmParser &parser) {
     }
     return ArrayAttr::get(context, elements);
   }
+  // Before integers: MLIR's integer parser also takes `true` and `false`.
+  if (succeeded(parser.parseOptionalKeyword("true")))
+    return BoolAttr::get(context, true);
+  if (succeeded(parser.parseOptionalKeyword("false")))
+    return BoolAttr::get(context, false);
   int64_t integer;
   OptionalParseResult parsedInteger = parser.parseOptionalInteger(integer);
   if (parsedInteger.has_value()) {
@@ -72,11 +77,8 @@ Attribute parseFieldValue(AsmParser &parser) {
     return IntegerAttr::get(IntegerType::get(context, 64), integer);
   }
   StringRef keyword;
-  if (succeeded(parser.parseOptionalKeyword(&keyword))) {
-    if (keyword == "true" || keyword == "false")
-      return BoolAttr::get(context, keyword == "true");
+  if (succeeded(parser.parseOptionalKeyword(&keyword)))
     return StringAttr::get(context, keyword);
-  }
   Attribute attr;
   if (parser.parseAttribute(attr))
     return {};
@@ -350,10 +352,9 @@ ParseResult parseKeywordFields(OpAsmParser &parser, StringRef opName,
       state.addAttribute(name, builder.getF64FloatAttr(value));
       continue;
     }
-    // dot_general's `algorithm = <field = value, ...>`.
-    if (name == "algorithm") {
-      if (parser.parseLess())
-        return failure();
+    // dot_general's `algorithm = <field = value, ...>` (rng_bit_generator's
+    // `algorithm = THREE_FRY` is a keyword, below).
+    if (name == "algorithm" && succeeded(parser.parseOptionalLess())) {
       Attribute fields = parseFieldsUntilGreater(parser);
       if (!fields)
         return failure();
@@ -401,7 +402,14 @@ ParseResult parseKeywordFields(OpAsmParser &parser, StringRef opName,
       generic = "fft_length";
     else if (name == "precision")
       generic = "precision_config";
-    if (auto integer = dyn_cast<IntegerAttr>(value))
+    else if (name == "distribution" && op == "rng")
+      generic = "rng_distribution";
+    else if (name == "algorithm" && op == "rng_bit_generator")
+      generic = "rng_algorithm";
+    // Integers are i64, as the generic form writes them; `true` and
+    // `false` stay booleans.
+    if (auto integer = dyn_cast<IntegerAttr>(value);
+        integer && !isa<BoolAttr>(value))
       value = builder.getI64IntegerAttr(integer.getInt());
     state.addAttribute(generic, value);
   } while (succeeded(parser.parseOptionalComma()));

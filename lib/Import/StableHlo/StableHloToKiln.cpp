@@ -330,6 +330,20 @@ LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
   };
   if (name == "broadcast_in_dim") {
     move(in, out, "broadcast_dimensions", "dimensions", true);
+  } else if (name == "broadcast") {
+    // The deprecated broadcast adds the `sizes` dimensions in front: the
+    // operand's dimensions are the result's last ones.
+    in.erase("broadcast_sizes");
+    in.erase("slice_sizes"); // the pretty form's `sizes`
+    size_t operandRank = rankOf(0);
+    auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!result || (size_t)result.getRank() < operandRank)
+      return op->emitError("'stablehlo.broadcast' must give a ranked result "
+                           "of at least its operand's rank");
+    llvm::SmallVector<int64_t> dimensions;
+    for (size_t i = 0; i < operandRank; ++i)
+      dimensions.push_back(result.getRank() - operandRank + i);
+    out.set("dimensions", b.getDenseI64ArrayAttr(dimensions));
   } else if (name == "transpose") {
     move(in, out, "permutation", "dimensions", true);
   } else if (name == "reverse" || name == "reduce" ||
@@ -518,6 +532,19 @@ LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
       out.set("epsilon", b.getF32FloatAttr(epsilon.getValueAsDouble()));
     if (auto feature = dyn_cast_or_null<IntegerAttr>(in.erase("feature_index")))
       out.set("feature_index", b.getI64IntegerAttr(feature.getInt()));
+  } else if (name == "rng") {
+    // UNIFORM, NORMAL (`#stablehlo<rng_distribution UNIFORM>` in the generic
+    // form) are HLO's rng_uniform and rng_normal.
+    if (auto distribution =
+            dyn_cast_or_null<StringAttr>(in.erase("rng_distribution")))
+      out.set("distribution",
+              b.getStringAttr("rng_" + distribution.getValue().lower()));
+  } else if (name == "rng_bit_generator") {
+    // DEFAULT, THREE_FRY, PHILOX are HLO's rng_default, rng_three_fry and
+    // rng_philox.
+    if (auto algorithm = dyn_cast_or_null<StringAttr>(in.erase("rng_algorithm")))
+      out.set("algorithm",
+              b.getStringAttr("rng_" + algorithm.getValue().lower()));
   } else if (name == "topk") {
     if (auto k = dyn_cast_or_null<IntegerAttr>(in.erase("k")))
       out.set("k", b.getI64IntegerAttr(k.getInt()));
@@ -555,6 +582,9 @@ static std::string kilnNameFor(StringRef dialect, StringRef name) {
   }
   return llvm::StringSwitch<std::string>(name)
       .Case("return", "kiln.return")
+      // Deprecated forms of ops that kiln has.
+      .Case("broadcast", "kiln.broadcast_in_dim")
+      .Case("create_token", "kiln.after_all")
       .Default(("kiln." + name).str());
 }
 
@@ -773,6 +803,16 @@ FailureOr<Operation *> Converter::staticForm(Operation *op) {
     if (!sizes)
       return failure();
     attrs.set("slice_sizes", b.getDenseI64ArrayAttr(*sizes));
+  } else if (full == "stablehlo.real_dynamic_slice") {
+    staticName = "stablehlo.slice";
+    operands.push_back(op->getOperand(0));
+    const char *names[] = {"start_indices", "limit_indices", "strides"};
+    for (unsigned i = 0; i < 3; ++i) {
+      auto values = constantOperand(1 + i, names[i]);
+      if (!values)
+        return failure();
+      attrs.set(names[i], b.getDenseI64ArrayAttr(*values));
+    }
   } else { // dynamic_conv
     staticName = "stablehlo.convolution";
     operands = {op->getOperand(0), op->getOperand(1)};
@@ -856,6 +896,7 @@ LogicalResult Converter::convert(Operation *op) {
           .Case("stablehlo.dynamic_pad", Counts{5, 1})
           .Cases({"stablehlo.dynamic_gather", "stablehlo.dynamic_conv"},
                  Counts{3, 1})
+          .Case("stablehlo.real_dynamic_slice", Counts{4, 1})
           .Cases({"check.expect_eq", "check.expect_almost_eq",
                   "check.expect_close"},
                  Counts{2, 0})
@@ -900,7 +941,8 @@ LogicalResult Converter::convert(Operation *op) {
   if (full == "stablehlo.dynamic_iota" ||
       full == "stablehlo.dynamic_broadcast_in_dim" ||
       full == "stablehlo.dynamic_pad" || full == "stablehlo.dynamic_gather" ||
-      full == "stablehlo.dynamic_conv") {
+      full == "stablehlo.dynamic_conv" ||
+      full == "stablehlo.real_dynamic_slice") {
     FailureOr<Operation *> staticOp = staticForm(op);
     if (failed(staticOp))
       return failure();
@@ -909,6 +951,15 @@ LogicalResult Converter::convert(Operation *op) {
   std::string kilnName = kilnNameFor(dialect, name);
   std::optional<RegisteredOperationName> registered =
       RegisteredOperationName::lookup(kilnName, context);
+  // Ops that StableHLO deprecated and JAX does not write.
+  if (!registered && dialect == "stablehlo" &&
+      llvm::is_contained({"einsum", "unary_einsum", "torch_index_select",
+                          "cross-replica-sum", "trace"},
+                         name))
+    return op->emitError("'")
+           << full
+           << "' is deprecated in StableHLO and not written by JAX; kiln "
+              "does not import it (write it as dot_general or gather)";
   if (!registered)
     return op->emitError("'")
            << full << "' cannot be imported into kiln yet (no kiln op for it)";
@@ -931,6 +982,18 @@ LogicalResult Converter::convert(Operation *op) {
     return failure();
   OperationState state(op->getLoc(), *registered);
   state.addOperands(op->getOperands());
+  // StableHLO's rng takes its result's shape as an operand; HLO's has it in
+  // its result type.
+  if (name == "rng" && op->getNumOperands() == 3) {
+    auto result = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    std::optional<llvm::SmallVector<int64_t>> shape =
+        constantIntegers(op->getOperand(2));
+    if (!result || !result.hasStaticShape() || !shape ||
+        llvm::ArrayRef<int64_t>(*shape) != result.getShape())
+      return op->emitError("'stablehlo.rng': the shape operand must be a "
+                           "constant equal to the result's static shape");
+    state.operands.pop_back();
+  }
   if (name == "broadcast_in_dim" && op->getNumOperands() == 1)
     state.operands[0] = dropStretchedDimensions(op, out);
   state.addTypes(op->getResultTypes());
