@@ -57,6 +57,12 @@ private:
   LogicalResult convertDynamicReshape(Operation *op);
   /// `check.expect_*` and `@check.expect_*` custom calls into kiln.check.
   LogicalResult convertCheck(Operation *op, StringRef kind);
+  /// CHLO ops that are exactly a few kiln ops (is_inf, conj, square, ...)
+  /// as those ops; false when `op` is not one of them.
+  FailureOr<bool> decomposeChlo(Operation *op, StringRef name);
+  /// Gives `op` its position in the text fused with the location JAX gave
+  /// it (the syntax dialects record the position as an attribute).
+  void takePosition(Operation *op);
   /// StableHLO's broadcast_in_dim may stretch a dimension of size 1; HLO's
   /// (and kiln's) may not: such dimensions are reshaped away first.
   Value dropStretchedDimensions(Operation *op, NamedAttrList &attrs);
@@ -588,6 +594,89 @@ static std::string kilnNameFor(StringRef dialect, StringRef name) {
       .Default(("kiln." + name).str());
 }
 
+void Converter::takePosition(Operation *op) {
+  auto position =
+      dyn_cast_or_null<LocationAttr>(op->removeAttr(kiln::kPositionAttrName));
+  if (position && Location(position) != op->getLoc())
+    op->setLoc(FusedLoc::get(context, {Location(position), op->getLoc()},
+                             Attribute()));
+}
+
+FailureOr<bool> Converter::decomposeChlo(Operation *op, StringRef name) {
+  bool isUnary = name == "is_inf" || name == "is_pos_inf" ||
+                 name == "is_neg_inf" || name == "conj" || name == "square" ||
+                 name == "constant_like";
+  if (!isUnary)
+    return false;
+  if (op->getNumOperands() != 1 || op->getNumResults() != 1)
+    return op->emitError("'chlo.")
+           << name << "' takes 1 operand and 1 result";
+  takePosition(op);
+  Location loc = op->getLoc();
+  OpBuilder builder(op);
+  Value x = op->getOperand(0);
+  Type resultType = op->getResult(0).getType();
+  auto create = [&](StringRef opName, ValueRange operands, Type type,
+                    llvm::ArrayRef<NamedAttribute> attrs = {}) -> Value {
+    OperationState state(loc, opName);
+    state.addOperands(operands);
+    state.addTypes(type);
+    state.addAttributes(attrs);
+    return builder.create(state)->getResult(0);
+  };
+  auto shaped = dyn_cast<RankedTensorType>(x.getType());
+  auto floatType = shaped ? dyn_cast<FloatType>(shaped.getElementType())
+                          : nullptr;
+  Value replacement;
+  if (name == "square") {
+    replacement = create("kiln.multiply", {x, x}, resultType);
+  } else if (name == "conj") {
+    auto complexType =
+        shaped ? dyn_cast<ComplexType>(shaped.getElementType()) : nullptr;
+    if (!complexType)
+      return op->emitError("'chlo.conj' takes a complex tensor");
+    Type partType = shaped.clone(complexType.getElementType());
+    Value real = create("kiln.real", x, partType);
+    Value imag = create("kiln.imag", x, partType);
+    Value negated = create("kiln.negate", imag, partType);
+    replacement = create("kiln.complex", {real, negated}, resultType);
+  } else if (name == "constant_like") {
+    auto result = dyn_cast<RankedTensorType>(resultType);
+    auto value = dyn_cast_or_null<TypedAttr>(attributesOf(op).get("value"));
+    if (!result || !result.hasStaticShape() || !value)
+      return op->emitError("'chlo.constant_like' needs a value and a static "
+                           "result shape");
+    DenseElementsAttr splat;
+    if (auto floating = dyn_cast<FloatAttr>(value))
+      splat = DenseElementsAttr::get(result, floating.getValue());
+    else if (auto integer = dyn_cast<IntegerAttr>(value))
+      splat = DenseElementsAttr::get(result, integer.getValue());
+    if (!splat || value.getType() != result.getElementType())
+      return op->emitError("'chlo.constant_like': the value must be a "
+                           "number of the result's element type");
+    replacement = create("kiln.constant", {}, result,
+                         {b.getNamedAttr("value", splat)});
+  } else {
+    // is_inf, is_pos_inf, is_neg_inf: comparisons with infinity.
+    if (!floatType || !shaped.hasStaticShape())
+      return op->emitError("'chlo.")
+             << name << "' takes a float tensor of static shape";
+    bool negative = name == "is_neg_inf";
+    auto infinity = DenseElementsAttr::get(
+        shaped, llvm::APFloat::getInf(floatType.getFloatSemantics(), negative));
+    Value bound = create("kiln.constant", {}, shaped,
+                         {b.getNamedAttr("value", infinity)});
+    Value compared = name == "is_inf" ? create("kiln.abs", x, shaped) : x;
+    replacement = create(
+        "kiln.compare", {compared, bound}, resultType,
+        {b.getNamedAttr("direction", b.getStringAttr("EQ")),
+         b.getNamedAttr("type", b.getStringAttr("FLOAT"))});
+  }
+  op->getResult(0).replaceAllUsesWith(replacement);
+  op->erase();
+  return true;
+}
+
 LogicalResult Converter::convertCheck(Operation *op, StringRef kind) {
   StringRef comparison = llvm::StringSwitch<StringRef>(kind)
                              .Cases({"expect_eq", "expect_eq_const", "eq"}, "eq")
@@ -916,6 +1005,11 @@ LogicalResult Converter::convert(Operation *op) {
   }
   if (dialect == "check")
     return convertCheck(op, name);
+  if (dialect == "chlo") {
+    FailureOr<bool> decomposed = decomposeChlo(op, name);
+    if (failed(decomposed) || *decomposed)
+      return failure(failed(decomposed));
+  }
   if (full == "stablehlo.custom_call") {
     NamedAttrList attrs = attributesOf(op);
     auto target = dyn_cast_or_null<StringAttr>(attrs.get("call_target_name"));
@@ -963,12 +1057,8 @@ LogicalResult Converter::convert(Operation *op) {
   if (!registered)
     return op->emitError("'")
            << full << "' cannot be imported into kiln yet (no kiln op for it)";
+  takePosition(op);
   NamedAttrList in = attributesOf(op), out;
-  // The op's position in the text, fused with the location JAX gave it.
-  if (auto position = dyn_cast_or_null<LocationAttr>(in.erase(kiln::kPositionAttrName)))
-    if (Location(position) != op->getLoc())
-      op->setLoc(FusedLoc::get(context, {Location(position), op->getLoc()},
-                               Attribute()));
   if (failed(convertAttributes(op, name, in, out)))
     return failure();
   // StableHLO's flags are unit attributes where kiln's (HLO's) are bools.
