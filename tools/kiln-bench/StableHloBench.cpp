@@ -19,6 +19,7 @@
 #include "kiln/Export/Hlo/HloExporter.h"
 #include "kiln/Import/Hlo/HloImporter.h"
 #include "kiln/Import/LoadGraph.h"
+#include "kiln/Interpreter/Evaluator.h"
 #include "kiln/Signature/Signature.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -82,6 +83,11 @@ struct FileResult {
   /// same signature; else the first reason it did not.
   bool exported = false;
   std::string firstExportError;
+  /// Whether each module's entry ran (evaluated) and all its checks passed
+  /// (passed); else the first reason.
+  bool evaluated = false;
+  bool passed = false;
+  std::string firstEvaluationError;
   uint64_t bytes = 0;
   double seconds = 0;
 };
@@ -126,10 +132,56 @@ std::string checkExportRoundTrip(mlir::ModuleOp module,
   return "";
 }
 
+/// Runs `module`'s entry with the evaluator; returns the empty string when
+/// every check passed. `ran` tells whether it ran to its end.
+std::string evaluateModule(mlir::ModuleOp module, mlir::MLIRContext &context,
+                           bool &ran) {
+  std::string diagnostics;
+  llvm::raw_string_ostream diagnosticStream(diagnostics);
+  mlir::ScopedDiagnosticHandler handler(
+      &context, [&](mlir::Diagnostic &diagnostic) {
+        diagnosticStream << diagnostic.getLocation() << ": "
+                         << diagnostic.str() << "\n";
+        return mlir::success();
+      });
+  ran = false;
+  interp::Evaluator evaluator(module);
+  mlir::func::FuncOp entry = evaluator.getEntry();
+  if (!entry)
+    return "no entry function";
+  if (entry.getNumArguments() != 0)
+    return "the entry takes parameters";
+  mlir::FailureOr<std::vector<interp::HostTensor>> results =
+      evaluator.call(entry, {});
+  if (mlir::failed(results))
+    return "evaluation: " + firstLine(diagnostics);
+  ran = true;
+  bool hasChecks = false;
+  module.walk([&](mlir::Operation *op) {
+    hasChecks |= op->getName().getStringRef() == "kiln.check";
+  });
+  if (hasChecks && evaluator.getChecks().empty())
+    return "no check ran";
+  for (const interp::CheckOutcome &check : evaluator.getChecks())
+    if (!check.passed) {
+      std::string where;
+      llvm::raw_string_ostream whereStream(where);
+      whereStream << check.loc;
+      return llvm::formatv("check {0} failed on {1} of {2} elements, worst "
+                           "{3:g} at {4} ({5})",
+                           check.comparison, check.failing, check.elements,
+                           check.worstError, check.worst, where)
+          .str();
+    }
+  return "";
+}
+
 /// Imports one file (each of its `// -----` modules); with `roundTrip`,
-/// exports each module to HLO text and imports it again.
+/// exports each module to HLO text and imports it again; with `evaluate`,
+/// runs each module's checks.
 FileResult importFile(const std::string &path, const std::string &relative,
-                      mlir::MLIRContext &context, bool roundTrip) {
+                      mlir::MLIRContext &context, bool roundTrip,
+                      bool evaluate) {
   FileResult result;
   result.relative = relative;
   auto buffer = llvm::MemoryBuffer::getFile(path);
@@ -143,6 +195,7 @@ FileResult importFile(const std::string &path, const std::string &relative,
   text.split(pieces, "\n// -----");
   result.ok = true;
   result.exported = roundTrip;
+  result.evaluated = result.passed = evaluate;
   double roundTripSeconds = 0;
   auto start = Clock::now();
   for (llvm::StringRef piece : pieces) {
@@ -159,11 +212,24 @@ FileResult importFile(const std::string &path, const std::string &relative,
         result.firstError = firstLine(diagnostics);
       result.ok = false;
       result.exported = false;
+      result.evaluated = result.passed = false;
       continue;
     }
-    if (!roundTrip || !result.exported)
-      continue;
     auto roundTripStart = Clock::now();
+    if (evaluate && result.passed) {
+      bool ran = false;
+      std::string why = evaluateModule(*module, context, ran);
+      result.evaluated &= ran;
+      if (!why.empty()) {
+        result.passed = false;
+        result.firstEvaluationError = why;
+      }
+    }
+    if (!roundTrip || !result.exported) {
+      roundTripSeconds +=
+          std::chrono::duration<double>(Clock::now() - roundTripStart).count();
+      continue;
+    }
     std::string why = checkExportRoundTrip(*module, context);
     roundTripSeconds +=
         std::chrono::duration<double>(Clock::now() - roundTripStart).count();
@@ -205,18 +271,29 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
 
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   struct FamilyCounts {
-    unsigned imported = 0, exported = 0, files = 0;
+    unsigned imported = 0, exported = 0, evaluated = 0, passed = 0, files = 0;
   };
   std::map<std::string, FamilyCounts> families;
-  std::vector<FileResult> failures, exportFailures;
+  std::vector<FileResult> failures, exportFailures, evaluationFailures;
   unsigned imported = 0, countedOk = 0, counted = 0, exported = 0;
+  unsigned evaluated = 0, passed = 0, countedPassed = 0;
+  double evaluationSeconds = 0;
   uint64_t importedBytes = 0;
   double importedSeconds = 0;
   for (const auto &[path, relative] : files) {
-    FileResult result =
-        importFile(path, relative, context, options.exportRoundTrip);
+    auto fileStart = Clock::now();
+    FileResult result = importFile(path, relative, context,
+                                   options.exportRoundTrip, options.evaluate);
+    evaluationSeconds +=
+        std::chrono::duration<double>(Clock::now() - fileStart).count();
     FamilyCounts &family = families[familyOf(relative)];
     ++family.files;
+    family.evaluated += result.evaluated;
+    family.passed += result.passed;
+    evaluated += result.evaluated;
+    passed += result.passed;
+    if (result.ok && options.evaluate && !result.passed)
+      evaluationFailures.push_back(result);
     if (result.exported) {
       ++family.exported;
       ++exported;
@@ -227,6 +304,7 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
     if (!isDynamic) {
       ++counted;
       countedOk += result.ok;
+      countedPassed += result.passed;
     }
     if (result.ok) {
       ++family.imported;
@@ -241,16 +319,24 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
   os << llvm::formatv("StableHLO golden tests in {0}: {1} files\n",
                       options.directory, files.size());
   bool roundTrip = options.exportRoundTrip;
-  os << llvm::format("  %-40s %8s %8s", "family", "imported", "files");
-  os << (roundTrip ? "  exported\n" : "\n");
+  bool evaluate = options.evaluate;
+  os << llvm::format("  %-40s %8s %8s", "family", "files", "imported");
+  if (roundTrip)
+    os << llvm::format(" %8s", "exported");
+  if (evaluate)
+    os << llvm::format(" %9s %8s", "evaluated", "passed");
+  os << "\n";
   for (const auto &[family, counts] : families) {
     if (!options.allFamilies && counts.imported == counts.files &&
-        (!roundTrip || counts.exported == counts.files))
+        (!roundTrip || counts.exported == counts.files) &&
+        (!evaluate || counts.passed == counts.files))
       continue;
-    os << llvm::format("  %-40s %8u %8u", family.c_str(), counts.imported,
-                       counts.files);
+    os << llvm::format("  %-40s %8u %8u", family.c_str(), counts.files,
+                       counts.imported);
     if (roundTrip)
-      os << llvm::format("  %8u", counts.exported);
+      os << llvm::format(" %8u", counts.exported);
+    if (evaluate)
+      os << llvm::format(" %9u %8u", counts.evaluated, counts.passed);
     os << "\n";
   }
   if (!options.allFamilies)
@@ -264,6 +350,22 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
     os << "files that did not import, with their first error:\n";
     for (const FileResult &failure : failures)
       os << "  " << failure.relative << ": " << failure.firstError << "\n";
+  }
+  double passedPercent = counted ? 100.0 * countedPassed / counted : 0;
+  if (evaluate) {
+    os << llvm::formatv("evaluated by kiln's evaluator: {0} of the {1} "
+                        "imported files ran, {2} passed all their checks; "
+                        "outside dynamic/: {3} of {4} passed ({5:f1}%), in "
+                        "{6:f1} s\n",
+                        evaluated, imported, passed, countedPassed, counted,
+                        passedPercent, evaluationSeconds);
+    if (!evaluationFailures.empty()) {
+      os << "imported files whose checks did not pass, with the first "
+            "reason:\n";
+      for (const FileResult &failure : evaluationFailures)
+        os << "  " << failure.relative << ": "
+           << failure.firstEvaluationError << "\n";
+    }
   }
   if (roundTrip) {
     os << llvm::formatv("exported to HLO text and imported again with the "
@@ -312,6 +414,13 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
   }
   if (options.requirePercent > 0 && percent < options.requirePercent) {
     os << llvm::formatv("below the required {0:f1}%\n", options.requirePercent);
+    return 1;
+  }
+  if (options.requirePassedPercent > 0 && evaluate &&
+      passedPercent < options.requirePassedPercent) {
+    os << llvm::formatv("passed {0:f1}% of the files outside dynamic/, below "
+                        "the required {1:f1}%\n",
+                        passedPercent, options.requirePassedPercent);
     return 1;
   }
   double exportedPercent = imported ? 100.0 * exported / imported : 0;

@@ -24,6 +24,12 @@ struct StableHloBenchOptions {
   /// Also export each imported module to HLO text, import that again and
   /// compare signatures (a column per family, a line per file that differs).
   bool exportRoundTrip = false;
+  /// Also run each imported module's checks with the evaluator (columns
+  /// evaluated and passed, a line per file whose checks do not pass).
+  bool evaluate = false;
+  /// Exit 1 when fewer files than this percentage (outside dynamic/) pass
+  /// their checks; 0: never.
+  double requirePassedPercent = 0;
   /// Exit 1 when fewer files than this percentage (outside dynamic/)
   /// import; 0: never.
   double requirePercent = 0;

@@ -530,6 +530,13 @@ int main(int argc, char **argv) {
                       "Also export every imported module to HLO text, import "
                       "it again and compare the signatures (a column per "
                       "family; --require applies to them too)");
+  stablehlo->add_flag("--evaluate", stablehloOptions.evaluate,
+                      "Also run every imported module with kiln's evaluator "
+                      "and count the files whose checks all pass");
+  stablehlo->add_option("--require-passed",
+                        stablehloOptions.requirePassedPercent,
+                        "With --evaluate, exit 1 if fewer than this "
+                        "percentage of the files outside dynamic/ pass");
   stablehlo->add_option("--require", stablehloOptions.requirePercent,
                         "Exit 1 if fewer than this percentage of the files "
                         "outside dynamic/ import");

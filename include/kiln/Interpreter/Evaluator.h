@@ -1,0 +1,72 @@
+//===- Evaluator.h - the reference evaluator of kiln modules ----*- C++ -*-===//
+//
+// This file declares kiln's reference evaluator: it runs a kiln module's
+// functions on host tensors, op by op, with HLO's numerics. It is the ground
+// truth that constant folding and compiled code are compared with, and it
+// is itself checked against outputs that JAX computed (StableHLO's golden
+// programs). An op it cannot evaluate is an error at that op.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_INTERPRETER_EVALUATOR_H
+#define KILN_INTERPRETER_EVALUATOR_H
+
+#include "kiln/Interpreter/HostTensor.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <memory>
+#include <string>
+
+namespace kiln::interp {
+
+/// What one kiln.check found.
+struct CheckOutcome {
+  mlir::Location loc;
+  /// eq, almost_eq or close.
+  std::string comparison;
+  bool passed = false;
+  /// Elements compared, and how many were out of bounds.
+  int64_t elements = 0;
+  int64_t failing = 0;
+  /// The largest difference found: absolute for almost_eq, in ULPs for
+  /// close (floats), 0 or 1 for eq; and where, as `[i,j]: got vs want`.
+  double worstError = 0;
+  std::string worst;
+};
+
+struct EvaluatorOptions {
+  /// Graphs whose estimated work (element operations) exceeds this are
+  /// refused before anything runs.
+  double maxWork = 2e10;
+};
+
+/// Estimated element operations to evaluate `function` once (loops counted
+/// once per trip they cannot be seen to make: once).
+double estimateWork(mlir::func::FuncOp function);
+
+class Evaluator {
+public:
+  explicit Evaluator(mlir::ModuleOp module, EvaluatorOptions options = {});
+  ~Evaluator();
+
+  /// The module's entry (its public function).
+  mlir::func::FuncOp getEntry() const;
+
+  /// Runs `function` on `arguments` (one per parameter, of its types).
+  /// Reports an error at the op it cannot evaluate, and fails.
+  mlir::FailureOr<std::vector<HostTensor>>
+  call(mlir::func::FuncOp function, llvm::ArrayRef<HostTensor> arguments);
+
+  /// The checks that ran, in order.
+  llvm::ArrayRef<CheckOutcome> getChecks() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace kiln::interp
+
+#endif // KILN_INTERPRETER_EVALUATOR_H

@@ -1,0 +1,89 @@
+//===- ControlFlowOps.cpp - while, conditional and pass-through ops -===//
+//
+// This file evaluates while (the condition region, then the body, until the
+// condition is false), conditional (a predicate picks the first or second
+// branch; an index out of range picks the last), and the ops that pass their
+// operands through unchanged on one device: optimization_barrier, annotate,
+// domain, add_dependency, after_all (a token), partition_id and replica_id
+// (0: one participant).
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpEvaluators.h"
+
+using namespace mlir;
+using namespace kiln::interp;
+
+std::optional<LogicalResult>
+kiln::interp::evaluateControlFlow(Operation *op, Operands in, Results &results,
+                                  RegionRunner &runner) {
+  StringRef name = op->getName().getStringRef();
+  auto copyOperands = [&](Operands values) {
+    for (const HostTensor *value : values)
+      results.push_back(*value);
+  };
+  if (name == "kiln.while") {
+    llvm::SmallVector<HostTensor> state;
+    for (const HostTensor *value : in)
+      state.push_back(*value);
+    while (true) {
+      FailureOr<llvm::SmallVector<HostTensor>> condition =
+          runner.runRegion(op->getRegion(0), state);
+      if (failed(condition) || condition->empty())
+        return failure();
+      if ((*condition)[0].ints[0] == 0)
+        break;
+      FailureOr<llvm::SmallVector<HostTensor>> next =
+          runner.runRegion(op->getRegion(1), state);
+      if (failed(next))
+        return failure();
+      state = std::move(*next);
+    }
+    results.append(state.begin(), state.end());
+    return success();
+  }
+  if (name == "kiln.conditional") {
+    const HostTensor &index = *in[0];
+    unsigned branches = op->getNumRegions();
+    unsigned branch;
+    if (isa<IntegerType>(index.elementType()) &&
+        cast<IntegerType>(index.elementType()).getWidth() == 1)
+      branch = index.ints[0] ? 0 : 1; // true, false computations
+    else
+      branch = (index.ints[0] < 0 || index.ints[0] >= branches)
+                   ? branches - 1
+                   : (unsigned)index.ints[0];
+    llvm::ArrayRef<int64_t> counts = dimsAttr(op, "branch_operand_counts");
+    int64_t first = 1;
+    for (unsigned b = 0; b < branch && b < counts.size(); ++b)
+      first += counts[b];
+    int64_t count = branch < counts.size() ? counts[branch] : 0;
+    llvm::SmallVector<HostTensor> arguments;
+    for (int64_t i = first; i < first + count; ++i)
+      arguments.push_back(*in[i]);
+    FailureOr<llvm::SmallVector<HostTensor>> returned =
+        runner.runRegion(op->getRegion(branch), arguments);
+    if (failed(returned))
+      return failure();
+    results.append(returned->begin(), returned->end());
+    return success();
+  }
+  if (name == "kiln.optimization_barrier" || name == "kiln.annotate" ||
+      name == "kiln.domain") {
+    copyOperands(in);
+    return success();
+  }
+  if (name == "kiln.add_dependency") {
+    copyOperands(in.take_front());
+    return success();
+  }
+  if (name == "kiln.after_all") {
+    results.emplace_back(op->getResult(0).getType());
+    return success();
+  }
+  if (name == "kiln.partition_id" || name == "kiln.replica_id") {
+    results.emplace_back(op->getResult(0).getType());
+    return success();
+  }
+  return std::nullopt;
+}

@@ -1,0 +1,249 @@
+//===- Evaluator.cpp - the reference evaluator of kiln modules --*- C++ -*-===//
+//
+// This file implements the evaluator's core: it walks a function's block op
+// by op, keeps each value's host tensor, hands each op to the family that
+// evaluates it (OpEvaluators.h), runs regions and calls, and refuses up
+// front a graph whose estimated work is too large.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Interpreter/Evaluator.h"
+
+#include "OpEvaluators.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace kiln::interp;
+
+llvm::ArrayRef<int64_t> kiln::interp::dimsAttr(Operation *op,
+                                               llvm::StringRef name) {
+  auto array = op->getAttrOfType<DenseI64ArrayAttr>(name);
+  return array ? array.asArrayRef() : llvm::ArrayRef<int64_t>();
+}
+
+namespace {
+
+/// Work per result element of an op: the size of what it reduces over.
+double workPerElement(Operation *op) {
+  auto operandSize = [&](unsigned i) -> double {
+    if (i >= op->getNumOperands())
+      return 1;
+    auto type = dyn_cast<RankedTensorType>(op->getOperand(i).getType());
+    return type && type.hasStaticShape() ? (double)type.getNumElements() : 1;
+  };
+  StringRef name = op->getName().getStringRef();
+  if (name == "kiln.dot_general") {
+    double contracted = 1;
+    auto lhs = cast<RankedTensorType>(op->getOperand(0).getType());
+    for (int64_t d : dimsAttr(op, "lhs_contracting_dims"))
+      contracted *= lhs.getDimSize(d);
+    return contracted;
+  }
+  if (name == "kiln.convolution") {
+    auto rhs = cast<RankedTensorType>(op->getOperand(1).getType());
+    double kernel = rhs.hasStaticShape() ? (double)rhs.getNumElements() : 1;
+    int64_t out = op->getAttrOfType<IntegerAttr>(
+                        "kernel_output_feature_dimension").getInt();
+    return kernel / std::max<int64_t>(1, rhs.getDimSize(out));
+  }
+  if (name == "kiln.reduce_window" || name == "kiln.select_and_scatter") {
+    double window = 1;
+    for (int64_t size : dimsAttr(op, "window_dimensions"))
+      window *= size;
+    return window * 8; // a region call per element of the window
+  }
+  if (name == "kiln.reduce")
+    return operandSize(0) * 8;
+  if (name == "kiln.sort")
+    return 64;
+  return 1;
+}
+
+} // namespace
+
+double kiln::interp::estimateWork(func::FuncOp function) {
+  double work = 0;
+  function.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (auto tensor = dyn_cast<RankedTensorType>(type);
+          tensor && tensor.hasStaticShape())
+        work += (double)tensor.getNumElements() *
+                (op->getName().getStringRef() == "kiln.reduce"
+                     ? 8
+                     : workPerElement(op));
+  });
+  return work;
+}
+
+struct Evaluator::Impl : RegionRunner {
+  ModuleOp module;
+  SymbolTable symbols;
+  EvaluatorOptions options;
+  std::vector<CheckOutcome> checks;
+  unsigned depth = 0;
+
+  Impl(ModuleOp module, EvaluatorOptions options)
+      : module(module), symbols(module), options(options) {}
+
+  FailureOr<SmallVector<HostTensor>> runBlock(Block &block,
+                                              llvm::ArrayRef<HostTensor> args);
+  LogicalResult evaluateOp(Operation *op, Operands operands, Results &results);
+
+  FailureOr<SmallVector<HostTensor>>
+  runRegion(Region &region, llvm::ArrayRef<HostTensor> arguments) override {
+    if (region.empty())
+      return failure();
+    return runBlock(region.front(), arguments);
+  }
+
+  FailureOr<SmallVector<HostTensor>>
+  callFunction(Operation *call, StringRef callee,
+               llvm::ArrayRef<HostTensor> arguments) override {
+    auto function = symbols.lookup<func::FuncOp>(callee);
+    if (!function || function.isExternal())
+      return call->emitError("call of @")
+             << callee << ", which has no body in the module";
+    if (depth > 256)
+      return call->emitError("calls nest deeper than 256 (recursion?)");
+    ++depth;
+    auto result = runBlock(function.getBody().front(), arguments);
+    --depth;
+    return result;
+  }
+
+  void recordCheck(CheckOutcome outcome) override {
+    checks.push_back(std::move(outcome));
+  }
+};
+
+FailureOr<SmallVector<HostTensor>>
+Evaluator::Impl::runBlock(Block &block, llvm::ArrayRef<HostTensor> args) {
+  if (args.size() != block.getNumArguments())
+    return failure();
+  llvm::DenseMap<Value, HostTensor> values;
+  for (auto [arg, value] : llvm::zip(block.getArguments(), args))
+    values[arg] = value;
+  // A value's last use: its tensor is dropped after it, so that a long
+  // chain of ops does not keep every intermediate alive.
+  llvm::DenseMap<Value, Operation *> lastUse;
+  for (Operation &op : block)
+    for (Value operand : op.getOperands())
+      lastUse[operand] = &op;
+  for (Operation &op : block) {
+    llvm::SmallVector<const HostTensor *, 4> operands;
+    for (Value operand : op.getOperands()) {
+      auto found = values.find(operand);
+      if (found == values.end())
+        return op.emitError("operand defined outside the region (kiln's "
+                            "regions are isolated)");
+      operands.push_back(&found->second);
+    }
+    if (op.hasTrait<OpTrait::IsTerminator>()) {
+      SmallVector<HostTensor> results;
+      for (const HostTensor *operand : operands)
+        results.push_back(*operand);
+      return results;
+    }
+    llvm::SmallVector<HostTensor, 2> results;
+    if (failed(evaluateOp(&op, operands, results)))
+      return failure();
+    if (results.size() != op.getNumResults())
+      return op.emitError("the evaluator gave ")
+             << results.size() << " results for " << op.getNumResults();
+    for (Value operand : op.getOperands())
+      if (lastUse.lookup(operand) == &op && !isa<BlockArgument>(operand))
+        values.erase(operand);
+    for (auto [result, value] : llvm::zip(op.getResults(), results))
+      values[result] = std::move(value);
+  }
+  return block.getParentOp()->emitError("a block without a terminator");
+}
+
+LogicalResult Evaluator::Impl::evaluateOp(Operation *op, Operands operands,
+                                          Results &results) {
+  StringRef name = op->getName().getStringRef();
+  if (name == "kiln.constant") {
+    auto value = dyn_cast<DenseElementsAttr>(op->getAttr("value"));
+    FailureOr<HostTensor> tensor =
+        value ? HostTensor::fromAttr(value) : FailureOr<HostTensor>(failure());
+    if (failed(tensor))
+      return op->emitError("constant of type ")
+             << op->getResult(0).getType() << " cannot be evaluated";
+    results.push_back(std::move(*tensor));
+    return success();
+  }
+  if (name == "kiln.elided_constant")
+    return op->emitError("the dump left this constant's value out ({...}); "
+                         "it cannot be evaluated");
+  if (auto call = dyn_cast<func::CallOp>(op)) {
+    llvm::SmallVector<HostTensor> arguments;
+    for (const HostTensor *operand : operands)
+      arguments.push_back(*operand);
+    FailureOr<SmallVector<HostTensor>> returned =
+        callFunction(op, call.getCallee(), arguments);
+    if (failed(returned))
+      return failure();
+    results.append(returned->begin(), returned->end());
+    return success();
+  }
+  for (OpEvaluator family :
+       {evaluateElementwise, evaluateShapeOp, evaluateIndexingOp,
+        evaluateReduction, evaluateContraction, evaluateLinearAlgebra,
+        evaluateControlFlow, evaluateCheck, evaluateCustomCall,
+        evaluateCollective, evaluateRandom}) {
+    std::optional<LogicalResult> handled =
+        family(op, operands, results, *this);
+    if (handled)
+      return *handled;
+    results.clear();
+  }
+  return op->emitError("'") << name << "' cannot be evaluated";
+}
+
+Evaluator::Evaluator(ModuleOp module, EvaluatorOptions options)
+    : impl(std::make_unique<Impl>(module, options)) {}
+
+Evaluator::~Evaluator() = default;
+
+func::FuncOp Evaluator::getEntry() const {
+  for (auto function : impl->module.getOps<func::FuncOp>())
+    if (function.isPublic() && !function.isExternal())
+      return function;
+  return nullptr;
+}
+
+FailureOr<std::vector<HostTensor>>
+Evaluator::call(func::FuncOp function, llvm::ArrayRef<HostTensor> arguments) {
+  if (arguments.size() != function.getNumArguments())
+    return function.emitError("takes ")
+           << function.getNumArguments() << " arguments, got "
+           << arguments.size();
+  for (auto [i, argument] : llvm::enumerate(arguments))
+    if (argument.type != function.getArgumentTypes()[i])
+      return function.emitError("argument ")
+             << i << " must be " << function.getArgumentTypes()[i]
+             << ", got " << argument.type;
+  double work = estimateWork(function);
+  for (auto callee : impl->module.getOps<func::FuncOp>())
+    if (callee != function)
+      work += estimateWork(callee);
+  if (work > impl->options.maxWork)
+    return function.emitError(llvm::formatv(
+        "too large to evaluate: about {0:e} element operations (the limit "
+        "is {1:e})",
+        work, impl->options.maxWork));
+  FailureOr<SmallVector<HostTensor>> results =
+      impl->runBlock(function.getBody().front(), arguments);
+  if (failed(results))
+    return failure();
+  return std::vector<HostTensor>(results->begin(), results->end());
+}
+
+llvm::ArrayRef<CheckOutcome> Evaluator::getChecks() const {
+  return impl->checks;
+}

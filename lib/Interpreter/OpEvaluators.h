@@ -1,0 +1,85 @@
+//===- OpEvaluators.h - the evaluator's op families -------------*- C++ -*-===//
+//
+// This file declares, per family of ops, the functions that evaluate one op
+// on host tensors. Each returns std::nullopt when the op is not of its
+// family, else success or failure (with an error reported at the op).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_INTERPRETER_OPEVALUATORS_H
+#define KILN_LIB_INTERPRETER_OPEVALUATORS_H
+
+#include "kiln/Interpreter/Evaluator.h"
+
+#include "mlir/IR/Operation.h"
+
+#include <optional>
+
+namespace kiln::interp {
+
+using Operands = llvm::ArrayRef<const HostTensor *>;
+using Results = llvm::SmallVectorImpl<HostTensor>;
+
+/// What an op evaluator needs from the evaluator: running a region (a
+/// reducer, a comparator, a loop body) or a function.
+class RegionRunner {
+public:
+  virtual ~RegionRunner() = default;
+  virtual mlir::FailureOr<llvm::SmallVector<HostTensor>>
+  runRegion(mlir::Region &region, llvm::ArrayRef<HostTensor> arguments) = 0;
+  virtual mlir::FailureOr<llvm::SmallVector<HostTensor>>
+  callFunction(mlir::Operation *call, llvm::StringRef callee,
+               llvm::ArrayRef<HostTensor> arguments) = 0;
+  virtual void recordCheck(CheckOutcome outcome) = 0;
+};
+
+using OpEvaluator = std::optional<mlir::LogicalResult> (*)(
+    mlir::Operation *op, Operands operands, Results &results,
+    RegionRunner &runner);
+
+std::optional<mlir::LogicalResult>
+evaluateElementwise(mlir::Operation *op, Operands operands, Results &results,
+                    RegionRunner &runner);
+std::optional<mlir::LogicalResult>
+evaluateShapeOp(mlir::Operation *op, Operands operands, Results &results,
+                RegionRunner &runner);
+std::optional<mlir::LogicalResult>
+evaluateIndexingOp(mlir::Operation *op, Operands operands, Results &results,
+                   RegionRunner &runner);
+std::optional<mlir::LogicalResult>
+evaluateReduction(mlir::Operation *op, Operands operands, Results &results,
+                  RegionRunner &runner);
+std::optional<mlir::LogicalResult>
+evaluateContraction(mlir::Operation *op, Operands operands, Results &results,
+                    RegionRunner &runner);
+std::optional<mlir::LogicalResult>
+evaluateLinearAlgebra(mlir::Operation *op, Operands operands, Results &results,
+                      RegionRunner &runner);
+std::optional<mlir::LogicalResult>
+evaluateControlFlow(mlir::Operation *op, Operands operands, Results &results,
+                    RegionRunner &runner);
+std::optional<mlir::LogicalResult>
+evaluateCheck(mlir::Operation *op, Operands operands, Results &results,
+              RegionRunner &runner);
+std::optional<mlir::LogicalResult>
+evaluateCustomCall(mlir::Operation *op, Operands operands, Results &results,
+                   RegionRunner &runner);
+std::optional<mlir::LogicalResult>
+evaluateCollective(mlir::Operation *op, Operands operands, Results &results,
+                   RegionRunner &runner);
+std::optional<mlir::LogicalResult>
+evaluateRandom(mlir::Operation *op, Operands operands, Results &results,
+               RegionRunner &runner);
+
+/// Element-wise helpers shared with the reductions' fast paths.
+/// Applies the binary element-wise kiln op `opName` to element `i` of `lhs`
+/// and `j` of `rhs`, into element `k` of `out`; false if it is not one.
+bool applyBinary(llvm::StringRef opName, const HostTensor &lhs, int64_t i,
+                 const HostTensor &rhs, int64_t j, HostTensor &out, int64_t k);
+
+/// An integer attribute list (`array<i64: ...>`), empty when absent.
+llvm::ArrayRef<int64_t> dimsAttr(mlir::Operation *op, llvm::StringRef name);
+
+} // namespace kiln::interp
+
+#endif // KILN_LIB_INTERPRETER_OPEVALUATORS_H

@@ -1,0 +1,28 @@
+//===- SpecialFunctions.h - math functions the C++ library lacks -*- C++ -*-===//
+//
+// This file declares the special functions that CHLO defines and <cmath>
+// does not: the inverse error function, digamma, polygamma, the Hurwitz
+// zeta function and the exponentially scaled Bessel function I1. They are
+// computed in double precision, to well below a float's ULP.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_INTERPRETER_SPECIALFUNCTIONS_H
+#define KILN_LIB_INTERPRETER_SPECIALFUNCTIONS_H
+
+namespace kiln::interp {
+
+/// The x with erf(x) = y, for y in [-1, 1].
+double erfInv(double y);
+/// The derivative of lgamma.
+double digamma(double x);
+/// Hurwitz's zeta function, sum over k >= 0 of (k + q)^-s, for s > 1.
+double hurwitzZeta(double s, double q);
+/// The n-th derivative of digamma (n a non-negative integer).
+double polygamma(double n, double x);
+/// exp(-|x|) * I1(x), with I1 the modified Bessel function of order 1.
+double besselI1e(double x);
+
+} // namespace kiln::interp
+
+#endif // KILN_LIB_INTERPRETER_SPECIALFUNCTIONS_H
