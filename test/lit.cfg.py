@@ -2,6 +2,7 @@
 # lit configuration for kiln's regression suites.
 
 import os
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -31,3 +32,16 @@ tools = [
     ToolSubst("kiln", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.kiln_tools_dir, config.llvm_tools_dir])
+
+# A Python with NumPy, for the tests that read the arrays `kiln run -o`
+# writes (tools/bootstrap.sh installs python3-numpy): lit's own Python, or
+# the system's.
+for candidate in [config.python_executable, "/usr/bin/python3"]:
+    try:
+        subprocess.run([candidate, "-c", "import numpy"], check=True,
+                       capture_output=True)
+    except (OSError, subprocess.CalledProcessError):
+        continue
+    config.available_features.add("numpy")
+    config.substitutions.append(("%numpy_python", candidate))
+    break

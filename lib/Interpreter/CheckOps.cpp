@@ -54,11 +54,10 @@ std::string valueText(const HostTensor &t, int64_t i) {
                ? std::to_string((uint64_t)t.ints[i])
                : std::to_string(t.ints[i]);
   case ElementKind::Float:
-    return llvm::formatv("{0:g}", t.floats[i]).str();
+    return formatNumber(t.floats[i]);
   case ElementKind::Complex:
-    return llvm::formatv("({0:g}, {1:g})", t.complexes[i].real(),
-                         t.complexes[i].imag())
-        .str();
+    return "(" + formatNumber(t.complexes[i].real()) + ", " +
+           formatNumber(t.complexes[i].imag()) + ")";
   case ElementKind::Token:
     return "token";
   }

@@ -251,3 +251,9 @@ bool kiln::interp::nextIndex(llvm::MutableArrayRef<int64_t> index,
   }
   return false;
 }
+
+std::string kiln::interp::formatNumber(double value) {
+  char text[32];
+  snprintf(text, sizeof(text), "%.6g", value);
+  return text;
+}

@@ -168,9 +168,10 @@ std::string evaluateModule(mlir::ModuleOp module, mlir::MLIRContext &context,
       llvm::raw_string_ostream whereStream(where);
       whereStream << check.loc;
       return llvm::formatv("check {0} failed on {1} of {2} elements, worst "
-                           "{3:g} at {4} ({5})",
+                           "{3} at {4} ({5})",
                            check.comparison, check.failing, check.elements,
-                           check.worstError, check.worst, where)
+                           interp::formatNumber(check.worstError), check.worst,
+                           where)
           .str();
     }
   return "";

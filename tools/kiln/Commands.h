@@ -50,6 +50,17 @@ struct DiffOptions {
 /// `kiln diff A B`: `same computation`, or every change from A to B.
 int runDiff(const DiffOptions &options);
 
+struct RunOptions {
+  std::string input;
+  uint64_t seed = 0;
+  std::string output; ///< a .npz (or .npy) file for the results
+  double maxWork = 0; ///< 0: the evaluator's default limit
+};
+
+/// `kiln run FILE`: runs the graph on the reference evaluator; checks and
+/// results are printed, or the results written as NumPy arrays.
+int runRun(const RunOptions &options);
+
 struct CacheOptions {
   std::string action;   ///< check, put, get, ls, stats, explain, verify, ...
   std::string cacheDir; ///< empty: Cache::getDefaultDirectory()

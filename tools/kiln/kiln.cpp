@@ -43,6 +43,27 @@ int main(int argc, char **argv) {
   import->add_flag("--debug-info", importOptions.printDebugInfo,
                    "Print locations (HLO positions, Python source lines)");
 
+  kiln::RunOptions runOptions;
+  CLI::App *run = app.add_subcommand(
+      "run", "Run a graph on kiln's reference evaluator.\n"
+             "A graph with checks (StableHLO's golden programs) prints each\n"
+             "check's outcome and exits 1 if one fails; parameters get seeded\n"
+             "random values; each result is summarized, or written with -o.");
+  run->add_option("file", runOptions.input, "The graph (HLO text, StableHLO, "
+                                            "kiln MLIR)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  run->add_flag("--interpret", "Run on the evaluator (the only way to run a "
+                               "graph until kiln compiles)");
+  run->add_option("--seed", runOptions.seed,
+                  "Seed of the parameters' random values (default 0)");
+  run->add_option("-o,--output", runOptions.output,
+                  "Write the results as NumPy arrays: FILE.npz (result_0, "
+                  "result_1, ...) or, for one result, FILE.npy");
+  run->add_option("--max-work", runOptions.maxWork,
+                  "Refuse graphs estimated to need more element operations "
+                  "(default 2e10)");
+
   kiln::HashOptions hashOptions;
   CLI::App *hash = app.add_subcommand(
       "hash", "Print the signature and cache key of each graph.\n"
@@ -257,6 +278,8 @@ int main(int argc, char **argv) {
     return kiln::runHash(hashOptions);
   if (diff->parsed())
     return kiln::runDiff(diffOptions);
+  if (run->parsed())
+    return kiln::runRun(runOptions);
   if (cache->parsed()) {
     for (CLI::App *sub : cache->get_subcommands())
       cacheOptions.action = sub->get_name();

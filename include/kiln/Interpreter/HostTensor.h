@@ -16,6 +16,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <complex>
+#include <string>
 #include <cstdint>
 #include <vector>
 
@@ -93,6 +94,10 @@ struct HostTensor {
   /// Resizes for `type` (same element type), keeping the kind.
   void reshapeTo(mlir::Type newType) { type = newType; }
 };
+
+/// `value` in the shortest of fixed or scientific notation, 6 significant
+/// digits (printf's %g), as the evaluator's reports print numbers.
+std::string formatNumber(double value);
 
 /// Row-major strides of `shape`.
 llvm::SmallVector<int64_t> stridesOf(llvm::ArrayRef<int64_t> shape);

@@ -1,0 +1,232 @@
+//===- RunCommand.cpp - kiln run --------------------------------*- C++ -*-===//
+//
+// This file implements `kiln run FILE`: the graph's entry runs on the
+// reference evaluator. A graph with checks (StableHLO's golden programs)
+// prints each check's outcome with its worst element and exits 1 if one
+// fails; any graph's parameters get seeded random values (integers that
+// index a gather, scatter or dynamic slice stay in range), and each result
+// is summarized (type, min, max, mean, checksum) or written with -o as a
+// NumPy file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+
+#include "kiln/Dialect/Kiln/IR/HloLocation.h"
+#include "kiln/Import/LoadGraph.h"
+#include "kiln/Interpreter/Evaluator.h"
+#include "kiln/Interpreter/NumpyArchive.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <random>
+#include <xxhash.h>
+
+using namespace mlir;
+using namespace kiln::interp;
+
+namespace {
+
+/// The largest value an integer parameter may take for every use of it as
+/// an index to stay in range; none when it indexes nothing.
+std::optional<int64_t> indexBound(BlockArgument arg) {
+  std::optional<int64_t> bound;
+  auto tighten = [&](int64_t size) {
+    bound = bound ? std::min(*bound, size) : size;
+  };
+  for (OpOperand &use : arg.getUses()) {
+    Operation *user = use.getOwner();
+    StringRef name = user->getName().getStringRef();
+    auto shapeOf = [&](unsigned i) {
+      return cast<RankedTensorType>(user->getOperand(i).getType()).getShape();
+    };
+    unsigned index = use.getOperandNumber();
+    if (name == "kiln.gather" && index == 1) {
+      for (int64_t size : shapeOf(0))
+        tighten(size);
+    } else if (name == "kiln.scatter" && index == user->getNumResults()) {
+      for (int64_t size : shapeOf(0))
+        tighten(size);
+    } else if ((name == "kiln.dynamic_slice" && index >= 1) ||
+               (name == "kiln.dynamic_update_slice" && index >= 2)) {
+      unsigned first = name == "kiln.dynamic_slice" ? 1 : 2;
+      tighten(shapeOf(0)[index - first]);
+    }
+  }
+  return bound;
+}
+
+/// Seeded random values of `arg`'s type.
+HostTensor randomArgument(BlockArgument arg, std::mt19937_64 &generator) {
+  HostTensor tensor(arg.getType());
+  if (tensor.kind == ElementKind::Token)
+    return tensor;
+  Type element = tensor.elementType();
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  switch (tensor.kind) {
+  case ElementKind::Float:
+    for (double &value : tensor.floats)
+      value = roundToFloat(unit(generator), element);
+    break;
+  case ElementKind::Complex: {
+    Type part = cast<ComplexType>(element).getElementType();
+    for (auto &value : tensor.complexes)
+      value = {roundToFloat(unit(generator), part),
+               roundToFloat(unit(generator), part)};
+    break;
+  }
+  case ElementKind::Integer: {
+    unsigned width = storageIntegerType(element).getWidth();
+    int64_t low = 0, high = 1;
+    if (width > 1) {
+      std::optional<int64_t> bound = indexBound(arg);
+      if (bound)
+        high = std::max<int64_t>(0, *bound - 1);
+      else if (isUnsignedInteger(element))
+        high = std::min<int64_t>(15, (int64_t(1) << std::min(width, 62u)) - 1);
+      else
+        low = -8, high = 7;
+    }
+    std::uniform_int_distribution<int64_t> values(low, high);
+    for (int64_t &value : tensor.ints)
+      value = wrapInteger((uint64_t)values(generator), element);
+    break;
+  }
+  case ElementKind::Token:
+    break;
+  }
+  return tensor;
+}
+
+/// XXH3-64 of the elements' bits, each in its type's width, little-endian.
+uint64_t checksum(const HostTensor &tensor) {
+  std::string bytes;
+  for (int64_t i = 0; i < tensor.size(); ++i) {
+    llvm::APInt bits = tensor.bitsAt(i);
+    unsigned count = (bits.getBitWidth() + 7) / 8;
+    for (unsigned b = 0; b < count; ++b)
+      bytes += (char)bits.extractBitsAsZExtValue(
+          std::min(8u, bits.getBitWidth() - 8 * b), 8 * b);
+  }
+  return XXH3_64bits(bytes.data(), bytes.size());
+}
+
+std::string summarize(const HostTensor &tensor) {
+  std::string type;
+  llvm::raw_string_ostream typeStream(type);
+  typeStream << tensor.type;
+  if (tensor.kind == ElementKind::Token)
+    return type;
+  double min = INFINITY, max = -INFINITY, sum = 0;
+  int64_t nans = 0;
+  for (int64_t i = 0; i < tensor.size(); ++i) {
+    double value = tensor.kind == ElementKind::Complex
+                       ? std::abs(tensor.complexes[i])
+                       : tensor.asDouble(i);
+    if (std::isnan(value)) {
+      ++nans;
+      continue;
+    }
+    min = std::min(min, value);
+    max = std::max(max, value);
+    sum += value;
+  }
+  int64_t counted = tensor.size() - nans;
+  std::string text = type;
+  if (counted)
+    text += "  min " + formatNumber(min) + " max " + formatNumber(max) +
+            " mean " + formatNumber(sum / counted);
+  if (tensor.kind == ElementKind::Complex)
+    text += " (of magnitudes)";
+  if (nans)
+    text += llvm::formatv("  {0} NaN", nans).str();
+  text += llvm::formatv("  checksum {0:x16}", checksum(tensor)).str();
+  return text;
+}
+
+} // namespace
+
+int kiln::runRun(const RunOptions &options) {
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  OwningOpRef<ModuleOp> module =
+      loadGraph(options.input, &context, llvm::errs());
+  if (!module)
+    return ExitInputError;
+  // Errors of the evaluation at the op, as `file:line:col: error: ...`.
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diagnostic) {
+    llvm::errs() << describeHloLocation(diagnostic.getLocation())
+                 << ": error: " << diagnostic.str() << "\n";
+    return success();
+  });
+  EvaluatorOptions evaluatorOptions;
+  if (options.maxWork > 0)
+    evaluatorOptions.maxWork = options.maxWork;
+  Evaluator evaluator(*module, evaluatorOptions);
+  func::FuncOp entry = evaluator.getEntry();
+  if (!entry) {
+    llvm::errs() << options.input << ": error: no public function to run\n";
+    return ExitInputError;
+  }
+  std::mt19937_64 generator(options.seed);
+  std::vector<HostTensor> arguments;
+  for (BlockArgument arg : entry.getArguments())
+    arguments.push_back(randomArgument(arg, generator));
+  if (!arguments.empty())
+    llvm::outs() << llvm::formatv("{0} parameters: seeded random values "
+                                  "(--seed {1})\n",
+                                  arguments.size(), options.seed);
+  FailureOr<std::vector<HostTensor>> results =
+      evaluator.call(entry, arguments);
+  if (failed(results))
+    return ExitInputError;
+
+  unsigned failedChecks = 0;
+  for (auto [i, check] : llvm::enumerate(evaluator.getChecks())) {
+    std::string where = describeHloLocation(check.loc);
+    if (check.passed) {
+      std::string worst =
+          check.comparison == "close"
+              ? "worst " + formatNumber(check.worstError) + " ULP"
+          : check.comparison == "almost_eq"
+              ? "worst difference " + formatNumber(check.worstError)
+              : std::string("equal");
+      llvm::outs() << llvm::formatv("check {0} ({1}) at {2}: passed, {3} "
+                                    "element{4}, {5}\n",
+                                    i + 1, check.comparison, where,
+                                    check.elements,
+                                    check.elements == 1 ? "" : "s", worst);
+      continue;
+    }
+    ++failedChecks;
+    llvm::outs() << llvm::formatv("check {0} ({1}) at {2}: FAILED, {3} of {4} "
+                                  "elements, worst {5} at {6}\n",
+                                  i + 1, check.comparison, where,
+                                  check.failing, check.elements,
+                                  formatNumber(check.worstError), check.worst);
+  }
+  if (!evaluator.getChecks().empty())
+    llvm::outs() << llvm::formatv("{0} of {1} checks passed\n",
+                                  evaluator.getChecks().size() - failedChecks,
+                                  evaluator.getChecks().size());
+
+  if (!options.output.empty()) {
+    std::vector<std::pair<std::string, HostTensor>> arrays;
+    for (auto [i, result] : llvm::enumerate(*results))
+      if (result.kind != ElementKind::Token)
+        arrays.push_back({"result_" + std::to_string(i), result});
+    if (llvm::Error error = writeNumpyFile(options.output, arrays)) {
+      llvm::errs() << "kiln run: error: " << llvm::toString(std::move(error))
+                   << "\n";
+      return ExitInputError;
+    }
+    llvm::outs() << llvm::formatv("wrote {0} results to {1}\n", arrays.size(),
+                                  options.output);
+  } else {
+    for (auto [i, result] : llvm::enumerate(*results))
+      llvm::outs() << "result " << i << ": " << summarize(result) << "\n";
+  }
+  return failedChecks ? ExitSomeFailed : ExitSuccess;
+}
