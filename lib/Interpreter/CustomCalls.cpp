@@ -3,8 +3,13 @@
 // This file is the one registry of custom-call targets: for each known
 // target, how it evaluates. Sharding annotations and host/device placement
 // are identities on one device; TopK is the top k along the last dimension,
-// largest first. An unknown target is an error naming it (and, through the
-// op's location, its source line).
+// largest first. The AWS Neuron targets that PyTorch/XLA dumps carry compute
+// what torch-neuronx emits them for: Gelu (the erf form) and its derivative,
+// the tanh-approximated Gelu, Silu and its derivative, Erf, Softmax and its
+// backward form (the dimension in backend_config, else the last),
+// RmsNorm(x, weight, epsilon), ArgMax/ArgMin and TopK (k in backend_config);
+// TransferWithStaticRing passes its operand through. An unknown target is an
+// error naming it (and, through the op's location, its source line).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +17,7 @@
 
 #include "llvm/ADT/StringMap.h"
 
+#include <cmath>
 #include <numeric>
 
 using namespace mlir;
@@ -63,6 +69,175 @@ LogicalResult topK(Operation *op, Operands in, Results &results) {
   return success();
 }
 
+/// A one-operand element-wise target: f(x) per element, computed in double
+/// and rounded to the result's type.
+template <double (*F)(double)>
+LogicalResult elementwise(Operation *op, Operands in, Results &results) {
+  if (in.size() != 1 || op->getNumResults() != 1 ||
+      in[0]->kind != ElementKind::Float)
+    return op->emitError("takes one float operand and gives one result");
+  results.emplace_back(op->getResult(0).getType());
+  HostTensor &out = results.back();
+  for (int64_t i = 0; i < out.size(); ++i)
+    out.floats[i] = roundToFloat(F(in[0]->floats[i]), out.elementType());
+  return success();
+}
+
+constexpr double kSqrtHalf = 0.70710678118654752440;
+constexpr double kInverseSqrt2Pi = 0.39894228040143267794;
+double gelu(double x) { return 0.5 * x * (1 + std::erf(x * kSqrtHalf)); }
+double geluDerivative(double x) {
+  return 0.5 * (1 + std::erf(x * kSqrtHalf)) +
+         x * kInverseSqrt2Pi * std::exp(-0.5 * x * x);
+}
+double geluTanh(double x) {
+  return 0.5 * x *
+         (1 + std::tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
+}
+double sigmoid(double x) { return 1 / (1 + std::exp(-x)); }
+double silu(double x) { return x * sigmoid(x); }
+double siluDerivative(double x) {
+  double s = sigmoid(x);
+  return s * (1 + x * (1 - s));
+}
+double erfFunction(double x) { return std::erf(x); }
+
+/// The dimension a Neuron target works along: its backend_config (a
+/// decimal, negative counting from the end), else the last.
+FailureOr<int64_t> configDimension(Operation *op, int64_t rank) {
+  auto config = op->getAttrOfType<StringAttr>("backend_config");
+  llvm::StringRef text = config ? config.getValue().trim().trim('"') : "";
+  int64_t dimension = rank - 1;
+  if (!text.empty() && text.getAsInteger(10, dimension))
+    return op->emitError("backend_config '")
+           << text << "' must be a dimension number";
+  if (dimension < 0)
+    dimension += rank;
+  if (dimension < 0 || dimension >= rank)
+    return op->emitError("dimension ")
+           << dimension << " is out of range for rank " << rank;
+  return dimension;
+}
+
+/// Calls `line(base, stride, length)` for each line of `shape` along
+/// `dimension`.
+template <typename Fn>
+void forEachLine(llvm::ArrayRef<int64_t> shape, int64_t dimension, Fn line) {
+  llvm::SmallVector<int64_t> strides = stridesOf(shape);
+  llvm::SmallVector<int64_t> lineShape(shape);
+  lineShape[dimension] = 1;
+  llvm::SmallVector<int64_t> index(shape.size(), 0);
+  int64_t lines = 1;
+  for (int64_t size : lineShape)
+    lines *= size;
+  for (int64_t l = 0; l < lines; ++l, nextIndex(index, lineShape)) {
+    int64_t base = 0;
+    for (size_t d = 0; d < shape.size(); ++d)
+      base += index[d] * strides[d];
+    line(base, strides[dimension], shape[dimension]);
+  }
+}
+
+/// AwsNeuronSoftmax(x): exp(x - max) / sum(exp(x - max)) along the
+/// dimension.
+LogicalResult softmax(Operation *op, Operands in, Results &results) {
+  const HostTensor &x = *in[0];
+  FailureOr<int64_t> dimension = configDimension(op, x.shape().size());
+  if (failed(dimension))
+    return failure();
+  results.emplace_back(op->getResult(0).getType());
+  HostTensor &out = results.back();
+  forEachLine(x.shape(), *dimension, [&](int64_t base, int64_t stride,
+                                         int64_t length) {
+    double max = -INFINITY, sum = 0;
+    for (int64_t k = 0; k < length; ++k)
+      max = std::max(max, x.floats[base + k * stride]);
+    for (int64_t k = 0; k < length; ++k)
+      sum += std::exp(x.floats[base + k * stride] - max);
+    for (int64_t k = 0; k < length; ++k)
+      out.floats[base + k * stride] = roundToFloat(
+          std::exp(x.floats[base + k * stride] - max) / sum,
+          out.elementType());
+  });
+  return success();
+}
+
+/// AwsNeuronSoftmaxBackward(grad, y): y * (grad - sum(grad * y)).
+LogicalResult softmaxBackward(Operation *op, Operands in, Results &results) {
+  if (in.size() != 2)
+    return op->emitError("takes the gradient and softmax's output");
+  const HostTensor &grad = *in[0], &y = *in[1];
+  FailureOr<int64_t> dimension = configDimension(op, y.shape().size());
+  if (failed(dimension))
+    return failure();
+  results.emplace_back(op->getResult(0).getType());
+  HostTensor &out = results.back();
+  forEachLine(y.shape(), *dimension, [&](int64_t base, int64_t stride,
+                                         int64_t length) {
+    double dot = 0;
+    for (int64_t k = 0; k < length; ++k)
+      dot += grad.floats[base + k * stride] * y.floats[base + k * stride];
+    for (int64_t k = 0; k < length; ++k) {
+      int64_t i = base + k * stride;
+      out.floats[i] =
+          roundToFloat(y.floats[i] * (grad.floats[i] - dot), out.elementType());
+    }
+  });
+  return success();
+}
+
+/// AwsNeuronRmsNorm(x, weight, epsilon): x / sqrt(mean(x^2) + epsilon) *
+/// weight along the dimension.
+LogicalResult rmsNorm(Operation *op, Operands in, Results &results) {
+  if (in.size() != 3)
+    return op->emitError("takes x, the weight and epsilon");
+  const HostTensor &x = *in[0], &weight = *in[1];
+  double epsilon = in[2]->asDouble(0);
+  FailureOr<int64_t> dimension = configDimension(op, x.shape().size());
+  if (failed(dimension))
+    return failure();
+  results.emplace_back(op->getResult(0).getType());
+  HostTensor &out = results.back();
+  forEachLine(x.shape(), *dimension, [&](int64_t base, int64_t stride,
+                                         int64_t length) {
+    double squares = 0;
+    for (int64_t k = 0; k < length; ++k)
+      squares += x.floats[base + k * stride] * x.floats[base + k * stride];
+    double scale = 1 / std::sqrt(squares / length + epsilon);
+    for (int64_t k = 0; k < length; ++k)
+      out.floats[base + k * stride] = roundToFloat(
+          x.floats[base + k * stride] * scale * weight.asDouble(k),
+          out.elementType());
+  });
+  return success();
+}
+
+/// AwsNeuronArgMax / AwsNeuronArgMin(x): the first index of the largest
+/// (smallest) element along the dimension, the dimension removed.
+template <bool Max>
+LogicalResult argExtreme(Operation *op, Operands in, Results &results) {
+  const HostTensor &x = *in[0];
+  FailureOr<int64_t> dimension = configDimension(op, x.shape().size());
+  if (failed(dimension))
+    return failure();
+  results.emplace_back(op->getResult(0).getType());
+  HostTensor &out = results.back();
+  int64_t next = 0;
+  forEachLine(x.shape(), *dimension, [&](int64_t base, int64_t stride,
+                                         int64_t length) {
+    int64_t best = 0;
+    for (int64_t k = 1; k < length; ++k) {
+      double value = x.asDouble(base + k * stride),
+             current = x.asDouble(base + best * stride);
+      if (Max ? value > current : value < current)
+        best = k;
+    }
+    if (next < out.size())
+      out.ints[next++] = best;
+  });
+  return success();
+}
+
 const llvm::StringMap<TargetEvaluator> &registry() {
   static const llvm::StringMap<TargetEvaluator> targets = {
       {"Sharding", identity},
@@ -73,6 +248,19 @@ const llvm::StringMap<TargetEvaluator> &registry() {
       {"MoveToHost", identity},
       {"LayoutConstraint", identity},
       {"TopK", topK},
+      {"AwsNeuronTopK", topK},
+      {"AwsNeuronTransferWithStaticRing", identity},
+      {"AwsNeuronGelu", elementwise<gelu>},
+      {"AwsNeuronGeluBackward", elementwise<geluDerivative>},
+      {"AwsNeuronGeluApprxTanh", elementwise<geluTanh>},
+      {"AwsNeuronSilu", elementwise<silu>},
+      {"AwsNeuronSiluBackward", elementwise<siluDerivative>},
+      {"AwsNeuronErf", elementwise<erfFunction>},
+      {"AwsNeuronSoftmax", softmax},
+      {"AwsNeuronSoftmaxBackward", softmaxBackward},
+      {"AwsNeuronRmsNorm", rmsNorm},
+      {"AwsNeuronArgMax", argExtreme<true>},
+      {"AwsNeuronArgMin", argExtreme<false>},
   };
   return targets;
 }

@@ -156,9 +156,21 @@ int kiln::runRun(const RunOptions &options) {
   if (!module)
     return ExitInputError;
   // Errors of the evaluation at the op, as `file:line:col: error: ...`.
+  // The position in the dump first; the Python line, when the dump has it,
+  // as a note.
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diagnostic) {
-    llvm::errs() << describeHloLocation(diagnostic.getLocation())
-                 << ": error: " << diagnostic.str() << "\n";
+    HloLocation where = decodeHloLocation(diagnostic.getLocation());
+    std::string position = options.input;
+    if (where.dumpPosition)
+      position = llvm::formatv("{0}:{1}:{2}",
+                               where.dumpPosition->getFilename().getValue(),
+                               where.dumpPosition->getLine(),
+                               where.dumpPosition->getColumn())
+                     .str();
+    llvm::errs() << position << ": error: " << diagnostic.str() << "\n";
+    if (where.source || !where.opName.empty())
+      llvm::errs() << position << ": note: from "
+                   << describeHloLocation(diagnostic.getLocation()) << "\n";
     return success();
   });
   EvaluatorOptions evaluatorOptions;
