@@ -119,25 +119,6 @@ FailureOr<int64_t> configDimension(Operation *op, int64_t rank) {
   return dimension;
 }
 
-/// Calls `line(base, stride, length)` for each line of `shape` along
-/// `dimension`.
-template <typename Fn>
-void forEachLine(llvm::ArrayRef<int64_t> shape, int64_t dimension, Fn line) {
-  llvm::SmallVector<int64_t> strides = stridesOf(shape);
-  llvm::SmallVector<int64_t> lineShape(shape);
-  lineShape[dimension] = 1;
-  llvm::SmallVector<int64_t> index(shape.size(), 0);
-  int64_t lines = 1;
-  for (int64_t size : lineShape)
-    lines *= size;
-  for (int64_t l = 0; l < lines; ++l, nextIndex(index, lineShape)) {
-    int64_t base = 0;
-    for (size_t d = 0; d < shape.size(); ++d)
-      base += index[d] * strides[d];
-    line(base, strides[dimension], shape[dimension]);
-  }
-}
-
 /// AwsNeuronSoftmax(x): exp(x - max) / sum(exp(x - max)) along the
 /// dimension.
 LogicalResult softmax(Operation *op, Operands in, Results &results) {

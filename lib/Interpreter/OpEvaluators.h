@@ -77,6 +77,25 @@ evaluateRandom(mlir::Operation *op, Operands operands, Results &results,
 bool applyBinary(llvm::StringRef opName, const HostTensor &lhs, int64_t i,
                  const HostTensor &rhs, int64_t j, HostTensor &out, int64_t k);
 
+/// Calls `line(base, stride, length)` for each line of a row-major array of
+/// `shape` along `dimension` (sort, softmax, top-k work line by line).
+template <typename Fn>
+void forEachLine(llvm::ArrayRef<int64_t> shape, int64_t dimension, Fn line) {
+  llvm::SmallVector<int64_t> strides = stridesOf(shape);
+  llvm::SmallVector<int64_t> lineShape(shape);
+  lineShape[dimension] = 1;
+  llvm::SmallVector<int64_t> index(shape.size(), 0);
+  int64_t lines = 1;
+  for (int64_t size : lineShape)
+    lines *= size;
+  for (int64_t l = 0; l < lines; ++l, nextIndex(index, lineShape)) {
+    int64_t base = 0;
+    for (size_t d = 0; d < shape.size(); ++d)
+      base += index[d] * strides[d];
+    line(base, strides[dimension], shape[dimension]);
+  }
+}
+
 /// An integer attribute list (`array<i64: ...>`), empty when absent.
 llvm::ArrayRef<int64_t> dimsAttr(mlir::Operation *op, llvm::StringRef name);
 

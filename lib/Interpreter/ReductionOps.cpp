@@ -201,17 +201,12 @@ LogicalResult evaluateSort(Operation *op, Operands in, Results &results,
   int64_t length = shape[dimension], stride = strides[dimension];
   // Each line along `dimension` is sorted on its own; the comparator gets
   // (lhs0, rhs0, lhs1, rhs1, ...).
-  llvm::SmallVector<int64_t> lineShape(shape);
-  lineShape[dimension] = 1;
-  llvm::SmallVector<int64_t> index(shape.size(), 0);
-  int64_t lines = 1;
-  for (int64_t size : lineShape)
-    lines *= size;
   bool failedCompare = false;
-  for (int64_t l = 0; l < lines && length > 0; ++l, nextIndex(index, lineShape)) {
-    int64_t base = 0;
-    for (size_t d = 0; d < shape.size(); ++d)
-      base += index[d] * strides[d];
+  if (length == 0)
+    return success();
+  forEachLine(shape, dimension, [&](int64_t base, int64_t, int64_t) {
+    if (failedCompare)
+      return;
     std::vector<int64_t> order(length);
     std::iota(order.begin(), order.end(), 0);
     auto less = [&](int64_t a, int64_t b) {
@@ -233,14 +228,12 @@ LogicalResult evaluateSort(Operation *op, Operands in, Results &results,
     };
     // Stable either way: an unstable sort may keep equal elements in order.
     std::stable_sort(order.begin(), order.end(), less);
-    if (failedCompare)
-      return failure();
     for (size_t k = 0; k < count; ++k)
       for (int64_t p = 0; p < length; ++p)
         results[k].copyElement(*in[k], base + order[p] * stride,
                                base + p * stride);
-  }
-  return success();
+  });
+  return failure(failedCompare);
 }
 
 LogicalResult evaluateTopk(Operation *op, Operands in, Results &results) {
