@@ -31,6 +31,7 @@ inline void registerAllDialects(mlir::DialectRegistry &registry) {
 inline void registerAllPasses() {
   mlir::registerTransformsPasses();
   kiln::registerKilnPasses();
+  kiln::registerKilnPipelines();
 }
 
 } // namespace kiln

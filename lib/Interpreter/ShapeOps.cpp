@@ -61,6 +61,30 @@ kiln::interp::evaluateShapeOp(Operation *op, Operands in, Results &results,
     }
     return success();
   }
+  if (name == "kiln.causal_mask") {
+    HostTensor &out = makeResult();
+    auto scalar = [&](StringRef attrName) -> FailureOr<HostTensor> {
+      auto value = op->getAttrOfType<TypedAttr>(attrName);
+      return HostTensor::fromAttr(DenseElementsAttr::get(
+          RankedTensorType::get({}, value.getType()), value));
+    };
+    FailureOr<HostTensor> kept = scalar("kept"), masked = scalar("masked");
+    if (failed(kept) || failed(masked))
+      return op->emitError("causal_mask values cannot be evaluated");
+    int64_t row = op->getAttrOfType<IntegerAttr>("row_dimension").getInt();
+    int64_t column =
+        op->getAttrOfType<IntegerAttr>("column_dimension").getInt();
+    auto minDiagonal = op->getAttrOfType<IntegerAttr>("min_diagonal");
+    auto maxDiagonal = op->getAttrOfType<IntegerAttr>("max_diagonal");
+    llvm::SmallVector<int64_t> index(outShape.size(), 0);
+    for (int64_t i = 0; i < out.size(); ++i, nextIndex(index, outShape)) {
+      int64_t diagonal = index[column] - index[row];
+      bool keep = (!minDiagonal || diagonal >= minDiagonal.getInt()) &&
+                  (!maxDiagonal || diagonal <= maxDiagonal.getInt());
+      out.copyElement(keep ? *kept : *masked, 0, i);
+    }
+    return success();
+  }
   if (name == "kiln.broadcast_in_dim") {
     HostTensor &out = makeResult();
     const HostTensor &x = *in[0];

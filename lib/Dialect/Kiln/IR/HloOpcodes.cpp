@@ -174,6 +174,7 @@ bool kiln::isKilnOpWithoutHloOpcode(llvm::StringRef kilnOpName) {
       "kiln.atan",   "kiln.atanh",      "kiln.cosh",       "kiln.sinh",
       "kiln.erfc",   "kiln.erf_inv",    "kiln.lgamma",     "kiln.digamma",
       "kiln.bessel_i1e", "kiln.next_after", "kiln.polygamma", "kiln.zeta", "kiln.mulhi",
-      "kiln.check", "kiln.uniform_quantize", "kiln.uniform_dequantize"};
+      "kiln.check", "kiln.uniform_quantize", "kiln.uniform_dequantize",
+      "kiln.causal_mask"};
   return llvm::is_contained(kNames, kilnOpName);
 }

@@ -49,6 +49,31 @@ LogicalResult IotaOp::verify() {
                         rankedType(getOutput()).getRank());
 }
 
+LogicalResult CausalMaskOp::verify() {
+  int64_t rank = rankedType(getOutput()).getRank();
+  if (failed(verifyDimIndex(*this, "row_dimension",
+                            getRowDimensionAttr().getInt(), rank)) ||
+      failed(verifyDimIndex(*this, "column_dimension",
+                            getColumnDimensionAttr().getInt(), rank)))
+    return failure();
+  if (getRowDimension() == getColumnDimension())
+    return emitOpError("row_dimension and column_dimension must differ");
+  if (!getMinDiagonal() && !getMaxDiagonal())
+    return emitOpError("needs min_diagonal, max_diagonal or both");
+  if (getMinDiagonal() && getMaxDiagonal() &&
+      *getMinDiagonal() > *getMaxDiagonal())
+    return emitOpError("min_diagonal ")
+           << *getMinDiagonal() << " is above max_diagonal "
+           << *getMaxDiagonal();
+  Type element = rankedType(getOutput()).getElementType();
+  for (auto [name, value] : {std::pair(StringRef("kept"), getKept()),
+                             std::pair(StringRef("masked"), getMasked())})
+    if (value.getType() != element)
+      return emitOpError() << name << " must be a " << element << ", got "
+                           << value;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Shape and data movement
 //===----------------------------------------------------------------------===//

@@ -92,6 +92,27 @@ def Kiln_IotaOp : Kiln_Op<"iota", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Kiln_CausalMaskOp : Kiln_Op<"causal_mask", [Pure]> {
+  let summary = "a mask over two dimensions: kept within diagonals, else masked";
+  let description = [{
+    What kiln-fold-causal-mask turns a causal or sliding-window attention
+    mask into, whatever ops spelled it: element `idx` of the result is
+    `kept` where `min_diagonal <= idx[column_dimension] -
+    idx[row_dimension] <= max_diagonal` (a bound that is absent does not
+    bound) and `masked` elsewhere. A causal mask keeps `j - i <= 0`; a
+    sliding window of `w` keeps `-(w - 1) <= j - i <= 0`. It depends on no
+    input and is never materialized as a literal: a consumer can compute it
+    from the indices, and skip the positions it masks.
+  }];
+  let arguments = (ins I64Attr:$row_dimension, I64Attr:$column_dimension,
+                   OptionalAttr<I64Attr>:$min_diagonal,
+                   OptionalAttr<I64Attr>:$max_diagonal,
+                   TypedAttrInterface:$kept, TypedAttrInterface:$masked);
+  let results = (outs Kiln_Tensor:$output);
+  let assemblyFormat = "attr-dict `:` type($output)";
+  let hasVerifier = 1;
+}
+
 def Kiln_PartitionIdOp : Kiln_GenericFormatOp<"partition_id", [Pure]> {
   let summary = "HLO partition-id: this partition's number (u32 scalar)";
   let results = (outs 0DTensorOf<[UI32]>:$output);

@@ -1,7 +1,10 @@
 //===- Passes.td - kiln dialect passes ---------------------*- tablegen -*-===//
 //
 // Passes on the kiln dialect. Compilation starts with
-// kiln-check-compilable, which names what no backend can compile.
+// kiln-check-compilable, which names what no backend can compile; the
+// front-end pipeline (kiln-frontend) inlines calls, folds causal masks into
+// kiln.causal_mask, folds small constant computations and removes dead
+// code.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +28,69 @@ def KilnCheckCompilablePass : Pass<"kiln-check-compilable", "mlir::ModuleOp"> {
   let options = [
     ListOption<"unsupportedOps", "unsupported-ops", "std::string",
                "kiln ops (e.g. kiln.fft) that the target backend cannot compile">
+  ];
+}
+
+def KilnInlinePass : Pass<"kiln-inline", "mlir::ModuleOp"> {
+  let summary = "Inline every call of a function with a body (HLO call)";
+  let description = [{
+    JAX wraps helpers (a mask's `_where`, `tril`) in private functions
+    that HLO calls; the front-end's analyses see through a graph only once
+    they are inlined. Each func.call of a private function is replaced by
+    the callee's body; functions left without callers are removed.
+  }];
+}
+
+def KilnFoldCausalMaskPass : Pass<"kiln-fold-causal-mask", "mlir::ModuleOp"> {
+  let summary = "Turn causal and sliding-window masks into kiln.causal_mask";
+  let description = [{
+    A causal attention mask in a traced training step is a tensor that
+    depends on no input. This pass does not match op sequences: it says,
+    for every value computed from iotas and constants only, what it is as
+    a function of its indices (an affine function, or a conjunction of
+    half-spaces, or a selection between two values by one), checking
+    literals element by element (arange constants, triangular and banded
+    literals). A value that is one half-space over two dimensions (causal,
+    any diagonal offset) or two (a sliding window), used by anything that
+    is not itself such a value, becomes a kiln.causal_mask: a select's
+    predicate, an additive bias (`select(mask, 0, -inf)`), broadcast to
+    batch and heads or not. Masks that depend on a parameter (padding and
+    decode masks) and literals that are not exactly triangular are left
+    alone.
+
+    Its statistics (`-mlir-pass-statistics`) count the masks folded, the
+    bytes of mask tensors no longer materialized and the multiply-adds of
+    the masked scores that a consumer can skip; LLVM's release builds
+    compile pass statistics out, so `report` also prints them as a remark.
+  }];
+  let dependentDialects = ["kiln::KilnDialect"];
+  let options = [
+    Option<"report", "report", "bool", "false",
+           "Also print the statistics as a remark on the module">
+  ];
+  let statistics = [
+    Statistic<"numMasksFolded", "masks-folded", "Masks turned into kiln.causal_mask">,
+    Statistic<"numMaskBytes", "mask-bytes", "Bytes of mask tensors no longer materialized">,
+    Statistic<"numSkippableMacs", "skippable-macs", "Multiply-adds of the masked scores' dot_general that a consumer can skip">
+  ];
+}
+
+def KilnFoldConstantsPass : Pass<"kiln-fold-constants", "mlir::ModuleOp"> {
+  let summary = "Evaluate ops whose operands are all constants";
+  let description = [{
+    Runs the reference evaluator on ops whose operands are all literals and
+    replaces them by the literal they give, if it has at most
+    `max-elements` elements (a splat of any size counts as one): so that
+    iotas, broadcasts and masks are never expanded into large literals.
+    Ops with effects, regions or no evaluation are left alone.
+  }];
+  let dependentDialects = ["kiln::KilnDialect"];
+  let options = [
+    Option<"maxElements", "max-elements", "int64_t", "4096",
+           "The largest literal (in elements) that folding may create">
+  ];
+  let statistics = [
+    Statistic<"numFolded", "ops-folded", "Ops replaced by the literal they give">
   ];
 }
 
