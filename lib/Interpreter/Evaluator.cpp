@@ -228,20 +228,50 @@ Evaluator::call(func::FuncOp function, llvm::ArrayRef<HostTensor> arguments) {
       return function.emitError("argument ")
              << i << " must be " << function.getArgumentTypes()[i]
              << ", got " << argument.type;
-  double work = estimateWork(function);
-  for (auto callee : impl->module.getOps<func::FuncOp>())
-    if (callee != function)
-      work += estimateWork(callee);
-  if (work > impl->options.maxWork)
-    return function.emitError(llvm::formatv(
-        "too large to evaluate: about {0:e} element operations (the limit "
-        "is {1:e})",
-        work, impl->options.maxWork));
+  if (failed(checkSize(function)))
+    return failure();
   FailureOr<SmallVector<HostTensor>> results =
       impl->runBlock(function.getBody().front(), arguments);
   if (failed(results))
     return failure();
   return std::vector<HostTensor>(results->begin(), results->end());
+}
+
+LogicalResult Evaluator::checkSize(func::FuncOp function) {
+  double work = estimateWork(function);
+  for (auto callee : impl->module.getOps<func::FuncOp>())
+    if (callee != function)
+      work += estimateWork(callee);
+  // The largest tensor the graph holds: the evaluator keeps each element
+  // in 8 bytes (16 for complex numbers).
+  int64_t largest = 0;
+  Operation *largestAt = function;
+  auto consider = [&](Type type, Operation *where) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (tensor && tensor.hasStaticShape() &&
+        tensor.getNumElements() > largest) {
+      largest = tensor.getNumElements();
+      largestAt = where;
+    }
+  };
+  impl->module.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      consider(type, op);
+    if (auto callee = dyn_cast<func::FuncOp>(op))
+      for (Type type : callee.getArgumentTypes())
+        consider(type, op);
+  });
+  if (largest > impl->options.maxTensorElements)
+    return largestAt->emitError(llvm::formatv(
+        "too large to evaluate: a tensor of {0} elements (about {1:f1} GB "
+        "on the host; the limit is {2} elements)",
+        largest, largest * 8 / 1e9, impl->options.maxTensorElements));
+  if (work > impl->options.maxWork)
+    return function.emitError(llvm::formatv(
+        "too large to evaluate: about {0:e} element operations (the limit "
+        "is {1:e})",
+        work, impl->options.maxWork));
+  return success();
 }
 
 llvm::ArrayRef<CheckOutcome> Evaluator::getChecks() const {

@@ -45,6 +45,17 @@ bool kiln::canonicalizeKeyOptions(const KeyOptions &options,
     parsed[kExternalOptionPrefix + option.substr(0, equal)] =
         option.substr(equal + 1);
   }
+  if (options.noFoldCausalMask) {
+    auto given = parsed.find("fold-causal-mask");
+    if (given != parsed.end() && llvm::StringRef(given->second).lower() != "false" &&
+        given->second != "0") {
+      llvm::errs() << "kiln: error: --no-fold-causal-mask contradicts "
+                      "--option fold-causal-mask="
+                   << given->second << "\n";
+      return false;
+    }
+    parsed["fold-causal-mask"] = "false";
+  }
   std::string error;
   FailureOr<std::string> result = canonicalizeOptions(parsed, error);
   if (failed(result)) {

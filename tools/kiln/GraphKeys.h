@@ -44,6 +44,9 @@ struct KeyOptions {
   std::string targetTriple; ///< empty: this machine's
   std::string cpu;          ///< empty: the portable level; or "native"
   unsigned jobs = 0; ///< 0: one per core
+  /// `--no-fold-causal-mask`: compile without kiln-fold-causal-mask (the
+  /// option fold-causal-mask=false, part of the key).
+  bool noFoldCausalMask = false;
 };
 
 /// Canonicalizes `options.options` into `canonical` and checks the target;

@@ -168,9 +168,14 @@ int kiln::runRun(const RunOptions &options) {
                                where.dumpPosition->getColumn())
                      .str();
     llvm::errs() << position << ": error: " << diagnostic.str() << "\n";
-    if (where.source || !where.opName.empty())
-      llvm::errs() << position << ": note: from "
-                   << describeHloLocation(diagnostic.getLocation()) << "\n";
+    if (where.source || !where.opName.empty()) {
+      llvm::errs() << position << ": note: from ";
+      if (where.source)
+        llvm::errs() << where.source->getFilename().getValue() << ':'
+                     << where.source->getLine()
+                     << (where.opName.empty() ? "" : ", ");
+      llvm::errs() << where.opName << "\n";
+    }
     return success();
   });
   EvaluatorOptions evaluatorOptions;
@@ -182,6 +187,8 @@ int kiln::runRun(const RunOptions &options) {
     llvm::errs() << options.input << ": error: no public function to run\n";
     return ExitInputError;
   }
+  if (failed(evaluator.checkSize(entry)))
+    return ExitInputError;
   std::mt19937_64 generator(options.seed);
   std::vector<HostTensor> arguments;
   for (BlockArgument arg : entry.getArguments())

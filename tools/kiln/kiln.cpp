@@ -83,6 +83,9 @@ int main(int argc, char **argv) {
                            kiln::describeKnownOptions();
   hash->add_option("--option", hashOptions.keys.options, optionHelp)
       ->allow_extra_args(false);
+  hash->add_flag("--no-fold-causal-mask", hashOptions.keys.noFoldCausalMask,
+                 "Compile without folding causal masks (the option "
+                 "fold-causal-mask=false, part of the key)");
   hash->add_option("--compiler-option", hashOptions.keys.compilerOptions,
                    "An external compiler's option K=V, kept verbatim in the "
                    "key (repeatable)")
@@ -127,6 +130,9 @@ int main(int argc, char **argv) {
     // One K=V per --option, so that a graph may follow it.
     sub->add_option("--option", cacheOptions.keys.options, optionHelp)
         ->allow_extra_args(false);
+    sub->add_flag("--no-fold-causal-mask", cacheOptions.keys.noFoldCausalMask,
+                  "Compile without folding causal masks (the option "
+                  "fold-causal-mask=false, part of the key)");
     sub->add_option("--compiler-option", cacheOptions.keys.compilerOptions,
                     "An external compiler's option K=V, kept verbatim in the "
                     "key (repeatable)")

@@ -40,6 +40,9 @@ struct EvaluatorOptions {
   /// Graphs whose estimated work (element operations) exceeds this are
   /// refused before anything runs.
   double maxWork = 2e10;
+  /// Graphs with a parameter or an op result of more elements than this
+  /// (each held in 8 or 16 bytes) are refused before anything runs.
+  int64_t maxTensorElements = int64_t(1) << 28;
 };
 
 /// Estimated element operations to evaluate `function` once (loops counted
@@ -58,6 +61,11 @@ public:
   /// Reports an error at the op it cannot evaluate, and fails.
   mlir::FailureOr<std::vector<HostTensor>>
   call(mlir::func::FuncOp function, llvm::ArrayRef<HostTensor> arguments);
+
+  /// Refuses (with an error) a graph too large to evaluate: its estimated
+  /// work or its largest tensor above the options' limits. `call` checks
+  /// this first; a caller that builds large inputs checks before.
+  mlir::LogicalResult checkSize(mlir::func::FuncOp function);
 
   /// The checks that ran, in order.
   llvm::ArrayRef<CheckOutcome> getChecks() const;

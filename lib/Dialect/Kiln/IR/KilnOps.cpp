@@ -58,13 +58,15 @@ LogicalResult CausalMaskOp::verify() {
     return failure();
   if (getRowDimension() == getColumnDimension())
     return emitOpError("row_dimension and column_dimension must differ");
-  if (!getMinDiagonal() && !getMaxDiagonal())
+  if (!getMinDiagonalAttr() && !getMaxDiagonalAttr())
     return emitOpError("needs min_diagonal, max_diagonal or both");
-  if (getMinDiagonal() && getMaxDiagonal() &&
-      *getMinDiagonal() > *getMaxDiagonal())
+  // The accessors give I64Attr's unsigned values: the attributes' signed
+  // ones are what bound the diagonals.
+  if (getMinDiagonalAttr() && getMaxDiagonalAttr() &&
+      getMinDiagonalAttr().getInt() > getMaxDiagonalAttr().getInt())
     return emitOpError("min_diagonal ")
-           << *getMinDiagonal() << " is above max_diagonal "
-           << *getMaxDiagonal();
+           << getMinDiagonalAttr().getInt() << " is above max_diagonal "
+           << getMaxDiagonalAttr().getInt();
   Type element = rankedType(getOutput()).getElementType();
   for (auto [name, value] : {std::pair(StringRef("kept"), getKept()),
                              std::pair(StringRef("masked"), getMasked())})

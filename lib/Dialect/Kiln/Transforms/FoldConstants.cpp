@@ -70,6 +70,15 @@ struct FoldConstantsPass
   }
 
   void runOnOperation() override {
+    // A folded op may make its users foldable: rounds until none folds.
+    for (unsigned round = 0; round < 16; ++round)
+      if (!foldRound())
+        break;
+  }
+
+  /// Folds every op whose operands are literals now; whether any folded.
+  bool foldRound() {
+    bool changed = false;
     llvm::SmallVector<Operation *> candidates;
     getOperation().walk([&](Operation *op) {
       if (op->getNumResults() == 0 || op->getNumOperands() == 0 ||
@@ -126,7 +135,9 @@ struct FoldConstantsPass
       }
       op->erase();
       ++numFolded;
+      changed = true;
     }
+    return changed;
   }
 };
 

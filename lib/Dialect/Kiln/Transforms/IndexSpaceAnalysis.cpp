@@ -546,6 +546,14 @@ std::optional<DiagonalMask> kiln::matchDiagonalMask(const IndexValue &value,
   }
   mask.rowDimension = pair->first;
   mask.columnDimension = pair->second;
+  bool complement = false;
+  // One bound from below is the complement of one from above: written as
+  // the causal form (keep j - i <= k) with the two values swapped.
+  if (mask.minDiagonal && !mask.maxDiagonal) {
+    mask.maxDiagonal = *mask.minDiagonal - 1;
+    mask.minDiagonal.reset();
+    complement = true;
+  }
   if (mask.minDiagonal && mask.maxDiagonal &&
       *mask.minDiagonal > *mask.maxDiagonal)
     return std::nullopt;
@@ -557,6 +565,8 @@ std::optional<DiagonalMask> kiln::matchDiagonalMask(const IndexValue &value,
     mask.kept = value.kept;
     mask.masked = value.masked;
   }
+  if (complement)
+    std::swap(mask.kept, mask.masked);
   if (!mask.kept || !mask.masked ||
       mask.kept.getType() != tensor.getElementType() ||
       mask.masked.getType() != tensor.getElementType())
