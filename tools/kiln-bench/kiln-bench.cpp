@@ -12,6 +12,7 @@
 #include "BenchFiles.h"
 #include "CacheBench.h"
 #include "SignatureBench.h"
+#include "FrontendBench.h"
 #include "StableHloBench.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -541,12 +542,30 @@ int main(int argc, char **argv) {
                         "Exit 1 if fewer than this percentage of the files "
                         "outside dynamic/ import");
 
+  std::vector<std::string> frontendPaths;
+  CLI::App *frontend = app.add_subcommand(
+      "frontend",
+      "Time kiln-frontend against import on each graph (default: the "
+      "corpus in\ntest/Inputs/corpus/hlo): the goal is at most half of "
+      "import time.");
+  frontend->add_option("paths", frontendPaths, "Graphs or directories");
+  CLI::App *evaluator = app.add_subcommand(
+      "evaluator", "The reference evaluator's throughput: element-wise ops "
+                   "in elements/s,\ndot_general in multiply-adds/s.");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &error) {
     // 0 for --help; any other parse problem is a usage error, as for kiln.
     return app.exit(error) == 0 ? 0 : 2;
   }
+  if (frontend->parsed()) {
+    if (frontendPaths.empty())
+      frontendPaths.push_back("test/Inputs/corpus/hlo");
+    return kiln::bench::runFrontendBench(frontendPaths);
+  }
+  if (evaluator->parsed())
+    return kiln::bench::runEvaluatorBench();
   if (stablehlo->parsed())
     return kiln::bench::runStableHloBench(stablehloOptions, llvm::outs());
   if (signature->parsed()) {

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_KILNINLINEPASS
@@ -57,11 +58,16 @@ struct InlinePass : public kiln::impl::KilnInlinePassBase<InlinePass> {
       if (!changed)
         break;
     }
-    // Private functions that nothing references any more.
+    // Private functions that nothing references any more (the references
+    // gathered in one walk: asking per function would walk per function).
+    llvm::DenseSet<StringAttr> referenced;
+    if (std::optional<SymbolTable::UseRange> uses =
+            SymbolTable::getSymbolUses(&module.getBodyRegion()))
+      for (const SymbolTable::SymbolUse &use : *uses)
+        referenced.insert(use.getSymbolRef().getRootReference());
     for (auto function : llvm::make_early_inc_range(
              module.getOps<func::FuncOp>()))
-      if (function.isPrivate() &&
-          SymbolTable::symbolKnownUseEmpty(function, module))
+      if (function.isPrivate() && !referenced.contains(function.getSymNameAttr()))
         function.erase();
   }
 };

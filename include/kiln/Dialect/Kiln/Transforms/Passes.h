@@ -38,7 +38,7 @@ struct FrontendPipelineOptions
 };
 
 /// Adds the front-end pipeline to `pm`: kiln-inline, kiln-fold-causal-mask
-/// (if asked), kiln-fold-constants, canonicalization (dead code).
+/// (if asked), kiln-fold-constants, kiln-dce.
 void buildFrontendPipeline(mlir::OpPassManager &pm,
                            const FrontendPipelineOptions &options);
 

@@ -94,4 +94,17 @@ def KilnFoldConstantsPass : Pass<"kiln-fold-constants", "mlir::ModuleOp"> {
   ];
 }
 
+def KilnDeadCodePass : Pass<"kiln-dce", "mlir::ModuleOp"> {
+  let summary = "Remove ops whose results nothing uses and that have no effects";
+  let description = [{
+    After masks and constants are folded, the iotas, compares and literals
+    they were made of are dead. Each block is swept from its end, so that a
+    chain of dead ops goes in one sweep; ops with effects (collectives,
+    checks, custom calls marked so) stay.
+  }];
+  let statistics = [
+    Statistic<"numErased", "ops-erased", "Dead ops removed">
+  ];
+}
+
 #endif // KILN_DIALECT_KILN_TRANSFORMS_PASSES_TD
