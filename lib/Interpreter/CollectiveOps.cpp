@@ -1,22 +1,175 @@
-//===- CollectiveOps.cpp - collectives with one participant -----*- C++ -*-===//
+//===- CollectiveOps.cpp - collectives across evaluator ranks ---*- C++ -*-===//
 //
-// This file evaluates collectives as one participant sees them when it is
-// alone: all_reduce, all_gather, reduce_scatter, all_to_all and
-// collective_broadcast give their operands back, collective_permute its
-// operand where a pair sends from 0 to 0 (else zeros). A graph written for
-// several participants (result shapes other than the operands') is an error
-// naming the op; running N ranks is for a later evaluator.
+// This file evaluates collectives. With one participant, all_reduce,
+// all_gather, reduce_scatter, all_to_all and collective_broadcast give their
+// operands back, collective_permute its operand where a pair sends from 0
+// to 0 (else zeros), and a graph written for several participants is an
+// error naming the op. With several ranks (runRanks), each collective
+// exchanges every rank's operands (RankExchange.h) and computes this rank's
+// result as HLO defines it, within its replica group (one group of every
+// rank when none is given): all_reduce with its reducer in group order,
+// all_gather concatenating in group order, reduce_scatter keeping this
+// member's slice of the reduction, all_to_all sending the k-th slice (or
+// operand) to the k-th member, collective_permute by its (source, target)
+// pairs, collective_broadcast from the group's first member.
 //
 //===----------------------------------------------------------------------===//
 
 #include "OpEvaluators.h"
+#include "ScalarRegion.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
 
 using namespace mlir;
 using namespace kiln::interp;
 
+namespace {
+
+/// The members of `rank`'s replica group, in order.
+std::optional<llvm::SmallVector<int64_t>> groupOf(Operation *op, int64_t rank,
+                                                  int ranks) {
+  auto groups = op->getAttrOfType<DenseIntElementsAttr>("replica_groups");
+  llvm::SmallVector<int64_t> all;
+  if (!groups || groups.getNumElements() == 0) {
+    for (int64_t r = 0; r < ranks; ++r)
+      all.push_back(r);
+    return all;
+  }
+  auto shape = cast<RankedTensorType>(groups.getType()).getShape();
+  auto values = llvm::to_vector(groups.getValues<int64_t>());
+  int64_t size = shape.size() == 2 ? shape[1] : values.size();
+  for (size_t begin = 0; begin + size <= values.size(); begin += size) {
+    llvm::ArrayRef<int64_t> group(values.data() + begin, size);
+    if (llvm::is_contained(group, rank))
+      return llvm::SmallVector<int64_t>(group.begin(), group.end());
+  }
+  return std::nullopt;
+}
+
+/// Copies the block of `source` at `offset` along `dimension` (of
+/// `target`'s extent there) into `target`.
+void copyBlock(const HostTensor &source, HostTensor &target, int64_t dimension,
+               int64_t offset) {
+  llvm::ArrayRef<int64_t> targetShape = target.shape();
+  llvm::SmallVector<int64_t> sourceStrides = stridesOf(source.shape());
+  llvm::SmallVector<int64_t> index(targetShape.size(), 0);
+  for (int64_t i = 0; i < target.size(); ++i, nextIndex(index, targetShape)) {
+    int64_t from = 0;
+    for (size_t d = 0; d < targetShape.size(); ++d)
+      from += (index[d] + ((int64_t)d == dimension ? offset : 0)) *
+              sourceStrides[d];
+    target.copyElement(source, from, i);
+  }
+}
+
+/// Places `block` into `target` at `offset` along `dimension`.
+void placeBlock(const HostTensor &block, HostTensor &target, int64_t dimension,
+                int64_t offset) {
+  llvm::ArrayRef<int64_t> blockShape = block.shape();
+  llvm::SmallVector<int64_t> targetStrides = stridesOf(target.shape());
+  llvm::SmallVector<int64_t> index(blockShape.size(), 0);
+  for (int64_t i = 0; i < block.size(); ++i, nextIndex(index, blockShape)) {
+    int64_t to = 0;
+    for (size_t d = 0; d < blockShape.size(); ++d)
+      to += (index[d] + ((int64_t)d == dimension ? offset : 0)) *
+            targetStrides[d];
+    target.copyElement(block, i, to);
+  }
+}
+
+LogicalResult evaluateAcrossRanks(Operation *op, StringRef name, Operands in,
+                                  Results &results, RegionRunner &runner) {
+  RankExchange &exchange = *runner.getExchange();
+  int rank = runner.getRank();
+  std::vector<HostTensor> mine;
+  for (const HostTensor *operand : in)
+    mine.push_back(*operand);
+  std::optional<std::vector<std::vector<HostTensor>>> all =
+      exchange.exchange(runner.nextCollective(), rank, std::move(mine));
+  if (!all)
+    return op->emitError("another rank failed before '") << name << "'";
+  if (name == "kiln.collective_permute") {
+    auto pairs = op->getAttrOfType<DenseIntElementsAttr>("source_target_pairs");
+    auto values = llvm::to_vector(pairs.getValues<int64_t>());
+    results.emplace_back(op->getResult(0).getType());
+    for (size_t i = 0; i + 1 < values.size(); i += 2)
+      if (values[i + 1] == rank && values[i] < (int64_t)all->size())
+        results.back() = (*all)[values[i]][0];
+    return success();
+  }
+  std::optional<llvm::SmallVector<int64_t>> group =
+      groupOf(op, rank, exchange.getRanks());
+  if (!group)
+    return op->emitError("rank ") << rank << " is in no replica group of '"
+                                  << name << "'";
+  for (int64_t member : *group)
+    if (member < 0 || member >= exchange.getRanks())
+      return op->emitError("replica group member ")
+             << member << " is not one of the " << exchange.getRanks()
+             << " ranks";
+  int64_t position = llvm::find(*group, rank) - group->begin();
+  int64_t size = group->size();
+  llvm::ArrayRef<int64_t> dims = dimsAttr(op, "dimensions");
+  auto reduced = [&](unsigned k) -> FailureOr<HostTensor> {
+    HostTensor sum = (*all)[(*group)[0]][k];
+    ScalarRegion reducer(op->getRegion(0), runner);
+    for (int64_t m = 1; m < size; ++m)
+      for (int64_t i = 0; i < sum.size(); ++i)
+        if (failed(reducer.accumulate(sum, i, (*all)[(*group)[m]][k], i)))
+          return failure();
+    return sum;
+  };
+  for (unsigned k = 0; k < op->getNumResults(); ++k) {
+    Type type = op->getResult(k).getType();
+    if (name == "kiln.all_reduce") {
+      FailureOr<HostTensor> sum = reduced(k);
+      if (failed(sum))
+        return failure();
+      results.push_back(std::move(*sum));
+    } else if (name == "kiln.all_gather") {
+      results.emplace_back(type);
+      int64_t extent = in[k]->shape()[dims[0]];
+      for (int64_t m = 0; m < size; ++m)
+        placeBlock((*all)[(*group)[m]][k], results.back(), dims[0],
+                   m * extent);
+    } else if (name == "kiln.reduce_scatter") {
+      FailureOr<HostTensor> sum = reduced(k);
+      if (failed(sum))
+        return failure();
+      results.emplace_back(type);
+      int64_t extent = results.back().shape()[dims[0]];
+      copyBlock(*sum, results.back(), dims[0], position * extent);
+    } else if (name == "kiln.all_to_all") {
+      results.emplace_back(type);
+      if (dims.empty()) {
+        // Tuple form: operand `position` of member m is result m.
+        results.back() = (*all)[(*group)[k]][position];
+        continue;
+      }
+      int64_t chunk = in[k]->shape()[dims[0]] / size;
+      for (int64_t m = 0; m < size; ++m) {
+        HostTensor block(RankedTensorType::get(
+            [&] {
+              llvm::SmallVector<int64_t> shape(in[k]->shape());
+              shape[dims[0]] = chunk;
+              return shape;
+            }(),
+            in[k]->elementType()));
+        copyBlock((*all)[(*group)[m]][k], block, dims[0], position * chunk);
+        placeBlock(block, results.back(), dims[0], m * chunk);
+      }
+    } else { // collective_broadcast
+      results.push_back((*all)[(*group)[0]][k]);
+    }
+  }
+  return success();
+}
+
+} // namespace
+
 std::optional<LogicalResult>
 kiln::interp::evaluateCollective(Operation *op, Operands in, Results &results,
-                                 RegionRunner &) {
+                                 RegionRunner &runner) {
   StringRef name = op->getName().getStringRef();
   bool isCollective =
       llvm::is_contained({"kiln.all_reduce", "kiln.all_gather",
@@ -26,17 +179,16 @@ kiln::interp::evaluateCollective(Operation *op, Operands in, Results &results,
                          name);
   if (!isCollective)
     return std::nullopt;
-  unsigned tensorOperands = 0;
-  for (const HostTensor *operand : in)
-    tensorOperands += operand->kind != ElementKind::Token;
   if (op->getNumResults() > in.size())
     return op->emitError("'") << name << "' has more results than operands";
+  if (runner.getExchange() && runner.getExchange()->getRanks() > 1)
+    return evaluateAcrossRanks(op, name, in, results, runner);
   for (auto [k, result] : llvm::enumerate(op->getResults())) {
     if (result.getType() != in[k]->type)
       return op->emitError("'")
              << name << "' is written for several participants (result "
              << result.getType() << " from " << in[k]->type
-             << "); the evaluator runs one";
+             << "); run it with --ranks N";
   }
   if (name == "kiln.collective_permute") {
     auto pairs = op->getAttrOfType<DenseIntElementsAttr>("source_target_pairs");
@@ -50,7 +202,6 @@ kiln::interp::evaluateCollective(Operation *op, Operands in, Results &results,
       results.push_back(selfPair ? *in[k] : HostTensor(result.getType()));
     return success();
   }
-  (void)tensorOperands;
   for (unsigned k = 0; k < op->getNumResults(); ++k)
     results.push_back(*in[k]);
   return success();

@@ -82,7 +82,9 @@ kiln::interp::evaluateControlFlow(Operation *op, Operands in, Results &results,
     return success();
   }
   if (name == "kiln.partition_id" || name == "kiln.replica_id") {
+    // Each rank is one participant: its number.
     results.emplace_back(op->getResult(0).getType());
+    results.back().ints[0] = runner.getRank();
     return success();
   }
   return std::nullopt;

@@ -13,9 +13,13 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
+#include "kiln/Interpreter/RankExchange.h"
+
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <thread>
 
 using namespace mlir;
 using namespace kiln::interp;
@@ -119,6 +123,11 @@ struct Evaluator::Impl : RegionRunner {
   void recordCheck(CheckOutcome outcome) override {
     checks.push_back(std::move(outcome));
   }
+
+  int getRank() override { return options.rank; }
+  RankExchange *getExchange() override { return options.exchange.get(); }
+  uint64_t nextCollective() override { return collectives++; }
+  uint64_t collectives = 0;
 };
 
 FailureOr<SmallVector<HostTensor>>
@@ -272,6 +281,42 @@ LogicalResult Evaluator::checkSize(func::FuncOp function) {
         "is {1:e})",
         work, impl->options.maxWork));
   return success();
+}
+
+FailureOr<std::vector<std::vector<HostTensor>>>
+kiln::interp::runRanks(ModuleOp module, int ranks,
+                       llvm::ArrayRef<std::vector<HostTensor>> arguments,
+                       EvaluatorOptions options,
+                       std::vector<std::vector<CheckOutcome>> *checks) {
+  auto exchange = std::make_shared<RankExchange>(ranks);
+  if (checks)
+    checks->assign(ranks, {});
+  std::vector<std::vector<HostTensor>> results(ranks);
+  std::vector<char> ok(ranks, 0);
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < ranks; ++rank)
+    threads.emplace_back([&, rank] {
+      EvaluatorOptions rankOptions = options;
+      rankOptions.rank = rank;
+      rankOptions.exchange = exchange;
+      Evaluator evaluator(module, rankOptions);
+      FailureOr<std::vector<HostTensor>> out =
+          evaluator.call(evaluator.getEntry(), arguments[rank]);
+      if (checks)
+        (*checks)[rank].assign(evaluator.getChecks().begin(),
+                               evaluator.getChecks().end());
+      if (failed(out)) {
+        exchange->abort();
+        return;
+      }
+      results[rank] = std::move(*out);
+      ok[rank] = 1;
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  if (llvm::is_contained(ok, 0))
+    return failure();
+  return results;
 }
 
 llvm::ArrayRef<CheckOutcome> Evaluator::getChecks() const {

@@ -10,6 +10,7 @@
 #define KILN_LIB_INTERPRETER_OPEVALUATORS_H
 
 #include "kiln/Interpreter/Evaluator.h"
+#include "kiln/Interpreter/RankExchange.h"
 
 #include "mlir/IR/Operation.h"
 
@@ -31,6 +32,12 @@ public:
   callFunction(mlir::Operation *call, llvm::StringRef callee,
                llvm::ArrayRef<HostTensor> arguments) = 0;
   virtual void recordCheck(CheckOutcome outcome) = 0;
+  /// The participant this evaluator runs.
+  virtual int getRank() = 0;
+  /// Where the participants meet at collectives; null for one participant.
+  virtual RankExchange *getExchange() = 0;
+  /// The number of the next collective (counted per rank).
+  virtual uint64_t nextCollective() = 0;
 };
 
 using OpEvaluator = std::optional<mlir::LogicalResult> (*)(

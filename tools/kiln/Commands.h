@@ -55,6 +55,7 @@ struct RunOptions {
   uint64_t seed = 0;
   std::string output; ///< a .npz (or .npy) file for the results
   double maxWork = 0; ///< 0: the evaluator's default limit
+  int ranks = 1;      ///< participants, one thread each
 };
 
 /// `kiln run FILE`: runs the graph on the reference evaluator; checks and

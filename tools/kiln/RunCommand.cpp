@@ -150,7 +150,10 @@ std::string summarize(const HostTensor &tensor) {
 } // namespace
 
 int kiln::runRun(const RunOptions &options) {
-  MLIRContext context(MLIRContext::Threading::DISABLED);
+  // Several ranks evaluate on threads of their own: the context must allow
+  // them to create types and attributes at once.
+  MLIRContext context(options.ranks > 1 ? MLIRContext::Threading::ENABLED
+                                        : MLIRContext::Threading::DISABLED);
   OwningOpRef<ModuleOp> module =
       loadGraph(options.input, &context, llvm::errs());
   if (!module)
@@ -197,13 +200,32 @@ int kiln::runRun(const RunOptions &options) {
     llvm::outs() << llvm::formatv("{0} parameters: seeded random values "
                                   "(--seed {1})\n",
                                   arguments.size(), options.seed);
-  FailureOr<std::vector<HostTensor>> results =
-      evaluator.call(entry, arguments);
-  if (failed(results))
-    return ExitInputError;
+  // One rank, or every rank on the same parameters.
+  std::vector<std::vector<HostTensor>> results;
+  std::vector<std::vector<CheckOutcome>> checksByRank;
+  if (options.ranks > 1) {
+    std::vector<std::vector<HostTensor>> perRank(options.ranks, arguments);
+    FailureOr<std::vector<std::vector<HostTensor>>> out = runRanks(
+        *module, options.ranks, perRank, evaluatorOptions, &checksByRank);
+    if (failed(out))
+      return ExitInputError;
+    results = std::move(*out);
+  } else {
+    FailureOr<std::vector<HostTensor>> out = evaluator.call(entry, arguments);
+    if (failed(out))
+      return ExitInputError;
+    results.push_back(std::move(*out));
+    checksByRank.push_back(std::vector<CheckOutcome>(
+        evaluator.getChecks().begin(), evaluator.getChecks().end()));
+  }
+  auto rankPrefix = [&](size_t rank) {
+    return options.ranks > 1 ? "rank " + std::to_string(rank) + " " : "";
+  };
 
-  unsigned failedChecks = 0;
-  for (auto [i, check] : llvm::enumerate(evaluator.getChecks())) {
+  unsigned failedChecks = 0, allChecks = 0;
+  for (auto [rank, checks] : llvm::enumerate(checksByRank))
+  for (auto [i, check] : llvm::enumerate(checks)) {
+    ++allChecks;
     std::string where = describeHloLocation(check.loc);
     if (check.passed) {
       std::string worst =
@@ -212,30 +234,36 @@ int kiln::runRun(const RunOptions &options) {
           : check.comparison == "almost_eq"
               ? "worst difference " + formatNumber(check.worstError)
               : std::string("equal");
-      llvm::outs() << llvm::formatv("check {0} ({1}) at {2}: passed, {3} "
+      llvm::outs() << llvm::formatv("{6}check {0} ({1}) at {2}: passed, {3} "
                                     "element{4}, {5}\n",
                                     i + 1, check.comparison, where,
                                     check.elements,
-                                    check.elements == 1 ? "" : "s", worst);
+                                    check.elements == 1 ? "" : "s", worst,
+                                    rankPrefix(rank));
       continue;
     }
     ++failedChecks;
-    llvm::outs() << llvm::formatv("check {0} ({1}) at {2}: FAILED, {3} of {4} "
-                                  "elements, worst {5} at {6}\n",
+    llvm::outs() << llvm::formatv("{7}check {0} ({1}) at {2}: FAILED, {3} of "
+                                  "{4} elements, worst {5} at {6}\n",
                                   i + 1, check.comparison, where,
                                   check.failing, check.elements,
-                                  formatNumber(check.worstError), check.worst);
+                                  formatNumber(check.worstError), check.worst,
+                                  rankPrefix(rank));
   }
-  if (!evaluator.getChecks().empty())
+  if (allChecks)
     llvm::outs() << llvm::formatv("{0} of {1} checks passed\n",
-                                  evaluator.getChecks().size() - failedChecks,
-                                  evaluator.getChecks().size());
+                                  allChecks - failedChecks, allChecks);
 
   if (!options.output.empty()) {
     std::vector<std::pair<std::string, HostTensor>> arrays;
-    for (auto [i, result] : llvm::enumerate(*results))
-      if (result.kind != ElementKind::Token)
-        arrays.push_back({"result_" + std::to_string(i), result});
+    for (auto [rank, rankResults] : llvm::enumerate(results))
+      for (auto [i, result] : llvm::enumerate(rankResults))
+        if (result.kind != ElementKind::Token)
+          arrays.push_back({(options.ranks > 1
+                                 ? "rank_" + std::to_string(rank) + "_"
+                                 : std::string()) +
+                                "result_" + std::to_string(i),
+                            result});
     if (llvm::Error error = writeNumpyFile(options.output, arrays)) {
       llvm::errs() << "kiln run: error: " << llvm::toString(std::move(error))
                    << "\n";
@@ -244,8 +272,10 @@ int kiln::runRun(const RunOptions &options) {
     llvm::outs() << llvm::formatv("wrote {0} results to {1}\n", arrays.size(),
                                   options.output);
   } else {
-    for (auto [i, result] : llvm::enumerate(*results))
-      llvm::outs() << "result " << i << ": " << summarize(result) << "\n";
+    for (auto [rank, rankResults] : llvm::enumerate(results))
+      for (auto [i, result] : llvm::enumerate(rankResults))
+        llvm::outs() << rankPrefix(rank) << "result " << i << ": "
+                     << summarize(result) << "\n";
   }
   return failedChecks ? ExitSomeFailed : ExitSuccess;
 }

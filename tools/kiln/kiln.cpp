@@ -60,6 +60,11 @@ int main(int argc, char **argv) {
   run->add_option("-o,--output", runOptions.output,
                   "Write the results as NumPy arrays: FILE.npz (result_0, "
                   "result_1, ...) or, for one result, FILE.npy");
+  run->add_option("--ranks", runOptions.ranks,
+                  "Run N participants, one thread each, exchanging data at "
+                  "collectives (partition_id gives each its number; every "
+                  "rank gets the same seeded parameters)")
+      ->check(CLI::Range(1, 1024));
   run->add_option("--max-work", runOptions.maxWork,
                   "Refuse graphs estimated to need more element operations "
                   "(default 2e10)");

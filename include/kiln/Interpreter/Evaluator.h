@@ -21,6 +21,8 @@
 
 namespace kiln::interp {
 
+class RankExchange;
+
 /// What one kiln.check found.
 struct CheckOutcome {
   mlir::Location loc;
@@ -43,7 +45,22 @@ struct EvaluatorOptions {
   /// Graphs with a parameter or an op result of more elements than this
   /// (each held in 8 or 16 bytes) are refused before anything runs.
   int64_t maxTensorElements = int64_t(1) << 28;
+  /// The participant this evaluator runs (partition_id and replica_id give
+  /// it), and where it meets the others at collectives; without an
+  /// exchange, collectives have one participant.
+  int rank = 0;
+  std::shared_ptr<RankExchange> exchange;
 };
+
+/// Runs `module`'s entry as `ranks` participants, one thread each, every
+/// rank on its own arguments; the results by rank, and each rank's checks
+/// into `checks` when given. Collectives exchange data between the ranks.
+/// Errors are reported through the context (which must allow threading).
+mlir::FailureOr<std::vector<std::vector<HostTensor>>>
+runRanks(mlir::ModuleOp module, int ranks,
+         llvm::ArrayRef<std::vector<HostTensor>> arguments,
+         EvaluatorOptions options = {},
+         std::vector<std::vector<CheckOutcome>> *checks = nullptr);
 
 /// Estimated element operations to evaluate `function` once (loops counted
 /// once per trip they cannot be seen to make: once).
