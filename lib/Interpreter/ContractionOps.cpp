@@ -163,6 +163,85 @@ LogicalResult evaluateDot(Operation *op, Operands in, Results &results) {
   return success();
 }
 
+/// ragged_dot with its ragged dimension among lhs's free dimensions (the
+/// mixture-of-experts form): lhs row r belongs to the group whose range of
+/// `group_sizes` holds it, and is multiplied with that group's slice of rhs;
+/// rows past the last group give zeros.
+LogicalResult evaluateRaggedDot(Operation *op, Operands in, Results &results) {
+  const HostTensor &lhs = *in[0], &rhs = *in[1], &sizes = *in[2];
+  results.emplace_back(op->getResult(0).getType());
+  HostTensor &out = results.back();
+  llvm::ArrayRef<int64_t> lhsBatch = dimsAttr(op, "lhs_batch_dims"),
+                          rhsBatch = dimsAttr(op, "rhs_batch_dims"),
+                          lhsContract = dimsAttr(op, "lhs_contracting_dims"),
+                          rhsContract = dimsAttr(op, "rhs_contracting_dims"),
+                          ragged = dimsAttr(op, "lhs_ragged_dims"),
+                          groupDims = dimsAttr(op, "rhs_group_dims");
+  if (ragged.size() != 1 || groupDims.size() != 1 ||
+      llvm::is_contained(lhsContract, ragged[0]) ||
+      llvm::is_contained(lhsBatch, ragged[0]) || sizes.shape().size() != 1)
+    return op->emitError("ragged_dot is evaluated when its ragged dimension "
+                         "is one of lhs's free dimensions, with 1-D "
+                         "group_sizes");
+  llvm::SmallVector<int64_t> groupEnds;
+  int64_t end = 0;
+  for (int64_t g = 0; g < sizes.size(); ++g)
+    groupEnds.push_back(end += (int64_t)sizes.asDouble(g));
+  llvm::ArrayRef<int64_t> lhsShape = lhs.shape(), rhsShape = rhs.shape();
+  llvm::SmallVector<int64_t> lhsStrides = stridesOf(lhsShape),
+                             rhsStrides = stridesOf(rhsShape);
+  llvm::SmallVector<int64_t> lhsFree, rhsFree;
+  for (int64_t d = 0; d < (int64_t)lhsShape.size(); ++d)
+    if (!llvm::is_contained(lhsBatch, d) && !llvm::is_contained(lhsContract, d))
+      lhsFree.push_back(d);
+  for (int64_t d = 0; d < (int64_t)rhsShape.size(); ++d)
+    if (!llvm::is_contained(rhsBatch, d) &&
+        !llvm::is_contained(rhsContract, d) && d != groupDims[0])
+      rhsFree.push_back(d);
+  llvm::SmallVector<int64_t> contractShape;
+  for (int64_t d : lhsContract)
+    contractShape.push_back(lhsShape[d]);
+  int64_t contractCount = 1;
+  for (int64_t size : contractShape)
+    contractCount *= size;
+  Type accumulate = accumulationType(out.elementType());
+  bool isComplex = out.kind == ElementKind::Complex;
+  llvm::ArrayRef<int64_t> outShape = out.shape();
+  llvm::SmallVector<int64_t> index(outShape.size(), 0);
+  for (int64_t o = 0; o < out.size(); ++o, nextIndex(index, outShape)) {
+    int64_t lhsBase = 0, rhsBase = 0, row = 0;
+    size_t p = 0;
+    for (size_t k = 0; k < lhsBatch.size(); ++k, ++p) {
+      lhsBase += index[p] * lhsStrides[lhsBatch[k]];
+      rhsBase += index[p] * rhsStrides[rhsBatch[k]];
+    }
+    for (int64_t d : lhsFree) {
+      if (d == ragged[0])
+        row = index[p];
+      lhsBase += index[p++] * lhsStrides[d];
+    }
+    for (int64_t d : rhsFree)
+      rhsBase += index[p++] * rhsStrides[d];
+    int64_t group = llvm::upper_bound(groupEnds, row) - groupEnds.begin();
+    std::complex<double> sum = 0;
+    if (group < (int64_t)groupEnds.size()) {
+      rhsBase += group * rhsStrides[groupDims[0]];
+      llvm::SmallVector<int64_t> c(contractShape.size(), 0);
+      for (int64_t n = 0; n < contractCount; ++n, nextIndex(c, contractShape)) {
+        int64_t l = lhsBase, r = rhsBase;
+        for (size_t k = 0; k < c.size(); ++k) {
+          l += c[k] * lhsStrides[lhsContract[k]];
+          r += c[k] * rhsStrides[rhsContract[k]];
+        }
+        sum = multiplyAdd(sum, valueAt(lhs, l), valueAt(rhs, r), accumulate,
+                          isComplex);
+      }
+    }
+    store(out, o, sum, 0);
+  }
+  return success();
+}
+
 LogicalResult evaluateConvolution(Operation *op, Operands in,
                                   Results &results) {
   const HostTensor &lhs = *in[0], &rhs = *in[1];
@@ -367,6 +446,8 @@ kiln::interp::evaluateContraction(Operation *op, Operands in, Results &results,
     return evaluateDot(op, in, results);
   if (name == "kiln.convolution")
     return evaluateConvolution(op, in, results);
+  if (name == "kiln.ragged_dot")
+    return evaluateRaggedDot(op, in, results);
   if (name.starts_with("kiln.batch_norm_"))
     return evaluateBatchNorm(op, name, in, results);
   return std::nullopt;

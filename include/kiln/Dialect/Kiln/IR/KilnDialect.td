@@ -26,6 +26,8 @@ def Kiln_Dialect : Dialect {
     kept as discardable `kiln.*` attributes.
   }];
   let useDefaultTypePrinterParser = 1;
+  // Folders that give a literal become a kiln.constant.
+  let hasConstantMaterializer = 1;
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 

@@ -138,6 +138,7 @@ def Kiln_BroadcastInDimOp : Kiln_GenericFormatOp<"broadcast_in_dim", [Pure]> {
   let arguments = (ins Kiln_Tensor:$operand, Kiln_DimsAttr:$dimensions);
   let results = (outs Kiln_Tensor:$output);
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Kiln_ReshapeOp : Kiln_GenericFormatOp<"reshape", [Pure]> {
@@ -145,6 +146,8 @@ def Kiln_ReshapeOp : Kiln_GenericFormatOp<"reshape", [Pure]> {
   let arguments = (ins Kiln_Tensor:$operand);
   let results = (outs Kiln_Tensor:$output);
   let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Kiln_TransposeOp : Kiln_GenericFormatOp<"transpose", [Pure]> {
@@ -152,6 +155,7 @@ def Kiln_TransposeOp : Kiln_GenericFormatOp<"transpose", [Pure]> {
   let arguments = (ins Kiln_Tensor:$operand, Kiln_DimsAttr:$dimensions);
   let results = (outs Kiln_Tensor:$output);
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Kiln_ReverseOp : Kiln_GenericFormatOp<"reverse", [Pure]> {
@@ -159,6 +163,7 @@ def Kiln_ReverseOp : Kiln_GenericFormatOp<"reverse", [Pure]> {
   let arguments = (ins Kiln_Tensor:$operand, Kiln_DimsAttr:$dimensions);
   let results = (outs Kiln_Tensor:$output);
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Kiln_SliceOp : Kiln_GenericFormatOp<"slice", [Pure]> {
@@ -167,6 +172,7 @@ def Kiln_SliceOp : Kiln_GenericFormatOp<"slice", [Pure]> {
                    Kiln_DimsAttr:$limit_indices, Kiln_DimsAttr:$strides);
   let results = (outs Kiln_Tensor:$output);
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Kiln_DynamicSliceOp : Kiln_GenericFormatOp<"dynamic_slice", [Pure]> {
@@ -201,6 +207,7 @@ def Kiln_PadOp : Kiln_GenericFormatOp<"pad", [Pure]> {
                    Kiln_DimsAttr:$interior_padding);
   let results = (outs Kiln_Tensor:$output);
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Kiln_ConvertOp : Kiln_GenericFormatOp<"convert", [Pure]> {
@@ -208,6 +215,7 @@ def Kiln_ConvertOp : Kiln_GenericFormatOp<"convert", [Pure]> {
   let arguments = (ins Kiln_Tensor:$operand);
   let results = (outs Kiln_Tensor:$output);
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Kiln_BitcastConvertOp : Kiln_GenericFormatOp<"bitcast_convert", [Pure]> {
@@ -229,6 +237,7 @@ def Kiln_CopyOp : Kiln_GenericFormatOp<"copy", [Pure, SameOperandsAndResultType]
   let summary = "HLO copy (possibly to another layout)";
   let arguments = (ins Kiln_Tensor:$operand);
   let results = (outs Kiln_Tensor:$output);
+  let hasFolder = 1;
 }
 
 def Kiln_BitcastOp : Kiln_GenericFormatOp<"bitcast", [Pure]> {
