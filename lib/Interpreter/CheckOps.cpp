@@ -37,14 +37,16 @@ std::string positionText(llvm::ArrayRef<int64_t> shape, int64_t i) {
 /// Units in the last place between two floats of one type (their bits as
 /// a line where -0 and +0 meet).
 double ulps(const HostTensor &a, int64_t i, const HostTensor &b, int64_t j) {
-  auto key = [](const llvm::APInt &bits) {
+  // In integers: a double cannot hold a 64-bit float's bits exactly.
+  auto key = [](const llvm::APInt &bits) -> __int128 {
     unsigned width = bits.getBitWidth();
     uint64_t raw = bits.getZExtValue();
     uint64_t sign = uint64_t(1) << (width - 1);
-    double magnitude = (double)(raw & (sign - 1));
+    __int128 magnitude = raw & (sign - 1);
     return (raw & sign) ? -magnitude : magnitude;
   };
-  return std::fabs(key(a.bitsAt(i)) - key(b.bitsAt(j)));
+  __int128 difference = key(a.bitsAt(i)) - key(b.bitsAt(j));
+  return (double)(difference < 0 ? -difference : difference);
 }
 
 std::string valueText(const HostTensor &t, int64_t i) {

@@ -498,8 +498,10 @@ LogicalResult quantize(const HostTensor &in, HostTensor &out) {
     double scaled = roundToFloat(
         roundToFloat(real / scale, expressed) + zeroPoint, expressed);
     double stored = std::nearbyint(scaled);
+    // NaN converts to the integer 0 (as XLA converts NaN to integers),
+    // not to the zero point.
     if (std::isnan(stored))
-      stored = zeroPoint;
+      stored = 0;
     stored = std::clamp(stored, (double)minStored, (double)maxStored);
     out.ints[i] = (int64_t)stored;
   }

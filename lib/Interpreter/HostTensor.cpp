@@ -10,7 +10,9 @@
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/IR/Diagnostics.h"
 
 using namespace mlir;
 using namespace kiln::interp;
@@ -256,4 +258,38 @@ std::string kiln::interp::formatNumber(double value) {
   char text[32];
   snprintf(text, sizeof(text), "%.6g", value);
   return text;
+}
+
+FailureOr<std::vector<HostTensor>>
+kiln::interp::parseTensorList(llvm::StringRef text, MLIRContext *context,
+                              std::string &error) {
+  Attribute parsed;
+  {
+    ScopedDiagnosticHandler quiet(context, [](Diagnostic &) {
+      return success();
+    });
+    size_t read = 0;
+    parsed = mlir::parseAttribute(text, context, Type(), &read);
+    if (parsed && read != text.size())
+      parsed = nullptr;
+  }
+  auto list = dyn_cast_or_null<ArrayAttr>(parsed);
+  if (!list) {
+    error = "expected a list of tensor literals, [dense<1> : tensor<2xi32>, "
+            "...], got '" + text.str() + "'";
+    return failure();
+  }
+  std::vector<HostTensor> tensors;
+  for (auto [i, element] : llvm::enumerate(list)) {
+    auto dense = dyn_cast<DenseElementsAttr>(element);
+    FailureOr<HostTensor> tensor =
+        dense ? HostTensor::fromAttr(dense) : FailureOr<HostTensor>(failure());
+    if (failed(tensor)) {
+      error = "element " + std::to_string(i) +
+              " of the list is not a dense literal of a ranked tensor";
+      return failure();
+    }
+    tensors.push_back(std::move(*tensor));
+  }
+  return tensors;
 }

@@ -135,7 +135,7 @@ std::string checkExportRoundTrip(mlir::ModuleOp module,
 /// Runs `module`'s entry with the evaluator; returns the empty string when
 /// every check passed. `ran` tells whether it ran to its end.
 std::string evaluateModule(mlir::ModuleOp module, mlir::MLIRContext &context,
-                           bool &ran) {
+                           bool &ran, llvm::StringRef runArguments) {
   std::string diagnostics;
   llvm::raw_string_ostream diagnosticStream(diagnostics);
   mlir::ScopedDiagnosticHandler handler(
@@ -149,10 +149,21 @@ std::string evaluateModule(mlir::ModuleOp module, mlir::MLIRContext &context,
   mlir::func::FuncOp entry = evaluator.getEntry();
   if (!entry)
     return "no entry function";
-  if (entry.getNumArguments() != 0)
-    return "the entry takes parameters";
+  // Parameters come from the file's RUN line (`--args="[...]"`), as
+  // StableHLO's interpreter takes them.
+  std::vector<interp::HostTensor> arguments;
+  if (entry.getNumArguments() != 0) {
+    if (runArguments.empty())
+      return "the entry takes parameters";
+    std::string error;
+    mlir::FailureOr<std::vector<interp::HostTensor>> parsed =
+        interp::parseTensorList(runArguments, &context, error);
+    if (mlir::failed(parsed))
+      return "--args of the RUN line: " + error;
+    arguments = std::move(*parsed);
+  }
   mlir::FailureOr<std::vector<interp::HostTensor>> results =
-      evaluator.call(entry, {});
+      evaluator.call(entry, arguments);
   if (mlir::failed(results))
     return "evaluation: " + firstLine(diagnostics);
   ran = true;
@@ -192,6 +203,14 @@ FileResult importFile(const std::string &path, const std::string &relative,
   }
   llvm::StringRef text = (*buffer)->getBuffer();
   result.bytes = text.size();
+  // The first RUN line's `--args="[...]"`, the entry's parameters.
+  llvm::StringRef runArguments;
+  if (text.starts_with("// RUN:")) {
+    llvm::StringRef runLine = text.split('\n').first;
+    size_t at = runLine.find("--args=\"");
+    if (at != llvm::StringRef::npos)
+      runArguments = runLine.drop_front(at + 8).split('"').first;
+  }
   llvm::SmallVector<llvm::StringRef> pieces;
   text.split(pieces, "\n// -----");
   result.ok = true;
@@ -219,7 +238,7 @@ FileResult importFile(const std::string &path, const std::string &relative,
     auto roundTripStart = Clock::now();
     if (evaluate && result.passed) {
       bool ran = false;
-      std::string why = evaluateModule(*module, context, ran);
+      std::string why = evaluateModule(*module, context, ran, runArguments);
       result.evaluated &= ran;
       if (!why.empty()) {
         result.passed = false;

@@ -56,6 +56,7 @@ struct RunOptions {
   std::string output; ///< a .npz (or .npy) file for the results
   double maxWork = 0; ///< 0: the evaluator's default limit
   int ranks = 1;      ///< participants, one thread each
+  std::string arguments; ///< `[dense<...> : tensor<...>, ...]`, else random
 };
 
 /// `kiln run FILE`: runs the graph on the reference evaluator; checks and

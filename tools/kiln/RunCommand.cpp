@@ -194,9 +194,20 @@ int kiln::runRun(const RunOptions &options) {
     return ExitInputError;
   std::mt19937_64 generator(options.seed);
   std::vector<HostTensor> arguments;
-  for (BlockArgument arg : entry.getArguments())
-    arguments.push_back(randomArgument(arg, generator));
-  if (!arguments.empty())
+  if (!options.arguments.empty()) {
+    std::string error;
+    FailureOr<std::vector<HostTensor>> given =
+        parseTensorList(options.arguments, &context, error);
+    if (failed(given)) {
+      llvm::errs() << "kiln run: error: --args: " << error << "\n";
+      return ExitInputError;
+    }
+    arguments = std::move(*given);
+  } else {
+    for (BlockArgument arg : entry.getArguments())
+      arguments.push_back(randomArgument(arg, generator));
+  }
+  if (!arguments.empty() && options.arguments.empty())
     llvm::outs() << llvm::formatv("{0} parameters: seeded random values "
                                   "(--seed {1})\n",
                                   arguments.size(), options.seed);

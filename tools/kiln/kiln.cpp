@@ -60,6 +60,9 @@ int main(int argc, char **argv) {
   run->add_option("-o,--output", runOptions.output,
                   "Write the results as NumPy arrays: FILE.npz (result_0, "
                   "result_1, ...) or, for one result, FILE.npy");
+  run->add_option("--args", runOptions.arguments,
+                  "The parameters' values instead of random ones: a list of "
+                  "MLIR literals, \"[dense<1> : tensor<2xi32>, ...]\"");
   run->add_option("--ranks", runOptions.ranks,
                   "Run N participants, one thread each, exchanging data at "
                   "collectives (partition_id gives each its number; every "

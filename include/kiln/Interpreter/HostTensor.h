@@ -95,6 +95,13 @@ struct HostTensor {
   void reshapeTo(mlir::Type newType) { type = newType; }
 };
 
+/// Tensors written as a list of MLIR literals, `[dense<1> : tensor<2xi32>,
+/// dense<[1.5, 2.0]> : tensor<2xf32>]` (StableHLO's interpreter's `--args`);
+/// an error message when `text` is not one.
+llvm::FailureOr<std::vector<HostTensor>>
+parseTensorList(llvm::StringRef text, mlir::MLIRContext *context,
+                std::string &error);
+
 /// `value` in the shortest of fixed or scientific notation, 6 significant
 /// digits (printf's %g), as the evaluator's reports print numbers.
 std::string formatNumber(double value);
