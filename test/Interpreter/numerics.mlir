@@ -7,10 +7,11 @@
 // (rounding, overflow, flushing), predicates' add, bit counts, integer
 // powers, the total order, clamped dynamic slices and gathers, negative and
 // interior padding, scatter's skipped updates and a stable multi-operand
-// sort.
+// sort; NaN quantized to the stored integer 0 (as XLA converts NaN to
+// integers; regression: it was the zero point).
 
 // CHECK-NOT: FAILED
-// CHECK: 26 of 26 checks passed
+// CHECK: 27 of 27 checks passed
 
 func.func public @main() {
   %a = stablehlo.constant dense<[7, -7, -2147483648, 7]> : tensor<4xi32>
@@ -121,5 +122,10 @@ func.func public @main() {
     stablehlo.return %less : tensor<i1>
   }) {dimension = 0 : i64, is_stable = true} : (tensor<4xi32>, tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>)
   check.expect_eq_const %sorted#1, dense<[20, 40, 10, 30]> : tensor<4xi32>
+
+  %real = stablehlo.constant dense<[0x7FC00000, 1.0]> : tensor<2xf32>
+  %quantized = stablehlo.uniform_quantize %real : (tensor<2xf32>) -> tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-128>>
+  %back = stablehlo.uniform_dequantize %quantized : (tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-128>>) -> tensor<2xf32>
+  check.expect_eq_const %back, dense<[64.0, 1.0]> : tensor<2xf32>
   func.return
 }
