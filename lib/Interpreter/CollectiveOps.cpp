@@ -25,6 +25,77 @@ using namespace kiln::interp;
 
 namespace {
 
+/// The rows of an op's replica groups (none: one row of `all` ids).
+llvm::SmallVector<llvm::SmallVector<int64_t>> groupRows(Operation *op,
+                                                        int64_t all) {
+  llvm::SmallVector<llvm::SmallVector<int64_t>> rows;
+  auto groups = op->getAttrOfType<DenseIntElementsAttr>("replica_groups");
+  if (!groups || groups.getNumElements() == 0) {
+    rows.emplace_back();
+    for (int64_t id = 0; id < all; ++id)
+      rows.back().push_back(id);
+    return rows;
+  }
+  auto shape = cast<RankedTensorType>(groups.getType()).getShape();
+  auto values = llvm::to_vector(groups.getValues<int64_t>());
+  int64_t size = shape.size() == 2 ? shape[1] : values.size();
+  // Groups of unequal sizes are padded with -1.
+  for (size_t begin = 0; size > 0 && begin + size <= values.size();
+       begin += size) {
+    rows.emplace_back();
+    for (int64_t id : llvm::ArrayRef<int64_t>(values).slice(begin, size))
+      if (id >= 0)
+        rows.back().push_back(id);
+  }
+  return rows;
+}
+
+/// On a harness grid: the ranks of `rank`'s process group, as StableHLO
+/// reads replica groups by the op's mode (no channel: cross-replica; a
+/// channel: cross-replica-and-partition, or flattened ids with
+/// use_global_device_ids; all_to_all and collective_broadcast with a
+/// channel: cross-partition).
+std::optional<llvm::SmallVector<int64_t>>
+gridGroupOf(Operation *op, StringRef name, int64_t rank, int replicas,
+            int partitions) {
+  auto channel = op->getAttrOfType<IntegerAttr>("channel_id");
+  bool hasChannel = channel && channel.getInt() > 0;
+  auto global = op->getAttrOfType<BoolAttr>("use_global_device_ids");
+  bool flattened = global && global.getValue();
+  int64_t replica = rank / partitions, partition = rank % partitions;
+  bool reduces = name == "kiln.all_reduce" || name == "kiln.all_gather" ||
+                 name == "kiln.reduce_scatter";
+  llvm::SmallVector<int64_t> members;
+  if (reduces && hasChannel && flattened) {
+    for (auto &row : groupRows(op, (int64_t)replicas * partitions))
+      if (llvm::is_contained(row, rank))
+        return row;
+    return std::nullopt;
+  }
+  if (!reduces && hasChannel) {
+    for (auto &row : groupRows(op, partitions))
+      if (llvm::is_contained(row, partition)) {
+        for (int64_t p : row)
+          members.push_back(replica * partitions + p);
+        return members;
+      }
+    return std::nullopt;
+  }
+  for (auto &row : groupRows(op, replicas))
+    if (llvm::is_contained(row, replica)) {
+      if (reduces && hasChannel) {
+        for (int64_t p = 0; p < partitions; ++p)
+          for (int64_t r : row)
+            members.push_back(r * partitions + p);
+      } else {
+        for (int64_t r : row)
+          members.push_back(r * partitions + partition);
+      }
+      return members;
+    }
+  return std::nullopt;
+}
+
 /// The members of `rank`'s replica group, in order.
 std::optional<llvm::SmallVector<int64_t>> groupOf(Operation *op, int64_t rank,
                                                   int ranks) {
@@ -40,8 +111,13 @@ std::optional<llvm::SmallVector<int64_t>> groupOf(Operation *op, int64_t rank,
   int64_t size = shape.size() == 2 ? shape[1] : values.size();
   for (size_t begin = 0; begin + size <= values.size(); begin += size) {
     llvm::ArrayRef<int64_t> group(values.data() + begin, size);
-    if (llvm::is_contained(group, rank))
-      return llvm::SmallVector<int64_t>(group.begin(), group.end());
+    if (llvm::is_contained(group, rank)) {
+      llvm::SmallVector<int64_t> members;
+      for (int64_t id : group)
+        if (id >= 0) // padding of unequal groups
+          members.push_back(id);
+      return members;
+    }
   }
   return std::nullopt;
 }
@@ -88,17 +164,30 @@ LogicalResult evaluateAcrossRanks(Operation *op, StringRef name, Operands in,
       exchange.exchange(runner.nextCollective(), rank, std::move(mine));
   if (!all)
     return op->emitError("another rank failed before '") << name << "'";
+  auto [replicas, partitions] = runner.getGrid();
   if (name == "kiln.collective_permute") {
     auto pairs = op->getAttrOfType<DenseIntElementsAttr>("source_target_pairs");
     auto values = llvm::to_vector(pairs.getValues<int64_t>());
     results.emplace_back(op->getResult(0).getType());
-    for (size_t i = 0; i + 1 < values.size(); i += 2)
-      if (values[i + 1] == rank && values[i] < (int64_t)all->size())
-        results.back() = (*all)[values[i]][0];
+    // On a grid, pairs name partitions (with a channel) or replicas.
+    auto channel = op->getAttrOfType<IntegerAttr>("channel_id");
+    bool byPartition = channel && channel.getInt() > 0;
+    auto global = [&](int64_t id) -> int64_t {
+      if (partitions <= 0)
+        return id;
+      return byPartition ? (rank / partitions) * partitions + id
+                         : id * partitions + rank % partitions;
+    };
+    for (size_t i = 0; i + 1 < values.size(); i += 2) {
+      int64_t source = global(values[i]), target = global(values[i + 1]);
+      if (target == rank && source >= 0 && source < (int64_t)all->size())
+        results.back() = (*all)[source][0];
+    }
     return success();
   }
   std::optional<llvm::SmallVector<int64_t>> group =
-      groupOf(op, rank, exchange.getRanks());
+      partitions > 0 ? gridGroupOf(op, name, rank, replicas, partitions)
+                     : groupOf(op, rank, exchange.getRanks());
   if (!group)
     return op->emitError("rank ") << rank << " is in no replica group of '"
                                   << name << "'";

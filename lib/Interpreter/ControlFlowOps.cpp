@@ -11,6 +11,9 @@
 
 #include "OpEvaluators.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
 using namespace mlir;
 using namespace kiln::interp;
 
@@ -82,9 +85,57 @@ kiln::interp::evaluateControlFlow(Operation *op, Operands in, Results &results,
     return success();
   }
   if (name == "kiln.partition_id" || name == "kiln.replica_id") {
-    // Each rank is one participant: its number.
+    // Each rank is one participant: its number, or its place in the grid.
     results.emplace_back(op->getResult(0).getType());
-    results.back().ints[0] = runner.getRank();
+    auto [replicas, partitions] = runner.getGrid();
+    int rank = runner.getRank();
+    int64_t id = rank;
+    if (partitions > 0)
+      id = name == "kiln.partition_id" ? rank % partitions : rank / partitions;
+    results.back().ints[0] = id;
+    return success();
+  }
+  if (name == "kiln.run_parallel") {
+    auto programs = op->getAttrOfType<ArrayAttr>("programs");
+    llvm::SmallVector<std::string> functions;
+    int replicas = programs ? programs.size() : 0, partitions = -1;
+    for (Attribute row : programs ? programs : ArrayAttr()) {
+      auto list = dyn_cast<ArrayAttr>(row);
+      if (!list || (partitions >= 0 && (int)list.size() != partitions))
+        return op->emitError("programs must be rows of one length");
+      partitions = list.size();
+      for (Attribute program : list) {
+        auto symbol = dyn_cast<FlatSymbolRefAttr>(program);
+        if (!symbol)
+          return op->emitError("programs must name functions");
+        functions.push_back(symbol.getValue().str());
+      }
+    }
+    if (functions.empty())
+      return op->emitError("no program to run");
+    // Each program takes the next operands, as many as it has parameters.
+    auto module = op->getParentOfType<ModuleOp>();
+    std::vector<std::vector<HostTensor>> arguments;
+    size_t next = 0;
+    for (const std::string &function : functions) {
+      auto callee = module.lookupSymbol<func::FuncOp>(function);
+      if (!callee)
+        return op->emitError("program @") << function << " is not a function";
+      std::vector<HostTensor> own;
+      for (unsigned i = 0; i < callee.getNumArguments(); ++i) {
+        if (next >= in.size())
+          return op->emitError("too few operands for the programs");
+        own.push_back(*in[next++]);
+      }
+      arguments.push_back(std::move(own));
+    }
+    FailureOr<std::vector<std::vector<HostTensor>>> outs = runner.runPrograms(
+        op, functions, replicas, partitions, arguments);
+    if (failed(outs))
+      return failure();
+    for (std::vector<HostTensor> &programResults : *outs)
+      for (HostTensor &result : programResults)
+        results.push_back(std::move(result));
     return success();
   }
   return std::nullopt;

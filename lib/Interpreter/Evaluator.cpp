@@ -19,6 +19,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <mutex>
 #include <thread>
 
 using namespace mlir;
@@ -84,6 +85,35 @@ double kiln::interp::estimateWork(func::FuncOp function) {
   return work;
 }
 
+/// Runs `run(rank, exchange)` for every rank on a thread of its own; it
+/// gives a rank's results, or failure (which aborts the exchange, so that
+/// the others stop waiting). The results by rank, once all succeeded.
+static FailureOr<std::vector<std::vector<HostTensor>>> runParticipants(
+    int count,
+    llvm::function_ref<FailureOr<std::vector<HostTensor>>(
+        int rank, const std::shared_ptr<RankExchange> &exchange)>
+        run) {
+  auto exchange = std::make_shared<RankExchange>(count);
+  std::vector<std::vector<HostTensor>> results(count);
+  std::vector<char> ok(count, 0);
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < count; ++rank)
+    threads.emplace_back([&, rank] {
+      FailureOr<std::vector<HostTensor>> out = run(rank, exchange);
+      if (failed(out)) {
+        exchange->abort();
+        return;
+      }
+      results[rank] = std::move(*out);
+      ok[rank] = 1;
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  if (llvm::is_contained(ok, 0))
+    return failure();
+  return results;
+}
+
 struct Evaluator::Impl : RegionRunner {
   ModuleOp module;
   SymbolTable symbols;
@@ -128,6 +158,44 @@ struct Evaluator::Impl : RegionRunner {
   RankExchange *getExchange() override { return options.exchange.get(); }
   uint64_t nextCollective() override { return collectives++; }
   uint64_t collectives = 0;
+  std::pair<int, int> getGrid() override {
+    return {options.replicas, options.partitions};
+  }
+
+  FailureOr<std::vector<std::vector<HostTensor>>>
+  runPrograms(Operation *op, llvm::ArrayRef<std::string> functions,
+              int replicas, int partitions,
+              llvm::ArrayRef<std::vector<HostTensor>> arguments) override {
+    return runParticipants(
+        functions.size(),
+        [&](int rank, const std::shared_ptr<RankExchange> &exchange)
+            -> FailureOr<std::vector<HostTensor>> {
+          EvaluatorOptions rankOptions = options;
+          rankOptions.rank = rank;
+          rankOptions.exchange = exchange;
+          rankOptions.replicas = replicas;
+          rankOptions.partitions = partitions;
+          Impl participant(module, rankOptions);
+          auto function = symbols.lookup<func::FuncOp>(functions[rank]);
+          if (!function || function.isExternal())
+            return op->emitError("program @")
+                   << functions[rank] << " has no body";
+          FailureOr<SmallVector<HostTensor>> out = participant.runBlock(
+              function.getBody().front(), arguments[rank]);
+          for (CheckOutcome &check : participant.checks)
+            recordCheckLocked(std::move(check));
+          if (failed(out))
+            return failure();
+          return std::vector<HostTensor>(out->begin(), out->end());
+        });
+  }
+
+  /// Checks of the programs that runPrograms ran, from their threads.
+  void recordCheckLocked(CheckOutcome outcome) {
+    std::lock_guard<std::mutex> lock(checksMutex);
+    checks.push_back(std::move(outcome));
+  }
+  std::mutex checksMutex;
 };
 
 FailureOr<SmallVector<HostTensor>>
@@ -288,35 +356,23 @@ kiln::interp::runRanks(ModuleOp module, int ranks,
                        llvm::ArrayRef<std::vector<HostTensor>> arguments,
                        EvaluatorOptions options,
                        std::vector<std::vector<CheckOutcome>> *checks) {
-  auto exchange = std::make_shared<RankExchange>(ranks);
   if (checks)
     checks->assign(ranks, {});
-  std::vector<std::vector<HostTensor>> results(ranks);
-  std::vector<char> ok(ranks, 0);
-  std::vector<std::thread> threads;
-  for (int rank = 0; rank < ranks; ++rank)
-    threads.emplace_back([&, rank] {
-      EvaluatorOptions rankOptions = options;
-      rankOptions.rank = rank;
-      rankOptions.exchange = exchange;
-      Evaluator evaluator(module, rankOptions);
-      FailureOr<std::vector<HostTensor>> out =
-          evaluator.call(evaluator.getEntry(), arguments[rank]);
-      if (checks)
-        (*checks)[rank].assign(evaluator.getChecks().begin(),
-                               evaluator.getChecks().end());
-      if (failed(out)) {
-        exchange->abort();
-        return;
-      }
-      results[rank] = std::move(*out);
-      ok[rank] = 1;
-    });
-  for (std::thread &thread : threads)
-    thread.join();
-  if (llvm::is_contained(ok, 0))
-    return failure();
-  return results;
+  return runParticipants(
+      ranks,
+      [&](int rank, const std::shared_ptr<RankExchange> &exchange)
+          -> FailureOr<std::vector<HostTensor>> {
+        EvaluatorOptions rankOptions = options;
+        rankOptions.rank = rank;
+        rankOptions.exchange = exchange;
+        Evaluator evaluator(module, rankOptions);
+        FailureOr<std::vector<HostTensor>> out =
+            evaluator.call(evaluator.getEntry(), arguments[rank]);
+        if (checks)
+          (*checks)[rank].assign(evaluator.getChecks().begin(),
+                                 evaluator.getChecks().end());
+        return out;
+      });
 }
 
 llvm::ArrayRef<CheckOutcome> Evaluator::getChecks() const {

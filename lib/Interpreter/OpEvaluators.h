@@ -38,6 +38,14 @@ public:
   virtual RankExchange *getExchange() = 0;
   /// The number of the next collective (counted per rank).
   virtual uint64_t nextCollective() = 0;
+  /// The harness grid (replicas, partitions), or (0, 0) for flat ranks.
+  virtual std::pair<int, int> getGrid() = 0;
+  /// Runs `functions` (row-major over a replicas x partitions grid) as the
+  /// participants, one thread each, on `arguments`; their results.
+  virtual mlir::FailureOr<std::vector<std::vector<HostTensor>>>
+  runPrograms(mlir::Operation *op, llvm::ArrayRef<std::string> functions,
+              int replicas, int partitions,
+              llvm::ArrayRef<std::vector<HostTensor>> arguments) = 0;
 };
 
 using OpEvaluator = std::optional<mlir::LogicalResult> (*)(

@@ -50,6 +50,11 @@ struct EvaluatorOptions {
   /// exchange, collectives have one participant.
   int rank = 0;
   std::shared_ptr<RankExchange> exchange;
+  /// The grid of StableHLO's interpreter harness (kiln.run_parallel):
+  /// rank = replica * partitions + partition, and collectives read their
+  /// replica groups by their mode (cross-replica, cross-partition, ...).
+  /// 0: no grid; ranks are flat ids that replica groups name directly.
+  int replicas = 0, partitions = 0;
 };
 
 /// Runs `module`'s entry as `ranks` participants, one thread each, every

@@ -1016,6 +1016,23 @@ LogicalResult Converter::convert(Operation *op) {
     if (target && target.getValue().starts_with("check."))
       return convertCheck(op, target.getValue().drop_front(6));
   }
+  if (full == "interpreter.run_parallel") {
+    // The harness of the collectives' tests: runs the programs as the
+    // participants of a grid, which the evaluator can do.
+    takePosition(op);
+    auto programs = dyn_cast_or_null<ArrayAttr>(op->getAttr("programs"));
+    if (!programs)
+      return op->emitError("'interpreter.run_parallel' needs programs");
+    OpBuilder builder(op);
+    OperationState state(op->getLoc(), "kiln.run_parallel");
+    state.addOperands(op->getOperands());
+    state.addTypes(op->getResultTypes());
+    state.addAttribute("programs", programs);
+    Operation *replacement = builder.create(state);
+    op->replaceAllUsesWith(replacement->getResults());
+    op->erase();
+    return success();
+  }
   if (dialect == "interpreter")
     return op->emitError("'")
            << full << "' belongs to StableHLO's interpreter test harness; "

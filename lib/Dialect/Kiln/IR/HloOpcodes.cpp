@@ -175,6 +175,6 @@ bool kiln::isKilnOpWithoutHloOpcode(llvm::StringRef kilnOpName) {
       "kiln.erfc",   "kiln.erf_inv",    "kiln.lgamma",     "kiln.digamma",
       "kiln.bessel_i1e", "kiln.next_after", "kiln.polygamma", "kiln.zeta", "kiln.mulhi",
       "kiln.check", "kiln.uniform_quantize", "kiln.uniform_dequantize",
-      "kiln.causal_mask"};
+      "kiln.causal_mask", "kiln.run_parallel"};
   return llvm::is_contained(kNames, kilnOpName);
 }

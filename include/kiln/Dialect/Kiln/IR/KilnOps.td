@@ -1091,6 +1091,21 @@ def Kiln_RaggedAllToAllOp : Kiln_GenericFormatOp<"ragged_all_to_all"> {
 // Golden tests
 //===----------------------------------------------------------------------===//
 
+def Kiln_RunParallelOp : Kiln_GenericFormatOp<"run_parallel", [MemoryEffects<[MemWrite]>]> {
+  let summary = "StableHLO's interpreter harness: programs run as a grid of participants";
+  let description = [{
+    What StableHLO's interpreter tests of collectives write
+    (`interpreter.run_parallel`): `programs` is a list per replica of the
+    function each partition runs (all rows of one length); each program
+    takes the next operands in row-major order, as many as it has
+    parameters, and its results follow in the same order. Only the
+    evaluator runs it (its collectives exchange data between the programs).
+  }];
+  let arguments = (ins Variadic<Kiln_TensorOrToken>:$inputs,
+                   ArrayAttr:$programs);
+  let results = (outs Variadic<Kiln_TensorOrToken>:$outputs);
+}
+
 def Kiln_CheckOp : Kiln_GenericFormatOp<"check", [MemoryEffects<[MemWrite]>]> {
   let summary = "a golden test's check of a computed value against the expected";
   let description = [{
