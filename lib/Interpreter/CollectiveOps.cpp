@@ -163,7 +163,9 @@ LogicalResult evaluateAcrossRanks(Operation *op, StringRef name, Operands in,
   std::optional<std::vector<std::vector<HostTensor>>> all =
       exchange.exchange(runner.nextCollective(), rank, std::move(mine));
   if (!all)
-    return op->emitError("another rank failed before '") << name << "'";
+    return op->emitError("another participant failed, or finished without "
+                         "reaching '")
+           << name << "' (do the programs run the same collectives?)";
   auto [replicas, partitions] = runner.getGrid();
   if (name == "kiln.collective_permute") {
     auto pairs = op->getAttrOfType<DenseIntElementsAttr>("source_target_pairs");

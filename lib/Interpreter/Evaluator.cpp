@@ -100,6 +100,7 @@ static FailureOr<std::vector<std::vector<HostTensor>>> runParticipants(
   for (int rank = 0; rank < count; ++rank)
     threads.emplace_back([&, rank] {
       FailureOr<std::vector<HostTensor>> out = run(rank, exchange);
+      exchange->finish(rank);
       if (failed(out)) {
         exchange->abort();
         return;

@@ -17,14 +17,29 @@ RankExchange::exchange(uint64_t sequence, int rank,
   if (aborted)
     return std::nullopt;
   Slot &slot = slots[sequence];
-  if (slot.operands.empty())
+  if (slot.operands.empty()) {
     slot.operands.resize(ranks);
+    slot.present.assign(ranks, false);
+  }
   slot.operands[rank] = std::move(operands);
+  slot.present[rank] = true;
   ++slot.arrived;
   changed.notify_all();
-  changed.wait(lock, [&] { return aborted || slot.arrived == ranks; });
-  if (aborted)
+  // A rank that finished without depositing here will never come.
+  auto stranded = [&] {
+    for (int r = 0; r < ranks; ++r)
+      if (finished[r] && !slot.present[r])
+        return true;
+    return false;
+  };
+  changed.wait(lock, [&] {
+    return aborted || slot.arrived == ranks || stranded();
+  });
+  if (aborted || slot.arrived != ranks) {
+    aborted = true;
+    changed.notify_all();
     return std::nullopt;
+  }
   std::vector<std::vector<HostTensor>> all = slot.operands;
   if (++slot.departed == ranks)
     slots.erase(sequence);
@@ -34,5 +49,11 @@ RankExchange::exchange(uint64_t sequence, int rank,
 void RankExchange::abort() {
   std::lock_guard<std::mutex> lock(mutex);
   aborted = true;
+  changed.notify_all();
+}
+
+void RankExchange::finish(int rank) {
+  std::lock_guard<std::mutex> lock(mutex);
+  finished[rank] = true;
   changed.notify_all();
 }

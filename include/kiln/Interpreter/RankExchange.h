@@ -25,7 +25,7 @@ namespace kiln::interp {
 
 class RankExchange {
 public:
-  explicit RankExchange(int ranks) : ranks(ranks) {}
+  explicit RankExchange(int ranks) : ranks(ranks), finished(ranks, false) {}
 
   int getRanks() const { return ranks; }
 
@@ -38,9 +38,15 @@ public:
   /// Wakes and fails every waiting and later exchange.
   void abort();
 
+  /// Says that `rank` has run to its end: an exchange that still waits for
+  /// it can never complete, and fails (programs that do not run the same
+  /// collectives would otherwise wait forever).
+  void finish(int rank);
+
 private:
   struct Slot {
     std::vector<std::vector<HostTensor>> operands;
+    std::vector<bool> present;
     int arrived = 0;
     int departed = 0;
   };
@@ -48,6 +54,7 @@ private:
   std::mutex mutex;
   std::condition_variable changed;
   std::map<uint64_t, Slot> slots;
+  std::vector<bool> finished;
   bool aborted = false;
 };
 
