@@ -82,6 +82,9 @@ bool isExcludedAttribute(Operation *op, llvm::StringRef name) {
   // Hashed by the callees' signatures instead of their names.
   if (name == "kiln.called_computations")
     return true;
+  if (op->getName().getStringRef() == "kiln.run_parallel" &&
+      name == "programs")
+    return true;
   if (isa<func::FuncOp>(op))
     return name == "sym_name" || name == "sym_visibility" ||
            name == "function_type" || name == "arg_attrs" ||
@@ -337,7 +340,22 @@ SignatureWalker::hashCallees(Operation *op) {
     for (Attribute ref : called)
       if (auto symbol = dyn_cast<FlatSymbolRefAttr>(ref))
         calleeRefs.push_back(symbol);
+  // The harness's programs, row by row; the grid's shape is hashed too.
+  std::optional<std::pair<uint64_t, uint64_t>> grid;
+  if (op->getName().getStringRef() == "kiln.run_parallel")
+    if (auto rows = op->getAttrOfType<ArrayAttr>("programs")) {
+      for (Attribute row : rows)
+        if (auto programs = dyn_cast<ArrayAttr>(row))
+          for (Attribute ref : programs)
+            if (auto symbol = dyn_cast<FlatSymbolRefAttr>(ref))
+              calleeRefs.push_back(symbol);
+      auto first = rows.empty() ? ArrayAttr() : dyn_cast<ArrayAttr>(rows[0]);
+      uint64_t columns = first ? first.size() : 0;
+      grid = std::make_pair((uint64_t)rows.size(), columns);
+    }
   llvm::SmallVector<Hash128, 1> calleeHashes;
+  if (grid)
+    calleeHashes.push_back(Hash128{grid->first, grid->second});
   for (FlatSymbolRefAttr ref : calleeRefs) {
     auto callee = symbols.lookup<func::FuncOp>(ref.getValue());
     if (!callee)
