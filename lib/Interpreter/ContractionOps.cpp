@@ -98,30 +98,72 @@ bool isPlainInteger(const HostTensor &t) {
          !isa<quant::QuantizedType>(t.elementType());
 }
 
+/// The index arithmetic of a dot: the batch, free and contracting
+/// dimensions of both operands, in the order of the result's dimensions
+/// (batch, lhs free, rhs free). ragged_dot's group dimension is left out
+/// of rhs's free ones.
+struct DotGeometry {
+  llvm::ArrayRef<int64_t> lhsBatch, rhsBatch, lhsContract, rhsContract;
+  llvm::SmallVector<int64_t> lhsStrides, rhsStrides, lhsFree, rhsFree;
+  llvm::SmallVector<int64_t> contractShape;
+  int64_t contractCount = 1;
+
+  DotGeometry(Operation *op, const HostTensor &lhs, const HostTensor &rhs,
+              int64_t rhsGroupDim = -1)
+      : lhsBatch(dimsAttr(op, "lhs_batch_dims")),
+        rhsBatch(dimsAttr(op, "rhs_batch_dims")),
+        lhsContract(dimsAttr(op, "lhs_contracting_dims")),
+        rhsContract(dimsAttr(op, "rhs_contracting_dims")),
+        lhsStrides(stridesOf(lhs.shape())), rhsStrides(stridesOf(rhs.shape())) {
+    for (int64_t d = 0; d < (int64_t)lhs.shape().size(); ++d)
+      if (!llvm::is_contained(lhsBatch, d) &&
+          !llvm::is_contained(lhsContract, d))
+        lhsFree.push_back(d);
+    for (int64_t d = 0; d < (int64_t)rhs.shape().size(); ++d)
+      if (!llvm::is_contained(rhsBatch, d) &&
+          !llvm::is_contained(rhsContract, d) && d != rhsGroupDim)
+        rhsFree.push_back(d);
+    for (int64_t d : lhsContract)
+      contractShape.push_back(lhs.shape()[d]);
+    for (int64_t size : contractShape)
+      contractCount *= size;
+  }
+
+  /// Where result element `index` starts in lhs and rhs; `lhsIndex` gets
+  /// the lhs index along each free dimension.
+  void bases(llvm::ArrayRef<int64_t> index, int64_t &lhsBase, int64_t &rhsBase,
+             llvm::SmallVectorImpl<int64_t> *lhsIndex = nullptr) const {
+    lhsBase = rhsBase = 0;
+    size_t p = 0;
+    for (size_t k = 0; k < lhsBatch.size(); ++k, ++p) {
+      lhsBase += index[p] * lhsStrides[lhsBatch[k]];
+      rhsBase += index[p] * rhsStrides[rhsBatch[k]];
+    }
+    if (lhsIndex)
+      lhsIndex->assign(lhsStrides.size(), 0);
+    for (int64_t d : lhsFree) {
+      if (lhsIndex)
+        (*lhsIndex)[d] = index[p];
+      lhsBase += index[p++] * lhsStrides[d];
+    }
+    for (int64_t d : rhsFree)
+      rhsBase += index[p++] * rhsStrides[d];
+  }
+
+  /// The elements of lhs and rhs at contracting position `c` from bases.
+  void at(llvm::ArrayRef<int64_t> c, int64_t &l, int64_t &r) const {
+    for (size_t k = 0; k < c.size(); ++k) {
+      l += c[k] * lhsStrides[lhsContract[k]];
+      r += c[k] * rhsStrides[rhsContract[k]];
+    }
+  }
+};
+
 LogicalResult evaluateDot(Operation *op, Operands in, Results &results) {
   const HostTensor &lhs = *in[0], &rhs = *in[1];
   results.emplace_back(op->getResult(0).getType());
   HostTensor &out = results.back();
-  llvm::ArrayRef<int64_t> lhsBatch = dimsAttr(op, "lhs_batch_dims"),
-                          rhsBatch = dimsAttr(op, "rhs_batch_dims"),
-                          lhsContract = dimsAttr(op, "lhs_contracting_dims"),
-                          rhsContract = dimsAttr(op, "rhs_contracting_dims");
-  llvm::ArrayRef<int64_t> lhsShape = lhs.shape(), rhsShape = rhs.shape();
-  llvm::SmallVector<int64_t> lhsStrides = stridesOf(lhsShape),
-                             rhsStrides = stridesOf(rhsShape);
-  llvm::SmallVector<int64_t> lhsFree, rhsFree;
-  for (int64_t d = 0; d < (int64_t)lhsShape.size(); ++d)
-    if (!llvm::is_contained(lhsBatch, d) && !llvm::is_contained(lhsContract, d))
-      lhsFree.push_back(d);
-  for (int64_t d = 0; d < (int64_t)rhsShape.size(); ++d)
-    if (!llvm::is_contained(rhsBatch, d) && !llvm::is_contained(rhsContract, d))
-      rhsFree.push_back(d);
-  llvm::SmallVector<int64_t> contractShape;
-  for (int64_t d : lhsContract)
-    contractShape.push_back(lhsShape[d]);
-  int64_t contractCount = 1;
-  for (int64_t size : contractShape)
-    contractCount *= size;
+  DotGeometry dot(op, lhs, rhs);
   bool integers = isPlainInteger(lhs) && isPlainInteger(rhs) &&
                   isPlainInteger(out);
   // Products are accumulated in order, rounded as XLA's CPU code rounds
@@ -133,25 +175,15 @@ LogicalResult evaluateDot(Operation *op, Operands in, Results &results) {
   llvm::ArrayRef<int64_t> outShape = out.shape();
   llvm::SmallVector<int64_t> index(outShape.size(), 0);
   for (int64_t o = 0; o < out.size(); ++o, nextIndex(index, outShape)) {
-    int64_t lhsBase = 0, rhsBase = 0;
-    size_t p = 0;
-    for (size_t k = 0; k < lhsBatch.size(); ++k, ++p) {
-      lhsBase += index[p] * lhsStrides[lhsBatch[k]];
-      rhsBase += index[p] * rhsStrides[rhsBatch[k]];
-    }
-    for (int64_t d : lhsFree)
-      lhsBase += index[p++] * lhsStrides[d];
-    for (int64_t d : rhsFree)
-      rhsBase += index[p++] * rhsStrides[d];
+    int64_t lhsBase, rhsBase;
+    dot.bases(index, lhsBase, rhsBase);
     std::complex<double> sum = 0;
     int64_t integerSum = 0;
-    llvm::SmallVector<int64_t> c(contractShape.size(), 0);
-    for (int64_t n = 0; n < contractCount; ++n, nextIndex(c, contractShape)) {
+    llvm::SmallVector<int64_t> c(dot.contractShape.size(), 0);
+    for (int64_t n = 0; n < dot.contractCount;
+         ++n, nextIndex(c, dot.contractShape)) {
       int64_t l = lhsBase, r = rhsBase;
-      for (size_t k = 0; k < c.size(); ++k) {
-        l += c[k] * lhsStrides[lhsContract[k]];
-        r += c[k] * rhsStrides[rhsContract[k]];
-      }
+      dot.at(c, l, r);
       if (integers)
         integerSum += (int64_t)((uint64_t)lhs.ints[l] * (uint64_t)rhs.ints[r]);
       else
@@ -171,12 +203,10 @@ LogicalResult evaluateRaggedDot(Operation *op, Operands in, Results &results) {
   const HostTensor &lhs = *in[0], &rhs = *in[1], &sizes = *in[2];
   results.emplace_back(op->getResult(0).getType());
   HostTensor &out = results.back();
-  llvm::ArrayRef<int64_t> lhsBatch = dimsAttr(op, "lhs_batch_dims"),
-                          rhsBatch = dimsAttr(op, "rhs_batch_dims"),
-                          lhsContract = dimsAttr(op, "lhs_contracting_dims"),
-                          rhsContract = dimsAttr(op, "rhs_contracting_dims"),
-                          ragged = dimsAttr(op, "lhs_ragged_dims"),
+  llvm::ArrayRef<int64_t> ragged = dimsAttr(op, "lhs_ragged_dims"),
                           groupDims = dimsAttr(op, "rhs_group_dims");
+  llvm::ArrayRef<int64_t> lhsBatch = dimsAttr(op, "lhs_batch_dims"),
+                          lhsContract = dimsAttr(op, "lhs_contracting_dims");
   if (ragged.size() != 1 || groupDims.size() != 1 ||
       llvm::is_contained(lhsContract, ragged[0]) ||
       llvm::is_contained(lhsBatch, ragged[0]) || sizes.shape().size() != 1)
@@ -187,52 +217,24 @@ LogicalResult evaluateRaggedDot(Operation *op, Operands in, Results &results) {
   int64_t end = 0;
   for (int64_t g = 0; g < sizes.size(); ++g)
     groupEnds.push_back(end += (int64_t)sizes.asDouble(g));
-  llvm::ArrayRef<int64_t> lhsShape = lhs.shape(), rhsShape = rhs.shape();
-  llvm::SmallVector<int64_t> lhsStrides = stridesOf(lhsShape),
-                             rhsStrides = stridesOf(rhsShape);
-  llvm::SmallVector<int64_t> lhsFree, rhsFree;
-  for (int64_t d = 0; d < (int64_t)lhsShape.size(); ++d)
-    if (!llvm::is_contained(lhsBatch, d) && !llvm::is_contained(lhsContract, d))
-      lhsFree.push_back(d);
-  for (int64_t d = 0; d < (int64_t)rhsShape.size(); ++d)
-    if (!llvm::is_contained(rhsBatch, d) &&
-        !llvm::is_contained(rhsContract, d) && d != groupDims[0])
-      rhsFree.push_back(d);
-  llvm::SmallVector<int64_t> contractShape;
-  for (int64_t d : lhsContract)
-    contractShape.push_back(lhsShape[d]);
-  int64_t contractCount = 1;
-  for (int64_t size : contractShape)
-    contractCount *= size;
+  DotGeometry dot(op, lhs, rhs, groupDims[0]);
   Type accumulate = accumulationType(out.elementType());
   bool isComplex = out.kind == ElementKind::Complex;
   llvm::ArrayRef<int64_t> outShape = out.shape();
-  llvm::SmallVector<int64_t> index(outShape.size(), 0);
+  llvm::SmallVector<int64_t> index(outShape.size(), 0), lhsIndex;
   for (int64_t o = 0; o < out.size(); ++o, nextIndex(index, outShape)) {
-    int64_t lhsBase = 0, rhsBase = 0, row = 0;
-    size_t p = 0;
-    for (size_t k = 0; k < lhsBatch.size(); ++k, ++p) {
-      lhsBase += index[p] * lhsStrides[lhsBatch[k]];
-      rhsBase += index[p] * rhsStrides[rhsBatch[k]];
-    }
-    for (int64_t d : lhsFree) {
-      if (d == ragged[0])
-        row = index[p];
-      lhsBase += index[p++] * lhsStrides[d];
-    }
-    for (int64_t d : rhsFree)
-      rhsBase += index[p++] * rhsStrides[d];
+    int64_t lhsBase, rhsBase;
+    dot.bases(index, lhsBase, rhsBase, &lhsIndex);
+    int64_t row = lhsIndex[ragged[0]];
     int64_t group = llvm::upper_bound(groupEnds, row) - groupEnds.begin();
     std::complex<double> sum = 0;
     if (group < (int64_t)groupEnds.size()) {
-      rhsBase += group * rhsStrides[groupDims[0]];
-      llvm::SmallVector<int64_t> c(contractShape.size(), 0);
-      for (int64_t n = 0; n < contractCount; ++n, nextIndex(c, contractShape)) {
+      rhsBase += group * dot.rhsStrides[groupDims[0]];
+      llvm::SmallVector<int64_t> c(dot.contractShape.size(), 0);
+      for (int64_t n = 0; n < dot.contractCount;
+           ++n, nextIndex(c, dot.contractShape)) {
         int64_t l = lhsBase, r = rhsBase;
-        for (size_t k = 0; k < c.size(); ++k) {
-          l += c[k] * lhsStrides[lhsContract[k]];
-          r += c[k] * rhsStrides[rhsContract[k]];
-        }
+        dot.at(c, l, r);
         sum = multiplyAdd(sum, valueAt(lhs, l), valueAt(rhs, r), accumulate,
                           isComplex);
       }
