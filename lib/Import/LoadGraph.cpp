@@ -57,6 +57,8 @@ kiln::loadGraphBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
   if (format == GraphFormat::StableHlo) {
     module = importStableHloText(sourceMgr, context);
   } else if (format == GraphFormat::KilnMlir) {
+    if (failed(checkMlirNesting(sourceMgr, context)))
+      return nullptr;
     module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(context));
     if (module && failed(mlir::verify(*module)))
       return nullptr;

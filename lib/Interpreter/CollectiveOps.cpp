@@ -201,6 +201,52 @@ LogicalResult evaluateAcrossRanks(Operation *op, StringRef name, Operands in,
   int64_t position = llvm::find(*group, rank) - group->begin();
   int64_t size = group->size();
   llvm::ArrayRef<int64_t> dims = dimsAttr(op, "dimensions");
+  // Every member must give what this rank gives, and the result types must
+  // be what the op makes of them: anything else would read out of bounds.
+  for (int64_t member : *group) {
+    const std::vector<HostTensor> &theirs = (*all)[member];
+    bool same = theirs.size() == in.size();
+    for (size_t k = 0; same && k < in.size(); ++k)
+      same = theirs[k].type == in[k]->type;
+    if (!same)
+      return op->emitError("participant ")
+             << member << " gives '" << name
+             << "' other operand types than participant " << rank;
+  }
+  for (unsigned k = 0; k < op->getNumResults(); ++k) {
+    auto result = dyn_cast<RankedTensorType>(op->getResult(k).getType());
+    if (!result || in[k]->kind == ElementKind::Token)
+      return op->emitError("'") << name << "' over tokens is not evaluated";
+    llvm::ArrayRef<int64_t> operandShape = in[k]->shape();
+    bool fits = true;
+    bool alongDim = name == "kiln.all_gather" || name == "kiln.reduce_scatter" ||
+                    (name == "kiln.all_to_all" && !dims.empty());
+    if (alongDim) {
+      int64_t d = dims.empty() ? -1 : dims[0];
+      fits = d >= 0 && d < (int64_t)operandShape.size() &&
+             result.getRank() == (int64_t)operandShape.size() &&
+             result.getElementType() == in[k]->elementType();
+      for (int64_t i = 0; fits && i < result.getRank(); ++i) {
+        int64_t want = operandShape[i];
+        if (i == d && name == "kiln.all_gather")
+          want = operandShape[i] * size;
+        if (i == d && name == "kiln.reduce_scatter")
+          fits = operandShape[i] % size == 0, want = operandShape[i] / size;
+        if (i == d && name == "kiln.all_to_all")
+          fits = operandShape[i] % size == 0;
+        fits = fits && result.getDimSize(i) == want;
+      }
+    } else if (name == "kiln.all_to_all") {
+      fits = (int64_t)in.size() == size && k < in.size() &&
+             result == (*all)[(*group)[k]][position].type;
+    } else {
+      fits = result == in[k]->type;
+    }
+    if (!fits)
+      return op->emitError("'")
+             << name << "' gives " << result << " from " << in[k]->type
+             << " for a group of " << size << ": not what it makes of them";
+  }
   auto reduced = [&](unsigned k) -> FailureOr<HostTensor> {
     HostTensor sum = (*all)[(*group)[0]][k];
     ScalarRegion reducer(op->getRegion(0), runner);

@@ -177,6 +177,10 @@ LogicalResult rmsNorm(Operation *op, Operands in, Results &results) {
   FailureOr<int64_t> dimension = configDimension(op, x.shape().size());
   if (failed(dimension))
     return failure();
+  if (weight.size() != x.shape()[*dimension])
+    return op->emitError("AwsNeuronRmsNorm's weight has ")
+           << weight.size() << " elements, the normalized dimension "
+           << x.shape()[*dimension];
   results.emplace_back(op->getResult(0).getType());
   HostTensor &out = results.back();
   forEachLine(x.shape(), *dimension, [&](int64_t base, int64_t stride,
@@ -246,6 +250,72 @@ const llvm::StringMap<TargetEvaluator> &registry() {
   return targets;
 }
 
+/// The shapes a known target needs before it reads any element: the
+/// float targets give one result of their first operand's float type;
+/// ArgMax/ArgMin an integer result; TopK values of the operand's element
+/// type and integer indices, of one shape, at most as long as the
+/// operand's last dimension.
+LogicalResult checkTargetTypes(Operation *op, StringRef name, Operands in) {
+  auto fail = [&](const char *what) {
+    return op->emitError("custom call '") << name << "': " << what;
+  };
+  if (in.empty() || in[0]->kind == ElementKind::Token)
+    return fail("needs a tensor operand");
+  bool isIdentity = name == "Sharding" || name == "SPMDFullToShardShape" ||
+                    name == "SPMDShardToFullShape" ||
+                    name == "annotate_device_placement" ||
+                    name == "MoveToDevice" || name == "MoveToHost" ||
+                    name == "LayoutConstraint" ||
+                    name == "AwsNeuronTransferWithStaticRing";
+  if (isIdentity)
+    return success(); // checked by identity()
+  auto resultType = [&](unsigned i) {
+    return dyn_cast<RankedTensorType>(op->getResult(i).getType());
+  };
+  if (name.ends_with("TopK")) {
+    if (op->getNumResults() != 2 || !resultType(0) || !resultType(1))
+      return fail("gives values and indices");
+    auto values = resultType(0), indices = resultType(1);
+    llvm::ArrayRef<int64_t> shape = in[0]->shape();
+    if (values.getShape() != indices.getShape() ||
+        values.getElementType() != in[0]->elementType() ||
+        !isa<IntegerType>(indices.getElementType()) || shape.empty() ||
+        values.getRank() != (int64_t)shape.size() ||
+        values.getShape().drop_back() != shape.drop_back() ||
+        values.getShape().back() > shape.back())
+      return fail("values must have the operand's element type and shape "
+                  "but the last dimension (at most as long), indices the "
+                  "same shape in integers");
+    return success();
+  }
+  if (name == "AwsNeuronArgMax" || name == "AwsNeuronArgMin") {
+    if (op->getNumResults() != 1 || !resultType(0) ||
+        !isa<IntegerType>(resultType(0).getElementType()) ||
+        resultType(0).getNumElements() * std::max<int64_t>(
+            1, in[0]->shape().empty() ? 1 : 1) > in[0]->size() ||
+        in[0]->kind == ElementKind::Complex)
+      return fail("gives one integer result, the operand's shape without "
+                  "the reduced dimension");
+    return success();
+  }
+  // The float targets.
+  if (op->getNumResults() != 1 || op->getResult(0).getType() != in[0]->type ||
+      in[0]->kind != ElementKind::Float)
+    return fail("takes a float tensor and gives one of its type");
+  for (const HostTensor *operand : in.drop_front())
+    if (operand->kind != ElementKind::Float)
+      return fail("takes float operands");
+  if (name == "AwsNeuronSoftmaxBackward" &&
+      (in.size() != 2 || in[1]->type != in[0]->type))
+    return fail("takes the gradient and softmax's output, of one type");
+  if (name == "AwsNeuronRmsNorm") {
+    if (in.size() != 3 || in[2]->size() != 1 ||
+        in[1]->shape().size() != 1 || in[0]->shape().empty())
+      return fail("takes x, a 1-D weight and a scalar epsilon");
+  }
+  return success();
+}
+
 } // namespace
 
 std::optional<LogicalResult>
@@ -259,5 +329,7 @@ kiln::interp::evaluateCustomCall(Operation *op, Operands in, Results &results,
   if (found == registry().end())
     return op->emitError("custom call target '")
            << name << "' is unknown to the evaluator";
+  if (failed(checkTargetTypes(op, name, in)))
+    return failure();
   return found->second(op, in, results);
 }

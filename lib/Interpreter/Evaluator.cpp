@@ -133,7 +133,14 @@ struct Evaluator::Impl : RegionRunner {
   runRegion(Region &region, llvm::ArrayRef<HostTensor> arguments) override {
     if (region.empty())
       return failure();
-    return runBlock(region.front(), arguments);
+    // Regions nest as deep as the graph does: a bound, not the stack's end.
+    if (depth > 200)
+      return region.getParentOp()->emitError(
+          "regions and calls nest deeper than 200");
+    ++depth;
+    auto result = runBlock(region.front(), arguments);
+    --depth;
+    return result;
   }
 
   FailureOr<SmallVector<HostTensor>>
@@ -143,8 +150,9 @@ struct Evaluator::Impl : RegionRunner {
     if (!function || function.isExternal())
       return call->emitError("call of @")
              << callee << ", which has no body in the module";
-    if (depth > 256)
-      return call->emitError("calls nest deeper than 256 (recursion?)");
+    if (depth > 200)
+      return call->emitError("regions and calls nest deeper than 200 "
+                             "(recursion?)");
     ++depth;
     auto result = runBlock(function.getBody().front(), arguments);
     --depth;
@@ -167,6 +175,8 @@ struct Evaluator::Impl : RegionRunner {
   runPrograms(Operation *op, llvm::ArrayRef<std::string> functions,
               int replicas, int partitions,
               llvm::ArrayRef<std::vector<HostTensor>> arguments) override {
+    if (options.partitions > 0)
+      return op->emitError("run_parallel inside a program it runs");
     return runParticipants(
         functions.size(),
         [&](int rank, const std::shared_ptr<RankExchange> &exchange)
@@ -321,14 +331,29 @@ LogicalResult Evaluator::checkSize(func::FuncOp function) {
     if (callee != function)
       work += estimateWork(callee);
   // The largest tensor the graph holds: the evaluator keeps each element
-  // in 8 bytes (16 for complex numbers).
-  int64_t largest = 0;
+  // in 8 bytes (16 for complex numbers). Shapes must be static and
+  // integers at most 64 bits wide; element counts are multiplied in double
+  // so that a shape whose count overflows is refused, not wrapped.
+  double largest = 0;
   Operation *largestAt = function;
+  Operation *unsupportedAt = nullptr;
+  Type unsupported;
   auto consider = [&](Type type, Operation *where) {
     auto tensor = dyn_cast<RankedTensorType>(type);
-    if (tensor && tensor.hasStaticShape() &&
-        tensor.getNumElements() > largest) {
-      largest = tensor.getNumElements();
+    if (!tensor)
+      return;
+    auto integer = dyn_cast<IntegerType>(tensor.getElementType());
+    if ((!tensor.hasStaticShape() || (integer && integer.getWidth() > 64)) &&
+        !unsupportedAt) {
+      unsupportedAt = where;
+      unsupported = type;
+      return;
+    }
+    double count = 1;
+    for (int64_t size : tensor.getShape())
+      count *= (double)size;
+    if (count > largest) {
+      largest = count;
       largestAt = where;
     }
   };
@@ -339,9 +364,13 @@ LogicalResult Evaluator::checkSize(func::FuncOp function) {
       for (Type type : callee.getArgumentTypes())
         consider(type, op);
   });
-  if (largest > impl->options.maxTensorElements)
+  if (unsupportedAt)
+    return unsupportedAt->emitError("the evaluator holds static shapes and "
+                                    "integers of at most 64 bits, not ")
+           << unsupported;
+  if (largest > (double)impl->options.maxTensorElements)
     return largestAt->emitError(llvm::formatv(
-        "too large to evaluate: a tensor of {0} elements (about {1:f1} GB "
+        "too large to evaluate: a tensor of {0:e} elements (about {1:f1} GB "
         "on the host; the limit is {2} elements)",
         largest, largest * 8 / 1e9, impl->options.maxTensorElements));
   if (work > impl->options.maxWork)

@@ -209,6 +209,11 @@ LogicalResult evaluateFft(Operation *op, Operands in, Results &results) {
   HostTensor &out = results.back();
   StringRef type = op->getAttrOfType<StringAttr>("fft_type").getValue();
   llvm::ArrayRef<int64_t> lengths = dimsAttr(op, "fft_length");
+  // No elements in or out: nothing to transform (the result is zeros).
+  if (x.size() == 0 || out.size() == 0 ||
+      llvm::is_contained(lengths, (int64_t)0) || lengths.empty() ||
+      lengths.size() > x.shape().size())
+    return success();
   std::vector<Complex> data(x.size());
   for (int64_t i = 0; i < x.size(); ++i)
     data[i] = get(x, i);

@@ -71,6 +71,9 @@ LogicalResult evaluateRngBitGenerator(Operation *op, Operands in,
            << algorithm << " must be u64[2]" << (isThreeFry ? "" : " or u64[3]");
   uint64_t key = state.ints[0];
   uint32_t k0 = low(key), k1 = high(key);
+  if (out.kind != ElementKind::Integer)
+    return op->emitError("rng_bit_generator gives integers, not ")
+           << out.elementType();
   unsigned width = storageIntegerType(out.elementType()).getWidth();
   int64_t n = out.size();
   for (int64_t i = 0; i < words; ++i)

@@ -24,11 +24,58 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <cstring>
+#include <optional>
 
 using namespace mlir;
 
+/// Where braces nest deeper than `limit` in `text` (strings and `//`
+/// comments aside), if they do: MLIR's parser recurses per region and
+/// would run out of stack on a hostile file first.
+static std::optional<size_t> tooDeeplyNested(llvm::StringRef text,
+                                             unsigned limit) {
+  unsigned depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i < text.size() && text[i] != '\n')
+        ++i;
+    } else if (c == '{' || c == '(' || c == '[') {
+      if (++depth > limit)
+        return i;
+    } else if ((c == '}' || c == ')' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+LogicalResult kiln::checkMlirNesting(llvm::SourceMgr &sourceMgr,
+                                     MLIRContext *context) {
+  llvm::StringRef text =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
+  if (std::optional<size_t> at = tooDeeplyNested(text, 512)) {
+    auto [line, column] = sourceMgr.getLineAndColumn(
+        llvm::SMLoc::getFromPointer(text.data() + *at),
+        sourceMgr.getMainFileID());
+    mlir::emitError(FileLineColLoc::get(
+        context,
+        sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+            ->getBufferIdentifier(),
+        line, column))
+        << "brackets and regions nest deeper than 512 levels";
+    return failure();
+  }
+  return success();
+}
+
 OwningOpRef<ModuleOp> kiln::importStableHloText(llvm::SourceMgr &sourceMgr,
                                                 MLIRContext *context) {
+  if (failed(checkMlirNesting(sourceMgr, context)))
+    return nullptr;
   context->loadDialect<KilnDialect, func::FuncDialect, quant::QuantDialect,
                        StableHloSyntaxDialect, ChloSyntaxDialect,
                        CheckSyntaxDialect>();

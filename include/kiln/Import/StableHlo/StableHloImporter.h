@@ -18,6 +18,13 @@ class SourceMgr;
 
 namespace kiln {
 
+/// Fails (with an error at the place) when brackets and regions of MLIR
+/// text nest deeper than 512 levels: MLIR's parser recurses per level and
+/// would run out of stack on a hostile file first.
+mlir::LogicalResult checkMlirNesting(llvm::SourceMgr &sourceMgr,
+                                     mlir::MLIRContext *context);
+
+
 /// Imports the StableHLO module held in `sourceMgr`'s main buffer. Returns
 /// null after reporting `file:line:col: error: ...` through the context's
 /// diagnostic handler; never aborts. The result verifies.
