@@ -8,12 +8,18 @@
 #ifndef KILN_INITALLDIALECTS_H
 #define KILN_INITALLDIALECTS_H
 
+#include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -24,6 +30,10 @@ inline void registerAllDialects(mlir::DialectRegistry &registry) {
   // Quantized element types (`!quant.uniform`) of StableHLO's quantization.
   registry.insert<kiln::KilnDialect, mlir::func::FuncDialect,
                   mlir::quant::QuantDialect>();
+  // What convert-kiln-to-linalg lowers to.
+  registry.insert<mlir::arith::ArithDialect, mlir::linalg::LinalgDialect,
+                  mlir::math::MathDialect, mlir::scf::SCFDialect,
+                  mlir::tensor::TensorDialect>();
   mlir::func::registerInlinerExtension(registry);
 }
 
@@ -32,6 +42,7 @@ inline void registerAllPasses() {
   mlir::registerTransformsPasses();
   kiln::registerKilnPasses();
   kiln::registerKilnPipelines();
+  kiln::registerKilnConversionPasses();
 }
 
 } // namespace kiln

@@ -68,26 +68,14 @@ std::string valueText(const HostTensor &t, int64_t i) {
 
 } // namespace
 
-std::optional<LogicalResult>
-kiln::interp::evaluateCheck(Operation *op, Operands in, Results &results,
-                            RegionRunner &runner) {
-  if (op->getName().getStringRef() != "kiln.check")
-    return std::nullopt;
-  const HostTensor &actual = *in[0], &expected = *in[1];
-  CheckOutcome outcome{op->getLoc()};
-  outcome.comparison =
-      op->getAttrOfType<StringAttr>("comparison").getValue().str();
-  double tolerance = 1e-4;
-  if (auto attr = op->getAttrOfType<FloatAttr>("tolerance"))
-    tolerance = attr.getValueAsDouble();
-  double maxUlps = 3, minUlps = 0;
-  if (auto attr = op->getAttrOfType<IntegerAttr>("max_ulp_difference"))
-    maxUlps = attr.getInt();
-  if (auto attr = op->getAttrOfType<IntegerAttr>("min_ulp_difference"))
-    minUlps = attr.getInt();
-  if (actual.type != expected.type && actual.size() != expected.size())
-    return op->emitError("check of ")
-           << actual.type << " against " << expected.type;
+CheckOutcome kiln::interp::compareCheckValues(const CheckRule &rule,
+                                             const HostTensor &actual,
+                                             const HostTensor &expected,
+                                             Location loc) {
+  CheckOutcome outcome{loc};
+  outcome.comparison = rule.comparison;
+  double tolerance = rule.tolerance;
+  double maxUlps = rule.maxUlps, minUlps = rule.minUlps;
   outcome.elements = actual.size();
   bool isClose = outcome.comparison == "close";
   bool isAlmost = outcome.comparison == "almost_eq";
@@ -154,6 +142,29 @@ kiln::interp::evaluateCheck(Operation *op, Operands in, Results &results,
     }
   }
   outcome.passed = outcome.failing == 0;
+  return outcome;
+}
+
+std::optional<LogicalResult>
+kiln::interp::evaluateCheck(Operation *op, Operands in, Results &results,
+                            RegionRunner &runner) {
+  if (op->getName().getStringRef() != "kiln.check")
+    return std::nullopt;
+  const HostTensor &actual = *in[0], &expected = *in[1];
+  CheckRule rule;
+  rule.comparison =
+      op->getAttrOfType<StringAttr>("comparison").getValue().str();
+  if (auto attr = op->getAttrOfType<FloatAttr>("tolerance"))
+    rule.tolerance = attr.getValueAsDouble();
+  if (auto attr = op->getAttrOfType<IntegerAttr>("max_ulp_difference"))
+    rule.maxUlps = attr.getInt();
+  if (auto attr = op->getAttrOfType<IntegerAttr>("min_ulp_difference"))
+    rule.minUlps = attr.getInt();
+  if (actual.type != expected.type && actual.size() != expected.size())
+    return op->emitError("check of ")
+           << actual.type << " against " << expected.type;
+  CheckOutcome outcome =
+      compareCheckValues(rule, actual, expected, op->getLoc());
   bool passed = outcome.passed;
   runner.recordCheck(std::move(outcome));
   if (op->getNumResults() == 1) {

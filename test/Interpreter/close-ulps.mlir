@@ -1,4 +1,4 @@
-// RUN: not kiln run %s | FileCheck %s
+// RUN: not kiln run --interpret %s | FileCheck %s
 
 // `close` counts units in the last place exactly, in every width
 // (regression: for f64 the distance was computed in double, which cannot

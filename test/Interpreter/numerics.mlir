@@ -1,4 +1,4 @@
-// RUN: kiln run %s | FileCheck %s
+// RUN: kiln run --interpret %s | FileCheck %s
 
 // HLO's numerics, each checked by the evaluator against values HLO's rules
 // give: integer division and remainder by zero and of the smallest value by

@@ -1,4 +1,4 @@
-// RUN: kiln run %s | FileCheck %s
+// RUN: kiln run --interpret %s | FileCheck %s
 
 // rng_bit_generator gives XLA's bits: ThreeFry-2x32 (Random123's known
 // answer for counter 0 and key 0 is 0x6b200159 0x99ba4efe; a u32[3,2]

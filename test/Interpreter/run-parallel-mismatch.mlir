@@ -1,4 +1,4 @@
-// RUN: %python %S/../Signature/Inputs/exit-code.py kiln run %s | FileCheck %s
+// RUN: %python %S/../Signature/Inputs/exit-code.py kiln run --interpret %s | FileCheck %s
 
 // Programs that do not run the same collectives fail instead of waiting
 // forever (regression: a participant that ended left the others waiting):

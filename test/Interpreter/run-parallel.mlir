@@ -1,4 +1,4 @@
-// RUN: kiln run %s | FileCheck %s
+// RUN: kiln run --interpret %s | FileCheck %s
 
 // StableHLO's interpreter harness (interpreter.run_parallel, imported as
 // kiln.run_parallel) runs programs as a grid of replicas x partitions, and

@@ -11,6 +11,8 @@
 
 #include "GraphKeys.h"
 
+#include "kiln/Target/CPU/CpuCompiler.h"
+
 #include <string>
 #include <vector>
 
@@ -50,6 +52,28 @@ struct DiffOptions {
 /// `kiln diff A B`: `same computation`, or every change from A to B.
 int runDiff(const DiffOptions &options);
 
+struct CompileCommandOptions {
+  std::string input;
+  std::string output;   ///< the artifact, or the text of --emit
+  std::string emit = "obj";
+  std::string cacheDir; ///< store the artifact there under its key
+  bool timing = false;
+  KeyOptions keys;
+};
+
+/// `kiln compile FILE`: compiles a graph with the CPU backend.
+int runCompile(const CompileCommandOptions &options);
+
+/// Registers every dialect that importing and compiling need in `context`.
+void registerCompilerDialects(mlir::MLIRContext &context);
+
+/// Compiles a loaded graph (in place) under `keys` and the canonical
+/// options; with `parts`, its key parts (computed before compiling).
+mlir::FailureOr<CompiledGraph>
+compileLoadedGraph(mlir::ModuleOp module, const KeyOptions &keys,
+                   llvm::StringRef canonical, EmitKind emit, bool timing,
+                   KeyParts *parts = nullptr);
+
 struct RunOptions {
   std::string input;
   uint64_t seed = 0;
@@ -57,6 +81,9 @@ struct RunOptions {
   double maxWork = 0; ///< 0: the evaluator's default limit
   int ranks = 1;      ///< participants, one thread each
   std::string arguments; ///< `[dense<...> : tensor<...>, ...]`, else random
+  bool interpret = false; ///< the evaluator instead of compiled code
+  bool compare = false;   ///< compiled code and the evaluator, side by side
+  KeyOptions keys;        ///< how a graph FILE is compiled
 };
 
 /// `kiln run FILE`: runs the graph on the reference evaluator; checks and

@@ -11,13 +11,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
+#include "DumpDiagnostics.h"
 
 #include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Import/LoadGraph.h"
 #include "kiln/Interpreter/Evaluator.h"
 #include "kiln/Interpreter/NumpyArchive.h"
+#include "kiln/Runtime/Executable.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -27,6 +31,9 @@
 
 using namespace mlir;
 using namespace kiln::interp;
+using kiln::ExitInputError;
+using kiln::ExitSomeFailed;
+using kiln::ExitSuccess;
 
 namespace {
 
@@ -59,9 +66,10 @@ std::optional<int64_t> indexBound(BlockArgument arg) {
   return bound;
 }
 
-/// Seeded random values of `arg`'s type.
-HostTensor randomArgument(BlockArgument arg, std::mt19937_64 &generator) {
-  HostTensor tensor(arg.getType());
+/// Seeded random values of `type`; integers below `bound` when given.
+HostTensor randomTensor(Type type, std::optional<int64_t> bound,
+                        std::mt19937_64 &generator) {
+  HostTensor tensor(type);
   if (tensor.kind == ElementKind::Token)
     return tensor;
   Type element = tensor.elementType();
@@ -82,7 +90,6 @@ HostTensor randomArgument(BlockArgument arg, std::mt19937_64 &generator) {
     unsigned width = storageIntegerType(element).getWidth();
     int64_t low = 0, high = 1;
     if (width > 1) {
-      std::optional<int64_t> bound = indexBound(arg);
       if (bound)
         high = std::max<int64_t>(0, *bound - 1);
       else if (isUnsignedInteger(element))
@@ -99,6 +106,11 @@ HostTensor randomArgument(BlockArgument arg, std::mt19937_64 &generator) {
     break;
   }
   return tensor;
+}
+
+/// Seeded random values of `arg`'s type (indices in range).
+HostTensor randomArgument(BlockArgument arg, std::mt19937_64 &generator) {
+  return randomTensor(arg.getType(), indexBound(arg), generator);
 }
 
 /// XXH3-64 of the elements' bits, each in its type's width, little-endian.
@@ -147,124 +159,54 @@ std::string summarize(const HostTensor &tensor) {
   return text;
 }
 
-} // namespace
-
-int kiln::runRun(const RunOptions &options) {
-  // Several ranks evaluate on threads of their own: the context must allow
-  // them to create types and attributes at once.
-  MLIRContext context(options.ranks > 1 ? MLIRContext::Threading::ENABLED
-                                        : MLIRContext::Threading::DISABLED);
-  OwningOpRef<ModuleOp> module =
-      loadGraph(options.input, &context, llvm::errs());
-  if (!module)
-    return ExitInputError;
-  // Errors of the evaluation at the op, as `file:line:col: error: ...`.
-  // The position in the dump first; the Python line, when the dump has it,
-  // as a note.
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diagnostic) {
-    HloLocation where = decodeHloLocation(diagnostic.getLocation());
-    std::string position = options.input;
-    if (where.dumpPosition)
-      position = llvm::formatv("{0}:{1}:{2}",
-                               where.dumpPosition->getFilename().getValue(),
-                               where.dumpPosition->getLine(),
-                               where.dumpPosition->getColumn())
-                     .str();
-    llvm::errs() << position << ": error: " << diagnostic.str() << "\n";
-    if (where.source || !where.opName.empty()) {
-      llvm::errs() << position << ": note: from ";
-      if (where.source)
-        llvm::errs() << where.source->getFilename().getValue() << ':'
-                     << where.source->getLine()
-                     << (where.opName.empty() ? "" : ", ");
-      llvm::errs() << where.opName << "\n";
-    }
-    return success();
-  });
-  EvaluatorOptions evaluatorOptions;
-  if (options.maxWork > 0)
-    evaluatorOptions.maxWork = options.maxWork;
-  Evaluator evaluator(*module, evaluatorOptions);
-  func::FuncOp entry = evaluator.getEntry();
-  if (!entry) {
-    llvm::errs() << options.input << ": error: no public function to run\n";
-    return ExitInputError;
-  }
-  if (failed(evaluator.checkSize(entry)))
-    return ExitInputError;
-  std::mt19937_64 generator(options.seed);
-  std::vector<HostTensor> arguments;
-  if (!options.arguments.empty()) {
-    std::string error;
-    FailureOr<std::vector<HostTensor>> given =
-        parseTensorList(options.arguments, &context, error);
-    if (failed(given)) {
-      llvm::errs() << "kiln run: error: --args: " << error << "\n";
-      return ExitInputError;
-    }
-    arguments = std::move(*given);
-  } else {
-    for (BlockArgument arg : entry.getArguments())
-      arguments.push_back(randomArgument(arg, generator));
-  }
-  if (!arguments.empty() && options.arguments.empty())
-    llvm::outs() << llvm::formatv("{0} parameters: seeded random values "
-                                  "(--seed {1})\n",
-                                  arguments.size(), options.seed);
-  // One rank, or every rank on the same parameters.
-  std::vector<std::vector<HostTensor>> results;
-  std::vector<std::vector<CheckOutcome>> checksByRank;
-  if (options.ranks > 1) {
-    std::vector<std::vector<HostTensor>> perRank(options.ranks, arguments);
-    FailureOr<std::vector<std::vector<HostTensor>>> out = runRanks(
-        *module, options.ranks, perRank, evaluatorOptions, &checksByRank);
-    if (failed(out))
-      return ExitInputError;
-    results = std::move(*out);
-  } else {
-    FailureOr<std::vector<HostTensor>> out = evaluator.call(entry, arguments);
-    if (failed(out))
-      return ExitInputError;
-    results.push_back(std::move(*out));
-    checksByRank.push_back(std::vector<CheckOutcome>(
-        evaluator.getChecks().begin(), evaluator.getChecks().end()));
-  }
+/// Prints each check's outcome (`where` says where it is) and a total;
+/// the number that failed.
+unsigned printChecks(llvm::ArrayRef<std::vector<CheckOutcome>> checksByRank,
+                     llvm::ArrayRef<std::vector<std::string>> whereByRank,
+                     int ranks) {
   auto rankPrefix = [&](size_t rank) {
-    return options.ranks > 1 ? "rank " + std::to_string(rank) + " " : "";
+    return ranks > 1 ? "rank " + std::to_string(rank) + " " : "";
   };
-
   unsigned failedChecks = 0, allChecks = 0;
   for (auto [rank, checks] : llvm::enumerate(checksByRank))
-  for (auto [i, check] : llvm::enumerate(checks)) {
-    ++allChecks;
-    std::string where = describeHloLocation(check.loc);
-    if (check.passed) {
-      std::string worst =
-          check.comparison == "close"
-              ? "worst " + formatNumber(check.worstError) + " ULP"
-          : check.comparison == "almost_eq"
-              ? "worst difference " + formatNumber(check.worstError)
-              : std::string("equal");
-      llvm::outs() << llvm::formatv("{6}check {0} ({1}) at {2}: passed, {3} "
-                                    "element{4}, {5}\n",
+    for (auto [i, check] : llvm::enumerate(checks)) {
+      ++allChecks;
+      const std::string &where = whereByRank[rank][i];
+      if (check.passed) {
+        std::string worst =
+            check.comparison == "close"
+                ? "worst " + formatNumber(check.worstError) + " ULP"
+            : check.comparison == "almost_eq"
+                ? "worst difference " + formatNumber(check.worstError)
+                : std::string("equal");
+        llvm::outs() << llvm::formatv("{6}check {0} ({1}) at {2}: passed, "
+                                      "{3} element{4}, {5}\n",
+                                      i + 1, check.comparison, where,
+                                      check.elements,
+                                      check.elements == 1 ? "" : "s", worst,
+                                      rankPrefix(rank));
+        continue;
+      }
+      ++failedChecks;
+      llvm::outs() << llvm::formatv("{7}check {0} ({1}) at {2}: FAILED, {3} "
+                                    "of {4} elements, worst {5} at {6}\n",
                                     i + 1, check.comparison, where,
-                                    check.elements,
-                                    check.elements == 1 ? "" : "s", worst,
+                                    check.failing, check.elements,
+                                    formatNumber(check.worstError), check.worst,
                                     rankPrefix(rank));
-      continue;
     }
-    ++failedChecks;
-    llvm::outs() << llvm::formatv("{7}check {0} ({1}) at {2}: FAILED, {3} of "
-                                  "{4} elements, worst {5} at {6}\n",
-                                  i + 1, check.comparison, where,
-                                  check.failing, check.elements,
-                                  formatNumber(check.worstError), check.worst,
-                                  rankPrefix(rank));
-  }
   if (allChecks)
     llvm::outs() << llvm::formatv("{0} of {1} checks passed\n",
                                   allChecks - failedChecks, allChecks);
+  return failedChecks;
+}
 
+/// Writes the results with -o, or prints a summary of each.
+int printResults(const kiln::RunOptions &options,
+                 llvm::ArrayRef<std::vector<HostTensor>> results) {
+  auto rankPrefix = [&](size_t rank) {
+    return options.ranks > 1 ? "rank " + std::to_string(rank) + " " : "";
+  };
   if (!options.output.empty()) {
     std::vector<std::pair<std::string, HostTensor>> arrays;
     for (auto [rank, rankResults] : llvm::enumerate(results))
@@ -282,11 +224,317 @@ int kiln::runRun(const RunOptions &options) {
     }
     llvm::outs() << llvm::formatv("wrote {0} results to {1}\n", arrays.size(),
                                   options.output);
-  } else {
-    for (auto [rank, rankResults] : llvm::enumerate(results))
-      for (auto [i, result] : llvm::enumerate(rankResults))
-        llvm::outs() << rankPrefix(rank) << "result " << i << ": "
-                     << summarize(result) << "\n";
+    return ExitSuccess;
   }
+  for (auto [rank, rankResults] : llvm::enumerate(results))
+    for (auto [i, result] : llvm::enumerate(rankResults))
+      llvm::outs() << rankPrefix(rank) << "result " << i << ": "
+                   << summarize(result) << "\n";
+  return ExitSuccess;
+}
+
+/// The largest absolute error of `got` against `want`, and that error
+/// relative to the largest magnitude of `want`; NaNs where `want` has none
+/// (or the other way round) are counted apart.
+struct ResultError {
+  double absolute = 0, relative = 0;
+  int64_t nanMismatches = 0;
+};
+
+ResultError compareResults(const HostTensor &got, const HostTensor &want) {
+  ResultError error;
+  double scale = 0;
+  for (int64_t i = 0; i < want.size(); ++i) {
+    double a = got.kind == ElementKind::Complex ? std::abs(got.complexes[i])
+                                                : got.asDouble(i);
+    double b = want.kind == ElementKind::Complex ? std::abs(want.complexes[i])
+                                                 : want.asDouble(i);
+    if (std::isnan(a) || std::isnan(b)) {
+      error.nanMismatches += std::isnan(a) != std::isnan(b);
+      continue;
+    }
+    if (std::isinf(a) || std::isinf(b)) {
+      if (a != b)
+        error.absolute = INFINITY;
+      continue;
+    }
+    error.absolute = std::max(error.absolute, std::fabs(a - b));
+    scale = std::max(scale, std::fabs(b));
+  }
+  error.relative = scale > 0 ? error.absolute / scale : error.absolute;
+  return error;
+}
+
+/// The graph's parameters: --args, or seeded random values.
+FailureOr<std::vector<HostTensor>>
+makeArguments(const kiln::RunOptions &options, func::FuncOp entry,
+              MLIRContext *context) {
+  std::vector<HostTensor> arguments;
+  if (!options.arguments.empty()) {
+    std::string error;
+    FailureOr<std::vector<HostTensor>> given =
+        parseTensorList(options.arguments, context, error);
+    if (failed(given)) {
+      llvm::errs() << "kiln run: error: --args: " << error << "\n";
+      return failure();
+    }
+    return std::move(*given);
+  }
+  std::mt19937_64 generator(options.seed);
+  for (BlockArgument arg : entry.getArguments())
+    arguments.push_back(randomArgument(arg, generator));
+  if (!arguments.empty())
+    llvm::outs() << llvm::formatv("{0} parameters: seeded random values "
+                                  "(--seed {1})\n",
+                                  arguments.size(), options.seed);
+  return arguments;
+}
+
+/// The checks of a compiled program, compared as the evaluator compares.
+unsigned printCompiledChecks(const kiln::ArtifactManifest &manifest,
+                             llvm::ArrayRef<HostTensor> outputs,
+                             MLIRContext *context) {
+  std::vector<CheckOutcome> outcomes;
+  std::vector<std::string> where;
+  for (const kiln::CheckSpec &spec : manifest.checks) {
+    CheckRule rule;
+    rule.comparison = spec.comparison;
+    rule.tolerance = spec.tolerance;
+    rule.maxUlps = spec.maxUlps;
+    rule.minUlps = spec.minUlps;
+    outcomes.push_back(compareCheckValues(rule, outputs[spec.actual],
+                                          outputs[spec.actual + 1],
+                                          UnknownLoc::get(context)));
+    where.push_back(spec.location);
+  }
+  return printChecks({outcomes}, {where}, 1);
+}
+
+int runInterpreted(const kiln::RunOptions &options) {
+  // Several ranks evaluate on threads of their own: the context must allow
+  // them to create types and attributes at once.
+  MLIRContext context(options.ranks > 1 ? MLIRContext::Threading::ENABLED
+                                        : MLIRContext::Threading::DISABLED);
+  OwningOpRef<ModuleOp> module =
+      kiln::loadGraph(options.input, &context, llvm::errs());
+  if (!module)
+    return ExitInputError;
+  kiln::DumpDiagnosticHandler diagnostics(&context, options.input);
+  EvaluatorOptions evaluatorOptions;
+  if (options.maxWork > 0)
+    evaluatorOptions.maxWork = options.maxWork;
+  Evaluator evaluator(*module, evaluatorOptions);
+  func::FuncOp entry = evaluator.getEntry();
+  if (!entry) {
+    llvm::errs() << options.input << ": error: no public function to run\n";
+    return ExitInputError;
+  }
+  if (failed(evaluator.checkSize(entry)))
+    return ExitInputError;
+  FailureOr<std::vector<HostTensor>> arguments =
+      makeArguments(options, entry, &context);
+  if (failed(arguments))
+    return ExitInputError;
+  // One rank, or every rank on the same parameters.
+  std::vector<std::vector<HostTensor>> results;
+  std::vector<std::vector<CheckOutcome>> checksByRank;
+  if (options.ranks > 1) {
+    std::vector<std::vector<HostTensor>> perRank(options.ranks, *arguments);
+    FailureOr<std::vector<std::vector<HostTensor>>> out = runRanks(
+        *module, options.ranks, perRank, evaluatorOptions, &checksByRank);
+    if (failed(out))
+      return ExitInputError;
+    results = std::move(*out);
+  } else {
+    FailureOr<std::vector<HostTensor>> out = evaluator.call(entry, *arguments);
+    if (failed(out))
+      return ExitInputError;
+    results.push_back(std::move(*out));
+    checksByRank.push_back(std::vector<CheckOutcome>(
+        evaluator.getChecks().begin(), evaluator.getChecks().end()));
+  }
+  std::vector<std::vector<std::string>> whereByRank;
+  for (const std::vector<CheckOutcome> &checks : checksByRank) {
+    whereByRank.emplace_back();
+    for (const CheckOutcome &check : checks)
+      whereByRank.back().push_back(kiln::describeHloLocation(check.loc));
+  }
+  unsigned failedChecks = printChecks(checksByRank, whereByRank, options.ranks);
+  if (int status = printResults(options, results))
+    return status;
   return failedChecks ? ExitSomeFailed : ExitSuccess;
+}
+
+int runCompiled(const kiln::RunOptions &options) {
+  if (options.ranks > 1) {
+    llvm::errs() << "kiln run: error: --ranks runs several participants on "
+                    "the evaluator; add --interpret\n";
+    return ExitInputError;
+  }
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  kiln::registerCompilerDialects(context);
+  OwningOpRef<ModuleOp> module =
+      kiln::loadGraph(options.input, &context, llvm::errs());
+  if (!module)
+    return ExitInputError;
+  kiln::DumpDiagnosticHandler diagnostics(&context, options.input);
+  kiln::KeyOptions keys = options.keys;
+  // A golden program's inputs are constants: folding them would check the
+  // folder, not the compiled code.
+  bool hasChecks = false;
+  module->walk([&](Operation *op) {
+    hasChecks |= op->getName().getStringRef() == "kiln.check";
+  });
+  bool foldConstantsGiven = llvm::any_of(keys.options, [](const std::string &o) {
+    return llvm::StringRef(o).starts_with("fold-constants=");
+  });
+  if (hasChecks && !foldConstantsGiven)
+    keys.options.push_back("fold-constants=false");
+  std::string canonical;
+  if (!kiln::canonicalizeKeyOptions(keys, canonical))
+    return ExitInputError;
+  Evaluator evaluator(*module);
+  func::FuncOp entry = evaluator.getEntry();
+  if (!entry) {
+    llvm::errs() << options.input << ": error: no public function to run\n";
+    return ExitInputError;
+  }
+  FailureOr<std::vector<HostTensor>> arguments =
+      makeArguments(options, entry, &context);
+  if (failed(arguments))
+    return ExitInputError;
+  OwningOpRef<ModuleOp> reference;
+  if (options.compare)
+    reference = module->clone();
+  FailureOr<kiln::CompiledGraph> compiled = kiln::compileLoadedGraph(
+      *module, keys, canonical, kiln::EmitKind::Artifact, false);
+  if (failed(compiled)) {
+    llvm::errs() << options.input
+                 << ": error: the graph was not compiled (--interpret runs "
+                    "it on the evaluator)\n";
+    return ExitSomeFailed;
+  }
+  auto executable = kiln::Executable::load(
+      kiln::writeArtifact(compiled->manifest, compiled->output));
+  if (!executable) {
+    llvm::errs() << "kiln run: error: "
+                 << llvm::toString(executable.takeError()) << "\n";
+    return ExitSomeFailed;
+  }
+  auto outputs = (*executable)->run(*arguments, &context);
+  if (!outputs) {
+    llvm::errs() << "kiln run: error: " << llvm::toString(outputs.takeError())
+                 << "\n";
+    return ExitInputError;
+  }
+  const kiln::ArtifactManifest &manifest = (*executable)->getManifest();
+  unsigned failedChecks = printCompiledChecks(manifest, *outputs, &context);
+  std::vector<HostTensor> results(outputs->begin(),
+                                  outputs->begin() + manifest.graphOutputs);
+  if (options.compare) {
+    Evaluator referenceEvaluator(*reference);
+    func::FuncOp referenceEntry = referenceEvaluator.getEntry();
+    if (failed(referenceEvaluator.checkSize(referenceEntry)))
+      return ExitInputError;
+    FailureOr<std::vector<HostTensor>> expected =
+        referenceEvaluator.call(referenceEntry, *arguments);
+    if (failed(expected))
+      return ExitInputError;
+    for (auto [i, pair] : llvm::enumerate(llvm::zip(results, *expected))) {
+      auto [got, want] = pair;
+      if (got.kind == ElementKind::Token)
+        continue;
+      ResultError error = compareResults(got, want);
+      std::string type;
+      llvm::raw_string_ostream(type) << got.type;
+      llvm::outs() << llvm::formatv(
+          "result {0}: {1}  max abs error {2}  max rel error {3}{4}\n", i,
+          type, formatNumber(error.absolute), formatNumber(error.relative),
+          error.nanMismatches
+              ? llvm::formatv("  {0} NaN mismatches", error.nanMismatches).str()
+              : std::string());
+    }
+    return failedChecks ? ExitSomeFailed : ExitSuccess;
+  }
+  if (int status = printResults(options, {results}))
+    return status;
+  return failedChecks ? ExitSomeFailed : ExitSuccess;
+}
+
+int runArtifact(const kiln::RunOptions &options, llvm::StringRef bytes) {
+  if (options.interpret || options.compare || options.ranks > 1) {
+    llvm::errs() << "kiln run: error: " << options.input
+                 << " is an artifact: --interpret, --compare and --ranks "
+                    "need the graph\n";
+    return ExitInputError;
+  }
+  auto executable = kiln::Executable::load(bytes);
+  if (!executable) {
+    llvm::errs() << options.input << ": error: "
+                 << llvm::toString(executable.takeError()) << "\n";
+    return ExitSomeFailed;
+  }
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  kiln::registerCompilerDialects(context);
+  const kiln::ArtifactManifest &manifest = (*executable)->getManifest();
+  std::vector<HostTensor> arguments;
+  if (!options.arguments.empty()) {
+    std::string error;
+    auto given = parseTensorList(options.arguments, &context, error);
+    if (failed(given)) {
+      llvm::errs() << "kiln run: error: --args: " << error << "\n";
+      return ExitInputError;
+    }
+    arguments = std::move(*given);
+  } else {
+    std::mt19937_64 generator(options.seed);
+    for (const kiln::BufferSpec &input : manifest.inputs) {
+      Type type = parseType(input.type, &context);
+      if (!type) {
+        llvm::errs() << options.input << ": error: a parameter of unknown "
+                                         "type "
+                     << input.type << "\n";
+        return ExitInputError;
+      }
+      arguments.push_back(randomTensor(type, std::nullopt, generator));
+    }
+    if (!arguments.empty())
+      llvm::outs() << llvm::formatv("{0} parameters: seeded random values "
+                                    "(--seed {1})\n",
+                                    arguments.size(), options.seed);
+  }
+  auto outputs = (*executable)->run(arguments, &context);
+  if (!outputs) {
+    llvm::errs() << "kiln run: error: " << llvm::toString(outputs.takeError())
+                 << "\n";
+    return ExitInputError;
+  }
+  unsigned failedChecks = printCompiledChecks(manifest, *outputs, &context);
+  std::vector<HostTensor> results(outputs->begin(),
+                                  outputs->begin() + manifest.graphOutputs);
+  if (int status = printResults(options, {results}))
+    return status;
+  return failedChecks ? ExitSomeFailed : ExitSuccess;
+}
+
+} // namespace
+
+int kiln::runRun(const RunOptions &options) {
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      openInputFile(options.input, &error);
+  if (!buffer) {
+    llvm::errs() << options.input << ": error: " << error << "\n";
+    return ExitInputError;
+  }
+  if (isArtifact(buffer->getBuffer()))
+    return runArtifact(options, buffer->getBuffer());
+  if (options.interpret && options.compare) {
+    llvm::errs() << "kiln run: error: --compare runs compiled code beside the "
+                    "evaluator; --interpret runs the evaluator alone\n";
+    return ExitInputError;
+  }
+  if (options.interpret)
+    return runInterpreted(options);
+  return runCompiled(options);
 }

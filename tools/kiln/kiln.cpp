@@ -43,18 +43,66 @@ int main(int argc, char **argv) {
   import->add_flag("--debug-info", importOptions.printDebugInfo,
                    "Print locations (HLO positions, Python source lines)");
 
-  kiln::RunOptions runOptions;
-  CLI::App *run = app.add_subcommand(
-      "run", "Run a graph on kiln's reference evaluator.\n"
-             "A graph with checks (StableHLO's golden programs) prints each\n"
-             "check's outcome and exits 1 if one fails; parameters get seeded\n"
-             "random values; each result is summarized, or written with -o.");
-  run->add_option("file", runOptions.input, "The graph (HLO text, StableHLO, "
-                                            "kiln MLIR)")
+  std::string optionHelp = "One of kiln's compile options, K=V, part of the "
+                           "key (repeatable): " +
+                           kiln::describeKnownOptions();
+  // What the key of a compiled graph is made of: compile options, target.
+  auto addCompileOptions = [&](CLI::App *sub, kiln::KeyOptions &keys) {
+    sub->add_option("--option", keys.options, optionHelp)
+        ->allow_extra_args(false);
+    sub->add_flag("--no-fold-causal-mask", keys.noFoldCausalMask,
+                  "Compile without folding causal masks (the option "
+                  "fold-causal-mask=false, part of the key)");
+    sub->add_option("--target", keys.targetTriple,
+                    "Target triple the artifact is built for (default: this "
+                    "machine's architecture and OS)");
+    sub->add_option("--target-cpu,--cpu", keys.cpu,
+                    "CPU the artifact is built for (default: the portable "
+                    "level, x86-64-v3 on x86_64; 'native': this machine's)");
+  };
+
+  kiln::CompileCommandOptions compileOptions;
+  CLI::App *compile = app.add_subcommand(
+      "compile", "Compile a graph to native code with kiln's CPU backend.\n"
+                 "Writes an artifact (object code and manifest) with -o, or\n"
+                 "stores it in a cache under the graph's key with\n"
+                 "--cache-dir; --emit writes a stage's text instead.");
+  compile->add_option("file", compileOptions.input,
+                      "The graph (HLO text, StableHLO, kiln MLIR)")
       ->required()
       ->check(CLI::ExistingFile);
-  run->add_flag("--interpret", "Run on the evaluator (the only way to run a "
-                               "graph until kiln compiles)");
+  compile->add_option("-o,--output", compileOptions.output,
+                      "Where to write the artifact (or the --emit text; '-' "
+                      "for stdout)");
+  compile->add_option("--emit", compileOptions.emit,
+                      "What to write: obj (the artifact, default), mlir (the "
+                      "LLVM dialect), llvm (optimized LLVM IR), asm")
+      ->check(CLI::IsMember({"obj", "mlir", "llvm", "asm"}));
+  compile->add_option("--cache-dir", compileOptions.cacheDir,
+                      "Store the artifact in this cache under the graph's key");
+  compile->add_flag("--timing", compileOptions.timing,
+                    "Print MLIR's pass timing and the time of each stage");
+  addCompileOptions(compile, compileOptions.keys);
+
+  kiln::RunOptions runOptions;
+  CLI::App *run = app.add_subcommand(
+      "run", "Run a graph or an artifact.\n"
+             "A graph is compiled by the CPU backend and run (--interpret:\n"
+             "on the reference evaluator; --compare: both, with the error\n"
+             "of each result). A graph with checks (StableHLO's golden\n"
+             "programs) prints each check's outcome and exits 1 if one\n"
+             "fails; parameters get seeded random values; each result is\n"
+             "summarized, or written with -o.");
+  run->add_option("file", runOptions.input, "The graph (HLO text, StableHLO, "
+                                            "kiln MLIR), or an artifact")
+      ->required()
+      ->check(CLI::ExistingFile);
+  run->add_flag("--interpret", runOptions.interpret,
+                "Run on the reference evaluator instead of compiled code");
+  run->add_flag("--compare", runOptions.compare,
+                "Run compiled code and the evaluator on the same parameters "
+                "and print the largest absolute and relative error of each "
+                "result");
   run->add_option("--seed", runOptions.seed,
                   "Seed of the parameters' random values (default 0)");
   run->add_option("-o,--output", runOptions.output,
@@ -66,11 +114,12 @@ int main(int argc, char **argv) {
   run->add_option("--ranks", runOptions.ranks,
                   "Run N participants, one thread each, exchanging data at "
                   "collectives (partition_id gives each its number; every "
-                  "rank gets the same seeded parameters)")
+                  "rank gets the same seeded parameters; on the evaluator)")
       ->check(CLI::Range(1, 1024));
   run->add_option("--max-work", runOptions.maxWork,
                   "Refuse graphs estimated to need more element operations "
-                  "(default 2e10)");
+                  "than this on the evaluator (default 2e10)");
+  addCompileOptions(run, runOptions.keys);
 
   kiln::HashOptions hashOptions;
   CLI::App *hash = app.add_subcommand(
@@ -86,9 +135,6 @@ int main(int argc, char **argv) {
                  "Print JSON with every part of each key");
   hash->add_option("-j,--jobs", hashOptions.keys.jobs,
                    "Graphs hashed in parallel (default: one per core)");
-  std::string optionHelp = "One of kiln's compile options, K=V, part of the "
-                           "key (repeatable): " +
-                           kiln::describeKnownOptions();
   hash->add_option("--option", hashOptions.keys.options, optionHelp)
       ->allow_extra_args(false);
   hash->add_flag("--no-fold-causal-mask", hashOptions.keys.noFoldCausalMask,
@@ -292,6 +338,8 @@ int main(int argc, char **argv) {
     return kiln::runHash(hashOptions);
   if (diff->parsed())
     return kiln::runDiff(diffOptions);
+  if (compile->parsed())
+    return kiln::runCompile(compileOptions);
   if (run->parsed())
     return kiln::runRun(runOptions);
   if (cache->parsed()) {

@@ -38,6 +38,20 @@ struct CheckOutcome {
   std::string worst;
 };
 
+/// How a check compares: `eq`, `almost_eq` (within `tolerance`, absolute
+/// or relative) or `close` (between `minUlps` and `maxUlps` units in the
+/// last place).
+struct CheckRule {
+  std::string comparison = "eq";
+  double tolerance = 1e-4;
+  double maxUlps = 3, minUlps = 0;
+};
+
+/// Compares `actual` with `expected` (same element type and count) as a
+/// kiln.check at `loc` does; compiled golden programs are checked with it.
+CheckOutcome compareCheckValues(const CheckRule &rule, const HostTensor &actual,
+                                const HostTensor &expected, mlir::Location loc);
+
 struct EvaluatorOptions {
   /// Graphs whose estimated work (element operations) exceeds this are
   /// refused before anything runs.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs `kiln run GRAPH -o OUT.npz` for 20 seeds on a graph whose results
+"""Runs `kiln run --interpret GRAPH -o OUT.npz` for 20 seeds on a graph whose results
 are a table and rows gathered from it by a random index parameter, and
 checks with NumPy... or, where NumPy is absent, from the summary lines:
 every gathered row must be a row of the table (indices stayed in range)."""
@@ -13,7 +13,7 @@ kiln, graph = sys.argv[1], sys.argv[2]
 with tempfile.TemporaryDirectory() as tmp:
     for seed in range(20):
         out = os.path.join(tmp, 'out%d.npz' % seed)
-        subprocess.run([kiln, 'run', graph, '--seed', str(seed), '-o', out],
+        subprocess.run([kiln, 'run', '--interpret', graph, '--seed', str(seed), '-o', out],
                        check=True, stdout=subprocess.DEVNULL)
         try:
             import numpy

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""For each graph: runs it with `kiln run --seed 7`, runs kiln-frontend on
+"""For each graph: runs it with `kiln run --interpret --seed 7`, runs kiln-frontend on
 it (counting the kiln.causal_mask ops it makes), runs the result the same
 way, and prints `NAME: N masks folded, same results` when every output
 line (with its checksum) is identical, else the lines that differ."""
@@ -12,7 +12,7 @@ kiln, kiln_opt, kiln_translate, tmp = sys.argv[1:5]
 failed = False
 for graph in sys.argv[5:]:
     name = os.path.basename(graph)
-    before = subprocess.run([kiln, 'run', graph, '--seed', '7'],
+    before = subprocess.run([kiln, 'run', '--interpret', graph, '--seed', '7'],
                             capture_output=True, text=True)
     module = subprocess.run([kiln_translate, '--import-hlo', graph],
                             capture_output=True, text=True, check=True).stdout
@@ -21,10 +21,10 @@ for graph in sys.argv[5:]:
                    input=module, text=True, check=True)
     with open(folded_path) as f:
         masks = f.read().count('kiln.causal_mask')
-    after = subprocess.run([kiln, 'run', folded_path, '--seed', '7'],
+    after = subprocess.run([kiln, 'run', '--interpret', folded_path, '--seed', '7'],
                            capture_output=True, text=True)
     if before.returncode or after.returncode:
-        print('%s: kiln run failed: %s%s' % (name, before.stderr, after.stderr))
+        print('%s: kiln run --interpret failed: %s%s' % (name, before.stderr, after.stderr))
         failed = True
     elif before.stdout != after.stdout:
         print('%s: results differ\n--- before\n%s--- after\n%s'

@@ -24,9 +24,11 @@ void kiln::buildFrontendPipeline(OpPassManager &pm,
     maskOptions.report = options.reportMasks;
     pm.addPass(createKilnFoldCausalMaskPass(maskOptions));
   }
-  KilnFoldConstantsPassOptions foldOptions;
-  foldOptions.maxElements = options.maxConstantElements;
-  pm.addPass(createKilnFoldConstantsPass(foldOptions));
+  if (options.foldConstants) {
+    KilnFoldConstantsPassOptions foldOptions;
+    foldOptions.maxElements = options.maxConstantElements;
+    pm.addPass(createKilnFoldConstantsPass(foldOptions));
+  }
   // What nothing uses any more (ops without effects), among them the iotas
   // and compares a mask was made of.
   pm.addPass(createKilnDeadCodePass());

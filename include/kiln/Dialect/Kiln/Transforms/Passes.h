@@ -27,6 +27,11 @@ struct FrontendPipelineOptions
       llvm::cl::desc("Turn causal masks into kiln.causal_mask (a compile "
                      "option: `kiln ... --no-fold-causal-mask` turns it off)"),
       llvm::cl::init(true)};
+  Option<bool> foldConstants{
+      *this, "fold-constants",
+      llvm::cl::desc("Fold ops whose operands are constants (a compile "
+                     "option: `--option fold-constants=false` turns it off)"),
+      llvm::cl::init(true)};
   Option<bool> reportMasks{
       *this, "report-masks",
       llvm::cl::desc("Print kiln-fold-causal-mask's statistics as a remark"),
@@ -38,7 +43,7 @@ struct FrontendPipelineOptions
 };
 
 /// Adds the front-end pipeline to `pm`: kiln-inline, kiln-fold-causal-mask
-/// (if asked), kiln-fold-constants, kiln-dce.
+/// (if asked), kiln-fold-constants (if asked), kiln-dce.
 void buildFrontendPipeline(mlir::OpPassManager &pm,
                            const FrontendPipelineOptions &options);
 

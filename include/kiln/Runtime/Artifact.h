@@ -1,0 +1,87 @@
+//===- Artifact.h - a compiled graph: manifest and object code --*- C++ -*-===//
+//
+// This file declares the artifact that the CPU backend writes and the
+// runtime loads: relocatable object code and a manifest that says how to
+// call it (entry symbol, parameters and results with their types, which
+// results are a golden program's checks), what it was built for (target,
+// CPU, the CPU features it needs) and the key parts it was built under. One
+// file holds both, so that a cache entry is one object.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_RUNTIME_ARTIFACT_H
+#define KILN_RUNTIME_ARTIFACT_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// One parameter or result: its MLIR type as text (`tensor<4x8xbf16>`),
+/// and its size in bytes as the compiled code reads or writes it (row-major,
+/// each element in a whole number of bytes).
+struct BufferSpec {
+  std::string type;
+  std::vector<int64_t> shape;
+  int64_t bytes = 0;
+};
+
+/// A golden program's check whose values the compiled code returns: the
+/// actual and expected values are results `actual` and `actual + 1`.
+struct CheckSpec {
+  unsigned actual = 0;
+  std::string comparison; ///< eq, almost_eq or close
+  double tolerance = 1e-4;
+  int64_t maxUlps = 3, minUlps = 0;
+  std::string location; ///< where the check is, for reports
+};
+
+struct ArtifactManifest {
+  /// `void entry(void **buffers)`: the parameters' buffers, then the
+  /// results'.
+  std::string entry = "kiln_entry";
+  std::string graphName;
+  std::string targetTriple;
+  std::string cpu;
+  /// CPU features the code was built to use (LLVM's names); a machine
+  /// without one of them cannot run it.
+  std::vector<std::string> requiredFeatures;
+  std::vector<BufferSpec> inputs;
+  /// The graph's results, then two per check (actual, expected).
+  std::vector<BufferSpec> outputs;
+  unsigned graphOutputs = 0;
+  std::vector<CheckSpec> checks;
+  /// HLO's input_output_alias and donated parameters, as the graph says.
+  std::string inputOutputAlias;
+  /// The key parts it was compiled under (KeyParts::toJson), when known.
+  llvm::json::Object keyParts;
+  /// Compile options in canonical form.
+  std::string options;
+
+  llvm::json::Value toJson() const;
+  static llvm::Expected<ArtifactManifest> fromJson(const llvm::json::Value &);
+};
+
+/// The artifact's bytes: a magic line, the manifest as JSON, the object.
+std::string writeArtifact(const ArtifactManifest &manifest,
+                          llvm::StringRef object);
+
+/// The manifest and object of an artifact's bytes; an error naming what is
+/// wrong for anything else (a truncated or foreign file).
+struct ParsedArtifact {
+  ArtifactManifest manifest;
+  llvm::StringRef object; ///< points into the bytes given
+};
+llvm::Expected<ParsedArtifact> readArtifact(llvm::StringRef bytes);
+
+/// Whether `bytes` start like an artifact.
+bool isArtifact(llvm::StringRef bytes);
+
+} // namespace kiln
+
+#endif // KILN_RUNTIME_ARTIFACT_H

@@ -1,0 +1,70 @@
+//===- Executable.h - loading and calling a compiled graph ------*- C++ -*-===//
+//
+// This file declares the runtime side of an artifact: its object code
+// linked into this process (ORC's JIT linker, in memory: no file, no system
+// linker), checked first against this machine's CPU features, and called
+// on host buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_RUNTIME_EXECUTABLE_H
+#define KILN_RUNTIME_EXECUTABLE_H
+
+#include "kiln/Interpreter/HostTensor.h"
+#include "kiln/Runtime/Artifact.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <memory>
+
+namespace llvm::orc {
+class LLJIT;
+} // namespace llvm::orc
+
+namespace kiln {
+
+/// The CPU features that `manifest` needs and this machine lacks (empty:
+/// it can run here).
+std::vector<std::string> getMissingCpuFeatures(const ArtifactManifest &manifest);
+
+class Executable {
+public:
+  ~Executable();
+
+  /// Links the artifact's object into this process. Fails with a message
+  /// for a malformed artifact, one built for another architecture, or one
+  /// that needs CPU features this machine lacks (naming them).
+  static llvm::Expected<std::unique_ptr<Executable>>
+  load(llvm::StringRef artifact);
+
+  const ArtifactManifest &getManifest() const { return manifest; }
+
+  /// Calls the code on `inputs` (the parameters' values, of the manifest's
+  /// types); every output (the graph's results, then the checks' values).
+  /// Output buffers are filled with 0xff bytes first, so that an element
+  /// the code never writes shows as NaN or -1.
+  llvm::Expected<std::vector<interp::HostTensor>>
+  run(llvm::ArrayRef<interp::HostTensor> inputs, mlir::MLIRContext *context);
+
+  /// Calls the code on raw buffers: the parameters', then the outputs'.
+  void call(void **buffers) const { entry(buffers); }
+
+private:
+  Executable() = default;
+  ArtifactManifest manifest;
+  std::string bytes;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  void (*entry)(void **) = nullptr;
+};
+
+/// A tensor's elements as the compiled code holds them: row-major, each in
+/// its type's width rounded up to whole bytes, little-endian.
+std::string packTensor(const interp::HostTensor &tensor);
+/// The inverse of packTensor, for a tensor of `type`.
+interp::HostTensor unpackTensor(mlir::Type type, llvm::StringRef bytes);
+/// Bytes per element of `element` in compiled code.
+int64_t getElementBytes(mlir::Type element);
+
+} // namespace kiln
+
+#endif // KILN_RUNTIME_EXECUTABLE_H

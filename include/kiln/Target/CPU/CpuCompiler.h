@@ -1,0 +1,75 @@
+//===- CpuCompiler.h - compiling a kiln module to native code ---*- C++ -*-===//
+//
+// This file declares the CPU backend: a kiln module goes through the
+// front end (kiln-frontend), convert-kiln-to-linalg, bufferization, the
+// lowering to loops and to the LLVM dialect, LLVM's optimizer, and LLVM's
+// code generator for the key's target, in this process; the result is an
+// artifact (Runtime/Artifact.h) whose object code the runtime links and
+// calls.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_TARGET_CPU_CPUCOMPILER_H
+#define KILN_TARGET_CPU_CPUCOMPILER_H
+
+#include "kiln/Cache/Target.h"
+#include "kiln/Runtime/Artifact.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <functional>
+#include <string>
+
+namespace kiln {
+
+/// What `kiln compile --emit` writes: the lowered MLIR (LLVM dialect), LLVM
+/// IR, assembly, or the artifact (object code and manifest).
+enum class EmitKind { Mlir, Llvm, Assembly, Artifact };
+
+struct CpuCompileOptions {
+  /// The target (a canonical triple and CPU level, Target.h).
+  TargetSpec target;
+  /// LLVM's optimization level, 0 to 3 (the `opt-level` compile option).
+  unsigned optLevel = 2;
+  /// The front end's choices (compile options, part of the key).
+  bool foldCausalMask = true;
+  bool foldConstants = true;
+  /// Print MLIR's pass timing report to stderr.
+  bool timing = false;
+};
+
+/// The compile options of `canonical` (canonicalizeOptions' `name=value`
+/// lines: opt-level, fold-causal-mask, fold-constants; an external
+/// compiler's options are not the CPU backend's) for `target`.
+CpuCompileOptions getCpuCompileOptions(llvm::StringRef canonical,
+                                       const TargetSpec &target);
+
+/// Time spent in each stage of one compilation, in seconds.
+struct CompileTimes {
+  double frontend = 0, lowering = 0, llvmTranslation = 0, llvmOptimization = 0,
+         codeGeneration = 0;
+};
+
+struct CompiledGraph {
+  ArtifactManifest manifest;
+  /// The object code (or, for another EmitKind, the text asked for).
+  std::string output;
+  CompileTimes times;
+};
+
+/// Compiles `module` (in place: it is lowered) for `options.target`. Errors
+/// are reported through the module's context at the ops concerned (an op
+/// the backend does not compile is named, at its place in the dump) and
+/// give failure.
+mlir::FailureOr<CompiledGraph> compileForCpu(mlir::ModuleOp module,
+                                             const CpuCompileOptions &options,
+                                             EmitKind emit = EmitKind::Artifact);
+
+/// Registers, in `registry`, every dialect and interface that compilation
+/// needs; a context must have them before compileForCpu is called on one of
+/// its modules.
+void registerCpuCompilerDialects(mlir::DialectRegistry &registry);
+
+} // namespace kiln
+
+#endif // KILN_TARGET_CPU_CPUCOMPILER_H

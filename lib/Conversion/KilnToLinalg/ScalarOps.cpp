@@ -1,0 +1,527 @@
+//===- ScalarOps.cpp - kiln element-wise ops as scalar ops ------*- C++ -*-===//
+//
+// This file implements the one table that every element-wise lowering uses:
+// from a kiln op and the kiln element types of its operands to arith and
+// math ops on signless scalars. Signedness is erased from the lowered
+// types, so it is read here from the kiln types (`ui32` divides with
+// divui). HLO's integer rules are kept (division and remainder by zero,
+// the overflowing signed division, shifts past the width), float-to-int
+// conversion saturates and sends NaN to 0, and bf16 and f16 are computed in
+// f32 and rounded after each op, as the reference evaluator and XLA's CPU
+// code do.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ScalarOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+
+namespace {
+
+/// Element-wise kiln ops (without the dialect prefix) that have a scalar
+/// lowering.
+const llvm::StringSet<> &scalarOpNames() {
+  static const llvm::StringSet<> names = {
+      "add", "subtract", "multiply", "divide", "remainder", "maximum",
+      "minimum", "power", "atan2", "and", "or", "xor", "shift_left",
+      "shift_right_logical", "shift_right_arithmetic", "negate", "abs",
+      "exponential", "exponential_minus_one", "log", "log_plus_one", "sqrt",
+      "rsqrt", "cbrt", "tanh", "logistic", "sine", "cosine", "tan", "erf",
+      "erfc", "floor", "ceil", "round_nearest_afz", "round_nearest_even",
+      "sign", "not", "popcnt", "count_leading_zeros", "acos", "asin", "atan",
+      "acosh", "asinh", "atanh", "cosh", "sinh", "is_finite", "compare",
+      "select", "clamp", "convert", "copy", "bitcast_convert"};
+  return names;
+}
+
+bool isUnsignedKilnInteger(Type type) {
+  auto integer = dyn_cast<IntegerType>(type);
+  return integer && (integer.isUnsigned() || integer.getWidth() == 1);
+}
+
+/// Float types the backend computes with: f32 and f64, and bf16 and f16
+/// computed in f32.
+bool isCompiledFloat(Type type) {
+  return type.isBF16() || type.isF16() || type.isF32() || type.isF64();
+}
+
+bool isNarrowFloat(Type type) { return type.isBF16() || type.isF16(); }
+
+/// The type a float element is computed in.
+Type computeType(Type type) {
+  return isNarrowFloat(type) ? Float32Type::get(type.getContext()) : type;
+}
+
+Value floatConstant(OpBuilder &b, Location loc, Type type, double value) {
+  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
+}
+
+Value intConstant(OpBuilder &b, Location loc, Type type, const APInt &value) {
+  return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, value));
+}
+
+Value intConstant(OpBuilder &b, Location loc, Type type, int64_t value) {
+  unsigned width = type.getIntOrFloatBitWidth();
+  return intConstant(b, loc, type, APInt(width, value, /*isSigned=*/true));
+}
+
+/// The builder of one scalar computation: the op, where, and its types.
+struct ScalarBuilder {
+  OpBuilder &b;
+  Operation *op;
+  Location loc;
+  StringRef name;
+
+  Value emitUnsupported(Type type) {
+    op->emitError() << op->getName() << " on element type " << type
+                    << " is not compiled by the CPU backend";
+    return nullptr;
+  }
+
+  Value floatOp(Type kilnType, ValueRange args) {
+    Type type = args.front().getType();
+    auto unary = [&](auto tag) -> Value {
+      using OpTy = decltype(tag);
+      return OpTy::create(b, loc, args[0]);
+    };
+    auto binary = [&](auto tag) -> Value {
+      using OpTy = decltype(tag);
+      return OpTy::create(b, loc, args[0], args[1]);
+    };
+    if (name == "add") return binary(arith::AddFOp());
+    if (name == "subtract") return binary(arith::SubFOp());
+    if (name == "multiply") return binary(arith::MulFOp());
+    if (name == "divide") return binary(arith::DivFOp());
+    if (name == "remainder") return binary(arith::RemFOp());
+    if (name == "maximum") return binary(arith::MaximumFOp());
+    if (name == "minimum") return binary(arith::MinimumFOp());
+    if (name == "power") return binary(math::PowFOp());
+    if (name == "atan2") return binary(math::Atan2Op());
+    if (name == "negate") return unary(arith::NegFOp());
+    if (name == "abs") return unary(math::AbsFOp());
+    if (name == "exponential") return unary(math::ExpOp());
+    if (name == "exponential_minus_one") return unary(math::ExpM1Op());
+    if (name == "log") return unary(math::LogOp());
+    if (name == "log_plus_one") return unary(math::Log1pOp());
+    if (name == "sqrt") return unary(math::SqrtOp());
+    if (name == "rsqrt") {
+      Value one = floatConstant(b, loc, type, 1.0);
+      return arith::DivFOp::create(b, loc, one,
+                                   math::SqrtOp::create(b, loc, args[0]));
+    }
+    if (name == "cbrt") return unary(math::CbrtOp());
+    if (name == "tanh") return unary(math::TanhOp());
+    if (name == "logistic") {
+      Value one = floatConstant(b, loc, type, 1.0);
+      Value exp = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, args[0]));
+      return arith::DivFOp::create(b, loc, one,
+                                   arith::AddFOp::create(b, loc, one, exp));
+    }
+    if (name == "sine") return unary(math::SinOp());
+    if (name == "cosine") return unary(math::CosOp());
+    if (name == "tan") return unary(math::TanOp());
+    if (name == "erf") return unary(math::ErfOp());
+    if (name == "erfc") return unary(math::ErfcOp());
+    if (name == "floor") return unary(math::FloorOp());
+    if (name == "ceil") return unary(math::CeilOp());
+    if (name == "round_nearest_afz") return unary(math::RoundOp());
+    if (name == "round_nearest_even") return unary(math::RoundEvenOp());
+    if (name == "acos") return unary(math::AcosOp());
+    if (name == "asin") return unary(math::AsinOp());
+    if (name == "atan") return unary(math::AtanOp());
+    if (name == "acosh") return unary(math::AcoshOp());
+    if (name == "asinh") return unary(math::AsinhOp());
+    if (name == "atanh") return unary(math::AtanhOp());
+    if (name == "cosh") return unary(math::CoshOp());
+    if (name == "sinh") return unary(math::SinhOp());
+    if (name == "sign") {
+      // +-0 and NaN are their own sign.
+      Value zero = floatConstant(b, loc, type, 0.0);
+      Value one = floatConstant(b, loc, type, 1.0);
+      Value minusOne = floatConstant(b, loc, type, -1.0);
+      Value positive =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, args[0], zero);
+      Value negative =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, args[0], zero);
+      Value result = arith::SelectOp::create(b, loc, negative, minusOne, args[0]);
+      return arith::SelectOp::create(b, loc, positive, one, result);
+    }
+    if (name == "clamp") {
+      Value low = arith::MaximumFOp::create(b, loc, args[1], args[0]);
+      return arith::MinimumFOp::create(b, loc, low, args[2]);
+    }
+    return emitUnsupported(kilnType);
+  }
+
+  Value intOp(Type kilnType, ValueRange args) {
+    Type type = args.front().getType();
+    unsigned width = type.getIntOrFloatBitWidth();
+    bool isUnsigned = isUnsignedKilnInteger(kilnType);
+    Value a = args[0];
+    Value bArg = args.size() > 1 ? args[1] : Value();
+    auto allOnes = [&] { return intConstant(b, loc, type, APInt::getAllOnes(width)); };
+    auto zero = [&] { return intConstant(b, loc, type, 0); };
+    auto cmp = [&](arith::CmpIPredicate predicate, Value x, Value y) -> Value {
+      return arith::CmpIOp::create(b, loc, predicate, x, y);
+    };
+    auto select = [&](Value c, Value x, Value y) -> Value {
+      return arith::SelectOp::create(b, loc, c, x, y);
+    };
+    if (name == "add")
+      return width == 1 ? (Value)arith::OrIOp::create(b, loc, a, bArg)
+                        : (Value)arith::AddIOp::create(b, loc, a, bArg);
+    if (name == "subtract")
+      return width == 1 ? (Value)arith::XOrIOp::create(b, loc, a, bArg)
+                        : (Value)arith::SubIOp::create(b, loc, a, bArg);
+    if (name == "multiply")
+      return width == 1 ? (Value)arith::AndIOp::create(b, loc, a, bArg)
+                        : (Value)arith::MulIOp::create(b, loc, a, bArg);
+    if (name == "divide" || name == "remainder") {
+      // x / 0 is all ones and x % 0 is x; INT_MIN / -1 is INT_MIN and
+      // INT_MIN % -1 is 0. The divisor is made safe first: LLVM's division
+      // by zero is undefined.
+      Value isZero = cmp(arith::CmpIPredicate::eq, bArg, zero());
+      Value overflow;
+      Value unsafe = isZero;
+      if (!isUnsigned && width > 1) {
+        Value minimum = intConstant(b, loc, type, APInt::getSignedMinValue(width));
+        overflow = arith::AndIOp::create(
+            b, loc, cmp(arith::CmpIPredicate::eq, a, minimum),
+            cmp(arith::CmpIPredicate::eq, bArg, allOnes()));
+        unsafe = arith::OrIOp::create(b, loc, isZero, overflow);
+      }
+      Value safe = select(unsafe, intConstant(b, loc, type, 1), bArg);
+      if (name == "divide") {
+        Value quotient = isUnsigned
+                             ? (Value)arith::DivUIOp::create(b, loc, a, safe)
+                             : (Value)arith::DivSIOp::create(b, loc, a, safe);
+        if (overflow)
+          quotient = select(overflow, a, quotient);
+        return select(isZero, allOnes(), quotient);
+      }
+      Value remainder = isUnsigned
+                            ? (Value)arith::RemUIOp::create(b, loc, a, safe)
+                            : (Value)arith::RemSIOp::create(b, loc, a, safe);
+      if (overflow)
+        remainder = select(overflow, zero(), remainder);
+      return select(isZero, a, remainder);
+    }
+    if (name == "maximum")
+      return isUnsigned ? (Value)arith::MaxUIOp::create(b, loc, a, bArg)
+                        : (Value)arith::MaxSIOp::create(b, loc, a, bArg);
+    if (name == "minimum")
+      return isUnsigned ? (Value)arith::MinUIOp::create(b, loc, a, bArg)
+                        : (Value)arith::MinSIOp::create(b, loc, a, bArg);
+    if (name == "clamp") {
+      // clamp(min, x, max)
+      Value x = args[1], low = args[0], high = args[2];
+      Value raised = isUnsigned ? (Value)arith::MaxUIOp::create(b, loc, x, low)
+                                : (Value)arith::MaxSIOp::create(b, loc, x, low);
+      return isUnsigned ? (Value)arith::MinUIOp::create(b, loc, raised, high)
+                        : (Value)arith::MinSIOp::create(b, loc, raised, high);
+    }
+    if (name == "and") return arith::AndIOp::create(b, loc, a, bArg);
+    if (name == "or") return arith::OrIOp::create(b, loc, a, bArg);
+    if (name == "xor") return arith::XOrIOp::create(b, loc, a, bArg);
+    if (name == "not") return arith::XOrIOp::create(b, loc, a, allOnes());
+    if (name == "shift_left" || name == "shift_right_logical" ||
+        name == "shift_right_arithmetic") {
+      // Amounts are unsigned; past the width a shift gives 0, or the sign
+      // for an arithmetic right shift.
+      Value widthValue = intConstant(b, loc, type, width);
+      Value past = cmp(arith::CmpIPredicate::uge, bArg, widthValue);
+      if (name == "shift_right_arithmetic") {
+        Value last = intConstant(b, loc, type, width - 1);
+        return arith::ShRSIOp::create(b, loc, a, select(past, last, bArg));
+      }
+      Value amount = select(past, zero(), bArg);
+      Value shifted = name == "shift_left"
+                          ? (Value)arith::ShLIOp::create(b, loc, a, amount)
+                          : (Value)arith::ShRUIOp::create(b, loc, a, amount);
+      return select(past, zero(), shifted);
+    }
+    if (name == "negate") return arith::SubIOp::create(b, loc, zero(), a);
+    if (name == "abs")
+      return isUnsigned ? a : (Value)math::AbsIOp::create(b, loc, a);
+    if (name == "sign") {
+      Value one = intConstant(b, loc, type, 1);
+      if (isUnsigned)
+        return select(cmp(arith::CmpIPredicate::ne, a, zero()), one, zero());
+      Value result = select(cmp(arith::CmpIPredicate::slt, a, zero()),
+                            allOnes(), zero());
+      return select(cmp(arith::CmpIPredicate::sgt, a, zero()), one, result);
+    }
+    if (name == "popcnt") return math::CtPopOp::create(b, loc, a);
+    if (name == "count_leading_zeros")
+      return math::CountLeadingZerosOp::create(b, loc, a);
+    return emitUnsupported(kilnType);
+  }
+
+  Value compare(Type kilnType, ValueRange args) {
+    StringRef direction = op->getAttrOfType<StringAttr>("direction").getValue();
+    StringRef kind;
+    if (auto attr = op->getAttrOfType<StringAttr>("type"))
+      kind = attr.getValue();
+    Value lhs = args[0], rhs = args[1];
+    if (isa<FloatType>(kilnType) && kind == "TOTALORDER") {
+      // Total order: the bits as a signed integer, with the magnitude bits
+      // of negative numbers flipped, so that -NaN < -inf < ... < -0 < +0 <
+      // ... < +inf < +NaN.
+      unsigned width = kilnType.getIntOrFloatBitWidth();
+      Type bits = b.getIntegerType(width);
+      auto key = [&](Value x) -> Value {
+        Value raw = arith::BitcastOp::create(b, loc, bits, x);
+        Value sign = arith::ShRSIOp::create(
+            b, loc, raw, intConstant(b, loc, bits, width - 1));
+        Value magnitude =
+            intConstant(b, loc, bits, APInt::getSignedMaxValue(width));
+        return arith::XOrIOp::create(
+            b, loc, raw, arith::AndIOp::create(b, loc, sign, magnitude));
+      };
+      lhs = key(lhs);
+      rhs = key(rhs);
+      kilnType = bits;
+      kind = "SIGNED";
+    }
+    if (isa<FloatType>(kilnType)) {
+      auto predicate = llvm::StringSwitch<arith::CmpFPredicate>(direction)
+                           .Case("EQ", arith::CmpFPredicate::OEQ)
+                           .Case("NE", arith::CmpFPredicate::UNE)
+                           .Case("LT", arith::CmpFPredicate::OLT)
+                           .Case("LE", arith::CmpFPredicate::OLE)
+                           .Case("GT", arith::CmpFPredicate::OGT)
+                           .Default(arith::CmpFPredicate::OGE);
+      return arith::CmpFOp::create(b, loc, predicate, lhs, rhs);
+    }
+    bool isUnsigned = kind == "UNSIGNED" ||
+                      (kind != "SIGNED" && isUnsignedKilnInteger(kilnType));
+    using P = arith::CmpIPredicate;
+    auto predicate = llvm::StringSwitch<P>(direction)
+                         .Case("EQ", P::eq)
+                         .Case("NE", P::ne)
+                         .Case("LT", isUnsigned ? P::ult : P::slt)
+                         .Case("LE", isUnsigned ? P::ule : P::sle)
+                         .Case("GT", isUnsigned ? P::ugt : P::sgt)
+                         .Default(isUnsigned ? P::uge : P::sge);
+    return arith::CmpIOp::create(b, loc, predicate, lhs, rhs);
+  }
+
+  Value convert(Type from, Type to, Value x) {
+    Type signlessTo = kiln::getSignlessType(to);
+    if (from == to)
+      return x;
+    auto toInteger = dyn_cast<IntegerType>(to);
+    if (toInteger && toInteger.getWidth() == 1) {
+      // Anything nonzero is true (NaN too).
+      if (isa<FloatType>(from))
+        return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,
+                                     floatConstant(b, loc, x.getType(), 0.0));
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
+                                   intConstant(b, loc, x.getType(), 0));
+    }
+    if (isa<IntegerType>(from) && toInteger) {
+      unsigned fromWidth = from.getIntOrFloatBitWidth();
+      if (fromWidth == toInteger.getWidth())
+        return x;
+      if (fromWidth > toInteger.getWidth())
+        return arith::TruncIOp::create(b, loc, signlessTo, x);
+      return isUnsignedKilnInteger(from)
+                 ? (Value)arith::ExtUIOp::create(b, loc, signlessTo, x)
+                 : (Value)arith::ExtSIOp::create(b, loc, signlessTo, x);
+    }
+    if (isa<IntegerType>(from)) {
+      Type target = computeType(to);
+      Value result = isUnsignedKilnInteger(from)
+                         ? (Value)arith::UIToFPOp::create(b, loc, target, x)
+                         : (Value)arith::SIToFPOp::create(b, loc, target, x);
+      return roundTo(result, to);
+    }
+    // From a float (already in its compute type).
+    if (isa<FloatType>(to)) {
+      Type target = computeType(to);
+      unsigned have = x.getType().getIntOrFloatBitWidth();
+      unsigned want = target.getIntOrFloatBitWidth();
+      if (have < want)
+        x = arith::ExtFOp::create(b, loc, target, x);
+      else if (have > want)
+        x = arith::TruncFOp::create(b, loc, target, x);
+      return roundTo(x, to);
+    }
+    // Float to integer: NaN to 0, toward zero, saturating.
+    unsigned width = toInteger.getWidth();
+    bool isUnsigned = isUnsignedKilnInteger(to);
+    Type floatType = x.getType();
+    Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+    double limit = std::ldexp(1.0, isUnsigned ? width : width - 1);
+    Value tooBig = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x,
+                                         floatConstant(b, loc, floatType, limit));
+    Value tooSmall = arith::CmpFOp::create(
+        b, loc, arith::CmpFPredicate::OLE, x,
+        floatConstant(b, loc, floatType, isUnsigned ? 0.0 : -limit));
+    Value unsafe = arith::OrIOp::create(
+        b, loc, isNan, arith::OrIOp::create(b, loc, tooBig, tooSmall));
+    Value safe = arith::SelectOp::create(
+        b, loc, unsafe, floatConstant(b, loc, floatType, 0.0), x);
+    Value result = isUnsigned
+                       ? (Value)arith::FPToUIOp::create(b, loc, signlessTo, safe)
+                       : (Value)arith::FPToSIOp::create(b, loc, signlessTo, safe);
+    APInt high = isUnsigned ? APInt::getAllOnes(width)
+                            : APInt::getSignedMaxValue(width);
+    APInt low = isUnsigned ? APInt::getZero(width)
+                           : APInt::getSignedMinValue(width);
+    result = arith::SelectOp::create(b, loc, tooSmall,
+                                     intConstant(b, loc, signlessTo, low), result);
+    return arith::SelectOp::create(b, loc, tooBig,
+                                   intConstant(b, loc, signlessTo, high), result);
+  }
+
+  /// `x` (in `kilnType`'s compute type) rounded to `kilnType`.
+  Value roundTo(Value x, Type kilnType) {
+    if (isNarrowFloat(kilnType) && x.getType() != kilnType)
+      return arith::TruncFOp::create(b, loc, kilnType, x);
+    return x;
+  }
+};
+
+bool isCompiledElement(Type type) {
+  if (isa<IntegerType>(type))
+    return true;
+  return isCompiledFloat(type);
+}
+
+} // namespace
+
+Type kiln::getSignlessType(Type type) {
+  if (auto integer = dyn_cast<IntegerType>(type))
+    if (!integer.isSignless())
+      return IntegerType::get(type.getContext(), integer.getWidth());
+  return type;
+}
+
+bool kiln::hasScalarLowering(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  return name.consume_front("kiln.") && scalarOpNames().contains(name);
+}
+
+Value kiln::buildScalarOp(OpBuilder &builder, Operation *op, TypeRange argTypes,
+                          Type resultType, ValueRange args) {
+  StringRef name = op->getName().getStringRef().drop_front(strlen("kiln."));
+  ScalarBuilder scalar{builder, op, op->getLoc(), name};
+  for (Type type : argTypes)
+    if (!isCompiledElement(type))
+      return scalar.emitUnsupported(type);
+  if (!isCompiledElement(resultType))
+    return scalar.emitUnsupported(resultType);
+  Location loc = op->getLoc();
+  if (name == "copy")
+    return args[0];
+  if (name == "select")
+    return arith::SelectOp::create(builder, loc, args[0], args[1], args[2]);
+  if (name == "bitcast_convert") {
+    if (argTypes[0].getIntOrFloatBitWidth() != resultType.getIntOrFloatBitWidth())
+      return scalar.emitUnsupported(argTypes[0]);
+    Type to = getSignlessType(resultType);
+    if (args[0].getType() == to)
+      return args[0];
+    return arith::BitcastOp::create(builder, loc, to, args[0]);
+  }
+  // Floats in their compute type; the comparison's total order reads the
+  // bits of the type itself.
+  bool totalOrder = false;
+  if (auto kind = op->getAttrOfType<StringAttr>("type"))
+    totalOrder = kind.getValue() == "TOTALORDER";
+  llvm::SmallVector<Value> computed;
+  for (auto [arg, type] : llvm::zip(args, argTypes)) {
+    if (isNarrowFloat(type) && !(name == "compare" && totalOrder))
+      computed.push_back(
+          arith::ExtFOp::create(builder, loc, computeType(type), arg));
+    else
+      computed.push_back(arg);
+  }
+  if (name == "compare")
+    return scalar.compare(argTypes[0], computed);
+  if (name == "convert")
+    return scalar.convert(argTypes[0], resultType, computed[0]);
+  if (name == "is_finite") {
+    Value magnitude = math::AbsFOp::create(builder, loc, computed[0]);
+    Value infinity = floatConstant(builder, loc, computed[0].getType(), INFINITY);
+    return arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::OLT,
+                                 magnitude, infinity);
+  }
+  // The operand whose type decides the kind (clamp's is the middle one).
+  Type kilnType = name == "clamp" ? argTypes[1] : argTypes[0];
+  if (isa<FloatType>(kilnType)) {
+    Value result = scalar.floatOp(kilnType, computed);
+    return result ? scalar.roundTo(result, resultType) : result;
+  }
+  return scalar.intOp(kilnType, computed);
+}
+
+FailureOr<llvm::SmallVector<Value>>
+kiln::inlineScalarRegion(OpBuilder &builder, Region &region, ValueRange args) {
+  Block &block = region.front();
+  IRMapping mapping;
+  for (auto [arg, value] : llvm::zip(block.getArguments(), args))
+    mapping.map(arg, value);
+  auto elementOf = [](Type type) {
+    if (auto shaped = dyn_cast<ShapedType>(type))
+      return shaped.getElementType();
+    return type;
+  };
+  for (Operation &op : block) {
+    StringRef name = op.getName().getStringRef();
+    if (name == "kiln.return") {
+      llvm::SmallVector<Value> results;
+      for (Value operand : op.getOperands())
+        results.push_back(mapping.lookup(operand));
+      return results;
+    }
+    if (name == "kiln.constant") {
+      auto value = cast<DenseElementsAttr>(op.getAttr("value"));
+      if (!value.isSplat())
+        return op.emitError("a constant of more than one element in a "
+                            "region is not compiled");
+      Attribute element = value.getSplatValue<Attribute>();
+      Type type = getSignlessType(elementOf(value.getType()));
+      if (auto integer = dyn_cast<IntegerAttr>(element))
+        element = IntegerAttr::get(type, integer.getValue());
+      Value scalar = arith::ConstantOp::create(builder, op.getLoc(), type,
+                                               cast<TypedAttr>(element));
+      mapping.map(op.getResult(0), scalar);
+      continue;
+    }
+    // Identities on 0-d values.
+    if ((name == "kiln.reshape" || name == "kiln.broadcast_in_dim" ||
+         name == "kiln.annotate" || name == "kiln.bitcast") &&
+        op.getNumOperands() == 1 &&
+        elementOf(op.getOperand(0).getType()) ==
+            elementOf(op.getResult(0).getType())) {
+      mapping.map(op.getResult(0), mapping.lookup(op.getOperand(0)));
+      continue;
+    }
+    if (!hasScalarLowering(&op))
+      return op.emitError() << op.getName()
+                            << " in a region is not compiled by the CPU "
+                               "backend";
+    llvm::SmallVector<Type> argTypes;
+    llvm::SmallVector<Value> operands;
+    for (Value operand : op.getOperands()) {
+      argTypes.push_back(elementOf(operand.getType()));
+      operands.push_back(mapping.lookup(operand));
+    }
+    Value result = buildScalarOp(builder, &op, argTypes,
+                                 elementOf(op.getResult(0).getType()), operands);
+    if (!result)
+      return failure();
+    mapping.map(op.getResult(0), result);
+  }
+  return region.front().getParentOp()->emitError("a region without kiln.return");
+}

@@ -1,0 +1,44 @@
+//===- ScalarOps.h - kiln element-wise ops as scalar ops --------*- C++ -*-===//
+//
+// This file declares what every kiln lowering that computes element by
+// element shares: the scalar arith/math code of one kiln element-wise op,
+// picked from the kiln element types (signed, unsigned, float, narrow
+// float), and the inlining of a kiln region of 0-d tensors (a reducer, a
+// comparator) as scalar code.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_CONVERSION_KILNTOLINALG_SCALAROPS_H
+#define KILN_LIB_CONVERSION_KILNTOLINALG_SCALAROPS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Operation.h"
+
+namespace kiln {
+
+/// Whether `op` is an element-wise kiln op that buildScalarOp computes.
+bool hasScalarLowering(mlir::Operation *op);
+
+/// The scalar value of element-wise kiln op `op` on `args`: signless
+/// scalars whose kiln element types are `argTypes`, giving a value of
+/// kiln element type `resultType` (returned signless). Narrow floats are
+/// computed in f32 and rounded. Null, with an error at `op`, for element
+/// types it does not compute.
+mlir::Value buildScalarOp(mlir::OpBuilder &builder, mlir::Operation *op,
+                          mlir::TypeRange argTypes, mlir::Type resultType,
+                          mlir::ValueRange args);
+
+/// The signless form of a kiln element type (`ui8` is `i8`).
+mlir::Type getSignlessType(mlir::Type type);
+
+/// Inlines the single block of `region` (kiln ops on 0-d tensors, ending in
+/// kiln.return) at `builder`'s point, with its arguments bound to the
+/// scalars `args`; the scalars it returns. Fails, with an error at the op,
+/// on an op that is not element-wise.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+inlineScalarRegion(mlir::OpBuilder &builder, mlir::Region &region,
+                   mlir::ValueRange args);
+
+} // namespace kiln
+
+#endif // KILN_LIB_CONVERSION_KILNTOLINALG_SCALAROPS_H

@@ -1,0 +1,162 @@
+//===- Executable.cpp - loading and calling a compiled graph ----*- C++ -*-===//
+//
+// This file links an artifact's relocatable object into the process with
+// ORC's LLJIT (the object is kept in memory; symbols it needs from the C
+// library and libm, such as malloc, memcpy and tanhf, resolve against this
+// process) and calls its entry with one array of buffer pointers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Runtime/Executable.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+using namespace kiln;
+using namespace mlir;
+
+namespace {
+
+llvm::Error error(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+void initializeNativeTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+} // namespace
+
+std::vector<std::string>
+kiln::getMissingCpuFeatures(const ArtifactManifest &manifest) {
+  // Features the host detection does not know (tuning flags such as
+  // "fast-gather") say nothing about what can run.
+  llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  std::vector<std::string> missing;
+  for (const std::string &feature : manifest.requiredFeatures) {
+    auto it = host.find(feature);
+    if (it != host.end() && !it->second)
+      missing.push_back(feature);
+  }
+  return missing;
+}
+
+Executable::~Executable() = default;
+
+llvm::Expected<std::unique_ptr<Executable>>
+Executable::load(llvm::StringRef artifact) {
+  auto parsed = readArtifact(artifact);
+  if (!parsed)
+    return parsed.takeError();
+  std::unique_ptr<Executable> executable(new Executable());
+  executable->manifest = std::move(parsed->manifest);
+  const ArtifactManifest &manifest = executable->manifest;
+  llvm::Triple built(manifest.targetTriple);
+  llvm::Triple host(llvm::sys::getProcessTriple());
+  if (built.getArch() != host.getArch() || built.getOS() != host.getOS())
+    return error(llvm::formatv("the artifact is built for {0}; this machine "
+                               "is {1}",
+                               manifest.targetTriple, host.str()));
+  std::vector<std::string> missing = getMissingCpuFeatures(manifest);
+  if (!missing.empty())
+    return error(llvm::formatv("the artifact is built for CPU {0}, and this "
+                               "machine lacks its features {1}",
+                               manifest.cpu,
+                               llvm::join(missing, ", ")));
+  initializeNativeTarget();
+  auto jit = llvm::orc::LLJITBuilder().create();
+  if (!jit)
+    return jit.takeError();
+  auto generator =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+          (*jit)->getDataLayout().getGlobalPrefix());
+  if (!generator)
+    return generator.takeError();
+  (*jit)->getMainJITDylib().addGenerator(std::move(*generator));
+  if (llvm::Error added = (*jit)->addObjectFile(
+          llvm::MemoryBuffer::getMemBufferCopy(parsed->object,
+                                               manifest.graphName + ".o")))
+    return std::move(added);
+  auto symbol = (*jit)->lookup(manifest.entry);
+  if (!symbol)
+    return symbol.takeError();
+  executable->entry = symbol->toPtr<void (*)(void **)>();
+  executable->jit = std::move(*jit);
+  return executable;
+}
+
+int64_t kiln::getElementBytes(Type element) {
+  return (element.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+std::string kiln::packTensor(const interp::HostTensor &tensor) {
+  int64_t width = getElementBytes(tensor.elementType());
+  std::string bytes(tensor.size() * width, '\0');
+  for (int64_t i = 0; i < tensor.size(); ++i) {
+    llvm::APInt bits = tensor.bitsAt(i);
+    for (int64_t b = 0; b < width; ++b)
+      bytes[i * width + b] = (char)bits.extractBitsAsZExtValue(
+          std::min<unsigned>(8, bits.getBitWidth() - 8 * b), 8 * b);
+  }
+  return bytes;
+}
+
+interp::HostTensor kiln::unpackTensor(Type type, llvm::StringRef bytes) {
+  interp::HostTensor tensor(type);
+  Type element = tensor.elementType();
+  unsigned bitWidth = element.getIntOrFloatBitWidth();
+  int64_t width = getElementBytes(element);
+  for (int64_t i = 0; i < tensor.size(); ++i) {
+    uint64_t raw = 0;
+    for (int64_t b = 0; b < width && b < 8; ++b)
+      raw |= uint64_t((unsigned char)bytes[i * width + b]) << (8 * b);
+    tensor.setBits(i, llvm::APInt(64, raw).trunc(bitWidth));
+  }
+  return tensor;
+}
+
+llvm::Expected<std::vector<interp::HostTensor>>
+Executable::run(llvm::ArrayRef<interp::HostTensor> inputs,
+                MLIRContext *context) {
+  if (inputs.size() != manifest.inputs.size())
+    return error(llvm::formatv("the graph takes {0} parameters, {1} given",
+                               manifest.inputs.size(), inputs.size()));
+  std::vector<std::string> buffers;
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    std::string bytes = packTensor(input);
+    if ((int64_t)bytes.size() != manifest.inputs[i].bytes)
+      return error(llvm::formatv("parameter {0} holds {1} bytes; the graph "
+                                 "takes {2} ({3})",
+                                 i, bytes.size(), manifest.inputs[i].bytes,
+                                 manifest.inputs[i].type));
+    buffers.push_back(std::move(bytes));
+  }
+  std::vector<Type> outputTypes;
+  for (const BufferSpec &output : manifest.outputs) {
+    Type type = parseType(output.type, context);
+    if (!type)
+      return error("the manifest has an output of unknown type " + output.type);
+    outputTypes.push_back(type);
+    buffers.push_back(std::string(output.bytes, '\xff'));
+  }
+  std::vector<void *> pointers;
+  for (std::string &buffer : buffers)
+    pointers.push_back(buffer.data());
+  call(pointers.data());
+  std::vector<interp::HostTensor> outputs;
+  for (auto [i, type] : llvm::enumerate(outputTypes))
+    outputs.push_back(unpackTensor(type, buffers[inputs.size() + i]));
+  return outputs;
+}

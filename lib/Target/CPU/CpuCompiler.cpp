@@ -1,0 +1,347 @@
+//===- CpuCompiler.cpp - compiling a kiln module to native code -*- C++ -*-===//
+//
+// This file drives a compilation: the front end, the kiln lowering, MLIR's
+// bufferization and its lowering to the LLVM dialect (one pass pipeline,
+// written out below so that `mlir-opt` can replay it), then LLVM: the
+// module translated to LLVM IR, an entry wrapper added
+// (`kiln_entry(void **buffers)`, so the runtime calls every graph the same
+// way), LLVM's optimizer at the requested level, and the object file
+// emitted by the TargetMachine of the key's target and CPU level.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Target/CPU/CpuCompiler.h"
+
+#include "CheckResults.h"
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Transforms/Passes.h"
+#include "kiln/Runtime/Executable.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <chrono>
+#include <mutex>
+
+using namespace mlir;
+using kiln::BufferSpec;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// MLIR's passes by name, for the pipeline text below; LLVM's targets.
+void initializeOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerAllPasses();
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+  });
+}
+
+/// From tensors to the LLVM dialect. Bufferization writes every function's
+/// results into buffers its caller passes (buffer-results-to-out-params;
+/// `HOIST` says whether a result computed in a buffer of its own is computed
+/// in the caller's buffer directly, which upstream cannot do when a
+/// function returns one value twice),
+/// and functions take bare pointers (static shapes, identity layouts), so
+/// that the entry's signature is one pointer per parameter and per result.
+constexpr llvm::StringLiteral kLoweringPipeline =
+    "canonicalize, linalg-fuse-elementwise-ops, canonicalize, cse,"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "buffer-results-to-out-params{hoist-static-allocs=HOIST "
+    "modify-public-functions=true},"
+    "canonicalize, buffer-deallocation-pipeline,"
+    "convert-bufferization-to-memref, convert-linalg-to-loops, lower-affine,"
+    "convert-scf-to-cf, canonicalize, cse,"
+    "arith-expand{include-bf16=true}, expand-strided-metadata, lower-affine,"
+    "finalize-memref-to-llvm, convert-math-to-libm, convert-math-to-llvm,"
+    "convert-arith-to-llvm, convert-index-to-llvm,"
+    "convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},"
+    "convert-cf-to-llvm, reconcile-unrealized-casts";
+
+/// The module's entry: its one public function (a `main` wins a tie).
+func::FuncOp findEntry(ModuleOp module) {
+  func::FuncOp entry;
+  for (auto function : module.getOps<func::FuncOp>()) {
+    if (function.isPrivate() || function.isExternal())
+      continue;
+    if (!entry || function.getName() == "main")
+      entry = function;
+  }
+  return entry;
+}
+
+LogicalResult describeBuffers(func::FuncOp entry, TypeRange types,
+                              std::vector<BufferSpec> &buffers,
+                              llvm::StringRef what) {
+  for (Type type : types) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape() ||
+        !tensor.getElementType().isIntOrFloat())
+      return entry.emitError() << "a " << what << " of type " << type
+                               << " is not compiled by the CPU backend";
+    BufferSpec buffer;
+    llvm::raw_string_ostream(buffer.type) << type;
+    buffer.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    buffer.bytes =
+        tensor.getNumElements() * kiln::getElementBytes(tensor.getElementType());
+    buffers.push_back(std::move(buffer));
+  }
+  return success();
+}
+
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(const kiln::TargetSpec &target, unsigned optLevel,
+                    std::string &error) {
+  llvm::Triple triple(target.triple);
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!llvmTarget)
+    return nullptr;
+  llvm::TargetOptions options;
+  llvm::CodeGenOptLevel level = optLevel == 0   ? llvm::CodeGenOptLevel::None
+                                : optLevel == 1 ? llvm::CodeGenOptLevel::Less
+                                : optLevel == 2 ? llvm::CodeGenOptLevel::Default
+                                                : llvm::CodeGenOptLevel::Aggressive;
+  return std::unique_ptr<llvm::TargetMachine>(llvmTarget->createTargetMachine(
+      triple, target.cpu, "", options, llvm::Reloc::PIC_, std::nullopt, level));
+}
+
+/// `void kiln_entry(void **buffers)`: loads each buffer pointer and calls
+/// the entry with them. Every other function becomes internal, so that the
+/// optimizer may inline or drop it.
+void addEntryWrapper(llvm::Module &module, llvm::Function *entry,
+                     llvm::StringRef name) {
+  llvm::LLVMContext &context = module.getContext();
+  auto *pointer = llvm::PointerType::get(context, 0);
+  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(context),
+                                       {pointer}, false);
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration())
+      function.setLinkage(llvm::GlobalValue::InternalLinkage);
+  auto *wrapper = llvm::Function::Create(
+      type, llvm::GlobalValue::ExternalLinkage, name, module);
+  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", wrapper));
+  llvm::SmallVector<llvm::Value *> args;
+  for (unsigned i = 0; i < entry->arg_size(); ++i) {
+    llvm::Value *slot =
+        builder.CreateConstGEP1_64(pointer, wrapper->getArg(0), i);
+    args.push_back(builder.CreateLoad(pointer, slot));
+  }
+  builder.CreateCall(entry, args);
+  builder.CreateRetVoid();
+}
+
+void optimize(llvm::Module &module, llvm::TargetMachine &machine,
+              unsigned optLevel) {
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager cgscc;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = optLevel >= 2;
+  tuning.SLPVectorization = optLevel >= 2;
+  llvm::PassBuilder builder(&machine, tuning);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(cgscc);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, cgscc, modules);
+  llvm::OptimizationLevel level = optLevel == 0   ? llvm::OptimizationLevel::O0
+                                  : optLevel == 1 ? llvm::OptimizationLevel::O1
+                                  : optLevel == 2 ? llvm::OptimizationLevel::O2
+                                                  : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager pipeline =
+      optLevel == 0 ? builder.buildO0DefaultPipeline(level)
+                    : builder.buildPerModuleDefaultPipeline(level);
+  pipeline.run(module, modules);
+}
+
+/// The CPU features `machine` builds for (LLVM's names).
+std::vector<std::string> getTargetFeatures(llvm::TargetMachine &machine) {
+  const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
+  std::vector<std::string> features;
+  for (const llvm::SubtargetFeatureKV &feature :
+       info->getAllProcessorFeatures())
+    if (info->checkFeatures(std::string("+") + feature.Key))
+      features.push_back(feature.Key);
+  return features;
+}
+
+} // namespace
+
+kiln::CpuCompileOptions kiln::getCpuCompileOptions(llvm::StringRef canonical,
+                                                  const TargetSpec &target) {
+  CpuCompileOptions options;
+  options.target = target;
+  llvm::SmallVector<llvm::StringRef> lines;
+  canonical.split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef line : lines) {
+    auto [name, value] = line.split('=');
+    if (name == "opt-level")
+      value.getAsInteger(10, options.optLevel);
+    else if (name == "fold-causal-mask")
+      options.foldCausalMask = value != "false";
+    else if (name == "fold-constants")
+      options.foldConstants = value != "false";
+  }
+  return options;
+}
+
+void kiln::registerCpuCompilerDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+}
+
+FailureOr<kiln::CompiledGraph>
+kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
+                    EmitKind emit) {
+  initializeOnce();
+  MLIRContext *context = module.getContext();
+  CompiledGraph compiled;
+  ArtifactManifest &manifest = compiled.manifest;
+  manifest.targetTriple = options.target.triple;
+  manifest.cpu = options.target.cpu;
+  if (auto name = module.getSymName())
+    manifest.graphName = name->str();
+  if (auto alias = module->getAttrOfType<StringAttr>("kiln.input_output_alias"))
+    manifest.inputOutputAlias = alias.getValue().str();
+
+  auto fail = [&](const llvm::Twine &message) {
+    emitError(module.getLoc()) << message;
+    return failure();
+  };
+
+  // The front end: what cannot be compiled named first, then inlining,
+  // causal masks, constant folding, dead code.
+  Clock::time_point start = Clock::now();
+  {
+    PassManager pm(context);
+    if (options.timing)
+      pm.enableTiming();
+    pm.addPass(createKilnCheckCompilablePass());
+    FrontendPipelineOptions frontend;
+    frontend.foldCausalMask = options.foldCausalMask;
+    frontend.foldConstants = options.foldConstants;
+    buildFrontendPipeline(pm, frontend);
+    if (failed(pm.run(module)))
+      return failure();
+  }
+  func::FuncOp entry = findEntry(module);
+  if (!entry)
+    return fail("the graph has no public function to compile");
+  if (failed(moveChecksToResults(entry, manifest.checks)) ||
+      failed(describeBuffers(entry, entry.getArgumentTypes(), manifest.inputs,
+                             "parameter")) ||
+      failed(describeBuffers(entry, entry.getResultTypes(), manifest.outputs,
+                             "result")))
+    return failure();
+  manifest.graphOutputs = manifest.outputs.size() - 2 * manifest.checks.size();
+  std::string entryName = entry.getName().str();
+  compiled.times.frontend = secondsSince(start);
+
+  // MLIR: kiln to linalg, then to the LLVM dialect.
+  start = Clock::now();
+  {
+    PassManager pm(context);
+    if (options.timing)
+      pm.enableTiming();
+    pm.addPass(createConvertKilnToLinalgPass());
+    bool repeatsResults = false;
+    module.walk([&](func::ReturnOp op) {
+      llvm::SmallPtrSet<Value, 8> seen;
+      for (Value operand : op.getOperands())
+        repeatsResults |= !seen.insert(operand).second;
+    });
+    std::string pipeline = kLoweringPipeline.str();
+    pipeline.replace(pipeline.find("HOIST"), 5,
+                     repeatsResults ? "false" : "true");
+    std::string error;
+    llvm::raw_string_ostream errorStream(error);
+    if (failed(parsePassPipeline(pipeline, pm, errorStream)))
+      return fail("the lowering pipeline does not parse: " + error);
+    if (failed(pm.run(module)))
+      return failure();
+  }
+  compiled.times.lowering = secondsSince(start);
+  if (emit == EmitKind::Mlir) {
+    llvm::raw_string_ostream(compiled.output) << module;
+    return compiled;
+  }
+
+  // LLVM: translate, wrap, optimize, emit.
+  start = Clock::now();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, manifest.graphName);
+  if (!llvmModule)
+    return fail("the lowered module does not translate to LLVM IR");
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createTargetMachine(options.target, options.optLevel, error);
+  if (!machine)
+    return fail("no LLVM target for " + options.target.triple + ": " + error);
+  llvmModule->setTargetTriple(machine->getTargetTriple());
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvm::Function *entryFunction = llvmModule->getFunction(entryName);
+  if (!entryFunction ||
+      entryFunction->arg_size() !=
+          manifest.inputs.size() + manifest.outputs.size())
+    return fail("the lowered entry @" + entryName +
+                " does not take one pointer per parameter and result");
+  addEntryWrapper(*llvmModule, entryFunction, manifest.entry);
+  compiled.times.llvmTranslation = secondsSince(start);
+
+  start = Clock::now();
+  optimize(*llvmModule, *machine, options.optLevel);
+  compiled.times.llvmOptimization = secondsSince(start);
+  if (emit == EmitKind::Llvm) {
+    llvm::raw_string_ostream(compiled.output) << *llvmModule;
+    return compiled;
+  }
+
+  start = Clock::now();
+  llvm::SmallVector<char, 0> buffer;
+  {
+    llvm::raw_svector_ostream stream(buffer);
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, stream, nullptr,
+                                     emit == EmitKind::Assembly
+                                         ? llvm::CodeGenFileType::AssemblyFile
+                                         : llvm::CodeGenFileType::ObjectFile))
+      return fail("LLVM cannot emit code for " + options.target.triple);
+    codegen.run(*llvmModule);
+  }
+  compiled.times.codeGeneration = secondsSince(start);
+  compiled.output.assign(buffer.begin(), buffer.end());
+  manifest.requiredFeatures = getTargetFeatures(*machine);
+  return compiled;
+}

@@ -1,0 +1,162 @@
+//===- CompileCommand.cpp - kiln compile ------------------------*- C++ -*-===//
+//
+// This file implements `kiln compile FILE`: the graph is keyed (its
+// signature, the target, the compile options), compiled by the CPU backend
+// in this process, and written as an artifact (`-o`), as text of one of its
+// stages (`--emit mlir|llvm|asm`), or stored in a cache under its key
+// (`--cache-dir`).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+#include "DumpDiagnostics.h"
+
+#include "kiln/Cache/Cache.h"
+#include "kiln/Import/LoadGraph.h"
+#include "kiln/InitAllDialects.h"
+#include "kiln/Signature/Signature.h"
+#include "kiln/Target/CPU/CpuCompiler.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+
+void kiln::registerCompilerDialects(MLIRContext &context) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerCpuCompilerDialects(registry);
+  context.appendDialectRegistry(registry);
+}
+
+FailureOr<kiln::CompiledGraph>
+kiln::compileLoadedGraph(ModuleOp module, const KeyOptions &keys,
+                         llvm::StringRef canonical, EmitKind emit, bool timing,
+                         KeyParts *parts) {
+  TargetSpec target = getKeyTarget(keys);
+  if (parts) {
+    FailureOr<GraphSignature> signature = computeSignature(module);
+    if (failed(signature))
+      return failure();
+    *parts = makeKeyParts(signature->signature, canonical, target);
+  }
+  CpuCompileOptions options = getCpuCompileOptions(canonical, target);
+  options.timing = timing;
+  return compileForCpu(module, options, emit);
+}
+
+int kiln::runCompile(const CompileCommandOptions &options) {
+  std::string canonical;
+  if (!canonicalizeKeyOptions(options.keys, canonical))
+    return ExitInputError;
+  std::optional<EmitKind> emit =
+      llvm::StringSwitch<std::optional<EmitKind>>(options.emit)
+          .Case("obj", EmitKind::Artifact)
+          .Case("mlir", EmitKind::Mlir)
+          .Case("llvm", EmitKind::Llvm)
+          .Case("asm", EmitKind::Assembly)
+          .Default(std::nullopt);
+  if (!emit) {
+    llvm::errs() << "kiln compile: error: --emit takes obj, mlir, llvm or "
+                    "asm, not '"
+                 << options.emit << "'\n";
+    return ExitInputError;
+  }
+  if (options.output.empty() && options.cacheDir.empty()) {
+    llvm::errs() << "kiln compile: error: say where the artifact goes: -o "
+                    "FILE, or --cache-dir DIR\n";
+    return ExitInputError;
+  }
+  if (!options.cacheDir.empty() && *emit != EmitKind::Artifact) {
+    llvm::errs() << "kiln compile: error: --cache-dir stores artifacts; "
+                    "--emit "
+                 << options.emit << " writes text\n";
+    return ExitInputError;
+  }
+
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  registerCompilerDialects(context);
+  auto start = std::chrono::steady_clock::now();
+  std::string text;
+  OwningOpRef<ModuleOp> module;
+  {
+    std::string error;
+    std::unique_ptr<llvm::MemoryBuffer> buffer =
+        openInputFile(options.input, &error);
+    if (!buffer) {
+      llvm::errs() << options.input << ": error: " << error << "\n";
+      return ExitInputError;
+    }
+    text = buffer->getBuffer().str();
+    module = loadGraphBuffer(std::move(buffer), &context, llvm::errs());
+  }
+  if (!module)
+    return ExitInputError;
+  DumpDiagnosticHandler diagnostics(&context, options.input);
+  KeyParts parts;
+  FailureOr<GraphSignature> signature = computeSignature(*module);
+  if (failed(signature))
+    return ExitInputError;
+  FailureOr<CompiledGraph> compiled = compileLoadedGraph(
+      *module, options.keys, canonical, *emit, options.timing, &parts);
+  if (failed(compiled)) {
+    llvm::errs() << options.input << ": error: the graph was not compiled\n";
+    return ExitSomeFailed;
+  }
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  std::string output = compiled->output;
+  if (*emit == EmitKind::Artifact) {
+    compiled->manifest.keyParts = parts.toJson();
+    compiled->manifest.options = canonical;
+    output = writeArtifact(compiled->manifest, compiled->output);
+  }
+  if (!options.output.empty()) {
+    std::string error;
+    auto file = openOutputFile(options.output, &error);
+    if (!file) {
+      llvm::errs() << "kiln compile: error: " << error << "\n";
+      return ExitInputError;
+    }
+    file->os() << output;
+    file->keep();
+  }
+  if (!options.cacheDir.empty()) {
+    auto cache = Cache::open(options.cacheDir);
+    if (!cache) {
+      llvm::errs() << "kiln compile: error: "
+                   << llvm::toString(cache.takeError()) << "\n";
+      return ExitInputError;
+    }
+    std::string graphName = module->getSymName().value_or("").str();
+    auto stored = (*cache)->publishArtifact(
+        parts, output, seconds, options.input, signature->sketch,
+        /*replace=*/false, EntryGraph{graphName, text});
+    if (!stored) {
+      llvm::errs() << "kiln compile: error: "
+                   << llvm::toString(stored.takeError()) << "\n";
+      return ExitSomeFailed;
+    }
+    llvm::outs() << llvm::formatv(
+        "{0} {1} in {2}\n",
+        *stored == PublishOutcome::Conflict ? "kept the entry already under"
+                                            : "stored",
+        parts.key().toHex(), (*cache)->getDirectory());
+  }
+  const CompileTimes &times = compiled->times;
+  if (options.timing || *emit == EmitKind::Artifact)
+    llvm::errs() << llvm::formatv(
+        "compiled {0} in {1:F3} s (front end {2:F3}, lowering {3:F3}, LLVM "
+        "IR {4:F3}, LLVM optimization {5:F3}, code generation {6:F3}), {7} "
+        "bytes\n",
+        options.input, seconds, times.frontend, times.lowering,
+        times.llvmTranslation, times.llvmOptimization, times.codeGeneration,
+        output.size());
+  return ExitSuccess;
+}

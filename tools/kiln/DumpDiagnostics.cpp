@@ -1,0 +1,68 @@
+//===- DumpDiagnostics.cpp - errors at the dump's positions -----*- C++ -*-===//
+//
+// This file implements the handler that prints kiln's diagnostics where
+// the user can find them: the op's line in the dump, and the Python line.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DumpDiagnostics.h"
+
+#include "kiln/Dialect/Kiln/IR/HloLocation.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace {
+
+llvm::StringRef severityName(DiagnosticSeverity severity) {
+  switch (severity) {
+  case DiagnosticSeverity::Error:
+    return "error";
+  case DiagnosticSeverity::Warning:
+    return "warning";
+  case DiagnosticSeverity::Remark:
+    return "remark";
+  case DiagnosticSeverity::Note:
+    return "note";
+  }
+  return "error";
+}
+
+void print(Diagnostic &diagnostic, llvm::StringRef input) {
+  kiln::HloLocation where = kiln::decodeHloLocation(diagnostic.getLocation());
+  std::string position = input.str();
+  if (where.dumpPosition)
+    position = llvm::formatv("{0}:{1}:{2}",
+                             where.dumpPosition->getFilename().getValue(),
+                             where.dumpPosition->getLine(),
+                             where.dumpPosition->getColumn())
+                   .str();
+  llvm::errs() << position << ": " << severityName(diagnostic.getSeverity())
+               << ": " << diagnostic.str() << "\n";
+  if (where.source || !where.opName.empty()) {
+    llvm::errs() << position << ": note: from ";
+    if (where.source)
+      llvm::errs() << where.source->getFilename().getValue() << ':'
+                   << where.source->getLine()
+                   << (where.opName.empty() ? "" : ", ");
+    llvm::errs() << where.opName << "\n";
+  }
+  for (Diagnostic &note : diagnostic.getNotes())
+    print(note, input);
+}
+
+} // namespace
+
+kiln::DumpDiagnosticHandler::DumpDiagnosticHandler(MLIRContext *context,
+                                                   std::string inputPath)
+    : ScopedDiagnosticHandler(context), input(std::move(inputPath)) {
+  setHandler([this](Diagnostic &diagnostic) {
+    if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
+      ++errors;
+    print(diagnostic, input);
+    return success();
+  });
+}

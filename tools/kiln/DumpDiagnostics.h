@@ -1,0 +1,35 @@
+//===- DumpDiagnostics.h - errors at the dump's positions -------*- C++ -*-===//
+//
+// This file declares the diagnostic handler that `kiln run` and `kiln
+// compile` share: an error at an op is printed at the op's position in the
+// dump (`file:line:col: error: ...`), with the Python line and op name
+// that the framework recorded as a note.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_TOOLS_KILN_DUMPDIAGNOSTICS_H
+#define KILN_TOOLS_KILN_DUMPDIAGNOSTICS_H
+
+#include "mlir/IR/Diagnostics.h"
+
+#include <string>
+
+namespace kiln {
+
+/// Prints every diagnostic of `context` to stderr at its dump position,
+/// `input` when it has none; notes attached to a diagnostic follow it.
+class DumpDiagnosticHandler : public mlir::ScopedDiagnosticHandler {
+public:
+  DumpDiagnosticHandler(mlir::MLIRContext *context, std::string input);
+
+  /// How many errors were printed.
+  unsigned getErrorCount() const { return errors; }
+
+private:
+  std::string input;
+  unsigned errors = 0;
+};
+
+} // namespace kiln
+
+#endif // KILN_TOOLS_KILN_DUMPDIAGNOSTICS_H
