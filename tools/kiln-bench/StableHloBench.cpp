@@ -20,7 +20,9 @@
 #include "kiln/Import/Hlo/HloImporter.h"
 #include "kiln/Import/LoadGraph.h"
 #include "kiln/Interpreter/Evaluator.h"
+#include "kiln/Runtime/Executable.h"
 #include "kiln/Signature/Signature.h"
+#include "kiln/Target/CPU/CpuCompiler.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -36,6 +38,8 @@
 
 #include <chrono>
 #include <map>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace kiln;
 using namespace kiln::bench;
@@ -88,6 +92,10 @@ struct FileResult {
   bool evaluated = false;
   bool passed = false;
   std::string firstEvaluationError;
+  /// Whether each module compiled, and its checks passed when run.
+  bool compiled = false;
+  bool compiledPassed = false;
+  std::string firstCompileError;
   uint64_t bytes = 0;
   double seconds = 0;
 };
@@ -188,12 +196,106 @@ std::string evaluateModule(mlir::ModuleOp module, mlir::MLIRContext &context,
   return "";
 }
 
+/// Compiles `module` with the CPU backend and runs its checks, in a child
+/// process (a crash of the compiler or of the code costs one file, not the
+/// run); returns the empty string when every check passed. `compiled`
+/// tells whether it compiled.
+std::string compileModule(mlir::ModuleOp module, mlir::MLIRContext &context,
+                          bool &compiled, llvm::StringRef runArguments) {
+  compiled = false;
+  int pipeEnds[2];
+  if (pipe(pipeEnds) != 0)
+    return "no pipe for the child process";
+  llvm::outs().flush();
+  llvm::errs().flush();
+  pid_t child = fork();
+  if (child < 0)
+    return "no child process";
+  if (child == 0) {
+    close(pipeEnds[0]);
+    auto answer = [&](char status, const std::string &message) {
+      std::string text = status + message;
+      ssize_t written = write(pipeEnds[1], text.data(), text.size());
+      (void)written;
+      _exit(0);
+    };
+    std::string diagnostics;
+    llvm::raw_string_ostream diagnosticStream(diagnostics);
+    mlir::ScopedDiagnosticHandler handler(
+        &context, [&](mlir::Diagnostic &diagnostic) {
+          diagnosticStream << diagnostic.getLocation() << ": "
+                           << diagnostic.str() << "\n";
+          return mlir::success();
+        });
+    std::vector<interp::HostTensor> arguments;
+    if (!runArguments.empty()) {
+      std::string error;
+      auto parsed = interp::parseTensorList(runArguments, &context, error);
+      if (mlir::failed(parsed))
+        answer('N', "--args of the RUN line: " + error);
+      arguments = std::move(*parsed);
+    }
+    llvm::Expected<TargetSpec> target = resolveTarget("", "");
+    if (!target)
+      answer('N', llvm::toString(target.takeError()));
+    CpuCompileOptions options;
+    options.target = *target;
+    options.foldConstants = false;
+    mlir::FailureOr<CompiledGraph> graph = compileForCpu(module, options);
+    if (mlir::failed(graph))
+      answer('N', "compile: " + firstLine(diagnostics));
+    auto executable =
+        Executable::load(writeArtifact(graph->manifest, graph->output));
+    if (!executable)
+      answer('N', "load: " + llvm::toString(executable.takeError()));
+    auto outputs = (*executable)->run(arguments, &context);
+    if (!outputs)
+      answer('C', "run: " + llvm::toString(outputs.takeError()));
+    for (const CheckSpec &check : graph->manifest.checks) {
+      interp::CheckRule rule;
+      rule.comparison = check.comparison;
+      rule.tolerance = check.tolerance;
+      rule.maxUlps = check.maxUlps;
+      rule.minUlps = check.minUlps;
+      interp::CheckOutcome outcome = interp::compareCheckValues(
+          rule, (*outputs)[check.actual], (*outputs)[check.actual + 1],
+          mlir::UnknownLoc::get(&context));
+      if (!outcome.passed)
+        answer('C', llvm::formatv("check {0} failed on {1} of {2} elements, "
+                                  "worst {3} at {4} ({5})",
+                                  check.comparison, outcome.failing,
+                                  outcome.elements,
+                                  interp::formatNumber(outcome.worstError),
+                                  outcome.worst, check.location)
+                        .str());
+    }
+    answer('P', "");
+  }
+  close(pipeEnds[1]);
+  std::string reply;
+  char buffer[4096];
+  ssize_t got;
+  while ((got = read(pipeEnds[0], buffer, sizeof(buffer))) > 0)
+    reply.append(buffer, got);
+  close(pipeEnds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (reply.empty())
+    return WIFSIGNALED(status)
+               ? llvm::formatv("the compiler or the code crashed (signal {0})",
+                               WTERMSIG(status))
+                     .str()
+               : "the child process ended without an answer";
+  compiled = reply[0] != 'N';
+  return reply.substr(1);
+}
+
 /// Imports one file (each of its `// -----` modules); with `roundTrip`,
 /// exports each module to HLO text and imports it again; with `evaluate`,
 /// runs each module's checks.
 FileResult importFile(const std::string &path, const std::string &relative,
                       mlir::MLIRContext &context, bool roundTrip,
-                      bool evaluate) {
+                      bool evaluate, bool compile) {
   FileResult result;
   result.relative = relative;
   auto buffer = llvm::MemoryBuffer::getFile(path);
@@ -216,6 +318,7 @@ FileResult importFile(const std::string &path, const std::string &relative,
   result.ok = true;
   result.exported = roundTrip;
   result.evaluated = result.passed = evaluate;
+  result.compiled = result.compiledPassed = compile;
   double roundTripSeconds = 0;
   auto start = Clock::now();
   for (llvm::StringRef piece : pieces) {
@@ -233,6 +336,7 @@ FileResult importFile(const std::string &path, const std::string &relative,
       result.ok = false;
       result.exported = false;
       result.evaluated = result.passed = false;
+      result.compiled = result.compiledPassed = false;
       continue;
     }
     auto roundTripStart = Clock::now();
@@ -244,6 +348,17 @@ FileResult importFile(const std::string &path, const std::string &relative,
         result.passed = false;
         result.firstEvaluationError = why;
       }
+    }
+    if (compile && result.compiledPassed) {
+      // Compilation lowers the module in place: it comes after the others.
+      bool compiled = false;
+      std::string why = compileModule(*module, context, compiled, runArguments);
+      result.compiled &= compiled;
+      if (!why.empty()) {
+        result.compiledPassed = false;
+        result.firstCompileError = why;
+      }
+      continue;
     }
     if (!roundTrip || !result.exported) {
       roundTripSeconds +=
@@ -292,24 +407,39 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   struct FamilyCounts {
     unsigned imported = 0, exported = 0, evaluated = 0, passed = 0, files = 0;
+    unsigned compiled = 0, compiledPassed = 0;
   };
   std::map<std::string, FamilyCounts> families;
   std::vector<FileResult> failures, exportFailures, evaluationFailures;
   unsigned imported = 0, countedOk = 0, counted = 0, exported = 0;
   unsigned evaluated = 0, passed = 0, countedPassed = 0;
+  unsigned compiled = 0, compiledPassed = 0, countedCompiledPassed = 0;
+  std::vector<FileResult> compileFailures;
+  if (options.compile) {
+    mlir::DialectRegistry registry;
+    registerCpuCompilerDialects(registry);
+    context.appendDialectRegistry(registry);
+  }
   double evaluationSeconds = 0;
   uint64_t importedBytes = 0;
   double importedSeconds = 0;
   for (const auto &[path, relative] : files) {
     auto fileStart = Clock::now();
     FileResult result = importFile(path, relative, context,
-                                   options.exportRoundTrip, options.evaluate);
+                                   options.exportRoundTrip, options.evaluate,
+                                   options.compile);
     evaluationSeconds +=
         std::chrono::duration<double>(Clock::now() - fileStart).count();
     FamilyCounts &family = families[familyOf(relative)];
     ++family.files;
     family.evaluated += result.evaluated;
     family.passed += result.passed;
+    family.compiled += result.compiled;
+    family.compiledPassed += result.compiledPassed;
+    compiled += result.compiled;
+    compiledPassed += result.compiledPassed;
+    if (result.ok && options.compile && !result.compiledPassed)
+      compileFailures.push_back(result);
     evaluated += result.evaluated;
     passed += result.passed;
     if (result.ok && options.evaluate && !result.passed)
@@ -325,6 +455,7 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
       ++counted;
       countedOk += result.ok;
       countedPassed += result.passed;
+      countedCompiledPassed += result.compiledPassed;
     }
     if (result.ok) {
       ++family.imported;
@@ -340,16 +471,20 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
                       options.directory, files.size());
   bool roundTrip = options.exportRoundTrip;
   bool evaluate = options.evaluate;
+  bool compile = options.compile;
   os << llvm::format("  %-40s %8s %8s", "family", "files", "imported");
   if (roundTrip)
     os << llvm::format(" %8s", "exported");
   if (evaluate)
     os << llvm::format(" %9s %8s", "evaluated", "passed");
+  if (compile)
+    os << llvm::format(" %8s %8s", "compiled", "passed");
   os << "\n";
   for (const auto &[family, counts] : families) {
     if (!options.allFamilies && counts.imported == counts.files &&
         (!roundTrip || counts.exported == counts.files) &&
-        (!evaluate || counts.passed == counts.files))
+        (!evaluate || counts.passed == counts.files) &&
+        (!compile || counts.compiledPassed == counts.files))
       continue;
     os << llvm::format("  %-40s %8u %8u", family.c_str(), counts.files,
                        counts.imported);
@@ -357,6 +492,8 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
       os << llvm::format(" %8u", counts.exported);
     if (evaluate)
       os << llvm::format(" %9u %8u", counts.evaluated, counts.passed);
+    if (compile)
+      os << llvm::format(" %8u %8u", counts.compiled, counts.compiledPassed);
     os << "\n";
   }
   if (!options.allFamilies)
@@ -385,6 +522,22 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
       for (const FileResult &failure : evaluationFailures)
         os << "  " << failure.relative << ": "
            << failure.firstEvaluationError << "\n";
+    }
+  }
+  double compiledPercent = counted ? 100.0 * countedCompiledPassed / counted : 0;
+  if (compile) {
+    os << llvm::formatv("compiled by kiln's CPU backend: {0} of the {1} "
+                        "imported files compiled, {2} passed all their checks "
+                        "when run; outside dynamic/: {3} of {4} passed "
+                        "({5:f1}%)\n",
+                        compiled, imported, compiledPassed,
+                        countedCompiledPassed, counted, compiledPercent);
+    if (!compileFailures.empty()) {
+      os << "imported files that did not compile or pass, with the first "
+            "reason:\n";
+      for (const FileResult &failure : compileFailures)
+        os << "  " << failure.relative << ": " << failure.firstCompileError
+           << "\n";
     }
   }
   if (roundTrip) {

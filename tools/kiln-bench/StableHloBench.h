@@ -27,6 +27,10 @@ struct StableHloBenchOptions {
   /// Also run each imported module's checks with the evaluator (columns
   /// evaluated and passed, a line per file whose checks do not pass).
   bool evaluate = false;
+  /// Also compile every imported module with the CPU backend (constant
+  /// folding off, so that the checks test compiled code) and run its checks
+  /// in a child process (a column per family: compiled, and passed).
+  bool compile = false;
   /// Exit 1 when fewer files than this percentage (outside dynamic/) pass
   /// their checks; 0: never.
   double requirePassedPercent = 0;

@@ -534,6 +534,10 @@ int main(int argc, char **argv) {
   stablehlo->add_flag("--evaluate", stablehloOptions.evaluate,
                       "Also run every imported module with kiln's evaluator "
                       "and count the files whose checks all pass");
+  stablehlo->add_flag("--compile", stablehloOptions.compile,
+                      "Also compile every imported module with kiln's CPU "
+                      "backend (constant folding off), run it in a child "
+                      "process, and count the files whose checks all pass");
   stablehlo->add_option("--require-passed",
                         stablehloOptions.requirePassedPercent,
                         "With --evaluate, exit 1 if fewer than this "

@@ -29,7 +29,8 @@ def ConvertKilnToLinalgPass : Pass<"convert-kiln-to-linalg", "mlir::ModuleOp"> {
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
     "mlir::math::MathDialect", "mlir::scf::SCFDialect",
-    "mlir::tensor::TensorDialect", "mlir::func::FuncDialect"
+    "mlir::tensor::TensorDialect", "mlir::func::FuncDialect",
+    "mlir::LLVM::LLVMDialect"
   ];
 }
 

@@ -37,6 +37,9 @@ struct WhileLowering : public OpConversionPattern<kiln::WhileOp> {
       return failure();
     auto loop = scf::WhileOp::create(rewriter, op.getLoc(), types,
                                      adaptor.getOperands(), nullptr, nullptr);
+    for (Region *region : {&loop.getBefore(), &loop.getAfter()})
+      while (!region->empty())
+        rewriter.eraseBlock(&region->front());
     rewriter.inlineRegionBefore(op.getCondition(), loop.getBefore(),
                                 loop.getBefore().end());
     rewriter.inlineRegionBefore(op.getBody(), loop.getAfter(),

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -65,7 +66,8 @@ struct ConvertKilnToLinalgPass
     target.addIllegalDialect<kiln::KilnDialect>();
     target.addLegalOp<ModuleOp, UnrealizedConversionCastOp>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, tensor::TensorDialect>();
+                           math::MathDialect, tensor::TensorDialect,
+                           LLVM::LLVMDialect>();
     // scf and func ops are legal once their types are.
     target.addDynamicallyLegalDialect<scf::SCFDialect>(
         [&](Operation *op) { return converter.isLegal(op); });

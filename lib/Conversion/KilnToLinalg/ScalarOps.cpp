@@ -15,6 +15,7 @@
 #include "ScalarOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -250,7 +251,9 @@ struct ScalarBuilder {
     }
     if (name == "negate") return arith::SubIOp::create(b, loc, zero(), a);
     if (name == "abs")
-      return isUnsigned ? a : (Value)math::AbsIOp::create(b, loc, a);
+      return isUnsigned ? a
+                        : select(cmp(arith::CmpIPredicate::slt, a, zero()),
+                                 arith::SubIOp::create(b, loc, zero(), a), a);
     if (name == "sign") {
       Value one = intConstant(b, loc, type, 1);
       if (isUnsigned)
@@ -259,9 +262,11 @@ struct ScalarBuilder {
                             allOnes(), zero());
       return select(cmp(arith::CmpIPredicate::sgt, a, zero()), one, result);
     }
-    if (name == "popcnt") return math::CtPopOp::create(b, loc, a);
+    // LLVM's intrinsics directly: math-to-libm would refuse math's forms.
+    if (name == "popcnt") return LLVM::CtPopOp::create(b, loc, type, a);
     if (name == "count_leading_zeros")
-      return math::CountLeadingZerosOp::create(b, loc, a);
+      return LLVM::CountLeadingZerosOp::create(b, loc, type, a,
+                                               b.getBoolAttr(false));
     return emitUnsupported(kilnType);
   }
 

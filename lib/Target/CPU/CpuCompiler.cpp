@@ -18,6 +18,8 @@
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Runtime/Executable.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -78,7 +80,11 @@ constexpr llvm::StringLiteral kLoweringPipeline =
     "buffer-results-to-out-params{hoist-static-allocs=HOIST "
     "modify-public-functions=true},"
     "canonicalize, buffer-deallocation-pipeline,"
-    "convert-bufferization-to-memref, convert-linalg-to-loops, lower-affine,"
+    "convert-bufferization-to-memref";
+
+/// After bufferization, to the LLVM dialect.
+constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
+    "convert-linalg-to-loops, lower-affine,"
     "convert-scf-to-cf, canonicalize, cse,"
     "arith-expand{include-bf16=true}, expand-strided-metadata, lower-affine,"
     "finalize-memref-to-llvm, convert-math-to-libm, convert-math-to-llvm,"
@@ -289,6 +295,26 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
     if (failed(parsePassPipeline(pipeline, pm, errorStream)))
       return fail("the lowering pipeline does not parse: " + error);
     if (failed(pm.run(module)))
+      return failure();
+    // Copies between strided views (concatenate's and slices' buffers)
+    // become loops: memref.copy would call a runtime library otherwise.
+    module.walk([](memref::CopyOp copy) {
+      auto isIdentity = [](Value value) {
+        return cast<MemRefType>(value.getType()).getLayout().isIdentity();
+      };
+      if (isIdentity(copy.getSource()) && isIdentity(copy.getTarget()))
+        return;
+      OpBuilder builder(copy);
+      linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),
+                             copy.getTarget());
+      copy.erase();
+    });
+    PassManager llvmPm(context);
+    if (options.timing)
+      llvmPm.enableTiming();
+    if (failed(parsePassPipeline(kLoopsToLLVMPipeline, llvmPm, errorStream)))
+      return fail("the lowering pipeline does not parse: " + error);
+    if (failed(llvmPm.run(module)))
       return failure();
   }
   compiled.times.lowering = secondsSince(start);
