@@ -48,6 +48,7 @@ void kiln::populateKilnToLinalgPatterns(const TypeConverter &converter,
                                         RewritePatternSet &patterns) {
   populateKilnElementwiseToLinalgPatterns(converter, patterns);
   populateKilnDataMovementToLinalgPatterns(converter, patterns);
+  populateKilnIndirectDataMovementToLinalgPatterns(converter, patterns);
   populateKilnContractionToLinalgPatterns(converter, patterns);
   populateKilnReductionToLinalgPatterns(converter, patterns);
   populateKilnControlFlowToScfPatterns(converter, patterns);

@@ -75,7 +75,7 @@ void initializeOnce() {
 /// that the entry's signature is one pointer per parameter and per result.
 constexpr llvm::StringLiteral kLoweringPipeline =
     "canonicalize, linalg-fuse-elementwise-ops, canonicalize, cse,"
-    "one-shot-bufferize{bufferize-function-boundaries "
+    "one-shot-bufferize{bufferize-function-boundaries allow-return-allocs-from-loops "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{hoist-static-allocs=HOIST "
     "modify-public-functions=true},"

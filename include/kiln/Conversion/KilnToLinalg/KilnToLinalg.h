@@ -33,6 +33,11 @@ void populateKilnElementwiseToLinalgPatterns(
 void populateKilnDataMovementToLinalgPatterns(
     const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
 
+/// scatter (every dimension-number form, any combiner): a loop over the
+/// updates.
+void populateKilnIndirectDataMovementToLinalgPatterns(
+    const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
+
 /// dot_general: linalg.matmul and linalg.batch_matmul where the dimension
 /// numbers fit them, else a generic contraction.
 void populateKilnContractionToLinalgPatterns(

@@ -1,0 +1,161 @@
+//===- IndirectDataMovement.cpp - kiln scatter and gather -------*- C++ -*-===//
+//
+// This file lowers the ops that move data to or from positions read at run
+// time. Scatter becomes one scf.for over the update elements, carrying the
+// results: each element's position in the operand is its start index (read
+// from the index tensor), its batch position and its window offset, an
+// element that falls outside the operand is skipped, and one that lands is
+// combined with the update computation inlined as scalar code, in the
+// updates' row-major order, exactly as the reference evaluator does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ScalarOps.h"
+#include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+
+namespace {
+
+/// Reads an index scalar (signed, or unsigned for `ui` types) as `index`.
+Value toIndex(OpBuilder &b, Location loc, Value scalar, Type kilnElement) {
+  auto integer = cast<IntegerType>(kilnElement);
+  if (integer.isUnsigned())
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), scalar);
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), scalar);
+}
+
+struct ScatterLowering : public OpConversionPattern<kiln::ScatterOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kiln::ScatterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ValueRange inputs = adaptor.getInputs();
+    ValueRange updates = adaptor.getUpdates();
+    Value indices = adaptor.getScatterIndices();
+    size_t count = inputs.size();
+    auto operandType = cast<RankedTensorType>(inputs.front().getType());
+    auto updateType = cast<RankedTensorType>(updates.front().getType());
+    auto indicesType = cast<RankedTensorType>(indices.getType());
+    Type indexElement =
+        cast<RankedTensorType>(op.getScatterIndices().getType()).getElementType();
+    llvm::ArrayRef<int64_t> operandShape = operandType.getShape();
+    llvm::ArrayRef<int64_t> updateShape = updateType.getShape();
+    int64_t operandRank = operandShape.size(), updateRank = updateShape.size();
+    int64_t indexVectorDim = op.getIndexVectorDim();
+    int64_t indicesRank = indicesType.getRank();
+    llvm::ArrayRef<int64_t> windowDims = op.getUpdateWindowDims(),
+                            inserted = op.getInsertedWindowDims(),
+                            inputBatching = op.getInputBatchingDims(),
+                            indicesBatching = op.getScatterIndicesBatchingDims(),
+                            toOperand = op.getScatterDimsToOperandDims();
+    llvm::SmallVector<int64_t> operandWindowDims;
+    for (int64_t d = 0; d < operandRank; ++d)
+      if (!llvm::is_contained(inserted, d) &&
+          !llvm::is_contained(inputBatching, d))
+        operandWindowDims.push_back(d);
+
+    auto constant = [&](OpBuilder &b, int64_t value) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, value);
+    };
+    Value zero = constant(rewriter, 0), one = constant(rewriter, 1);
+    Value total = constant(rewriter, updateType.getNumElements());
+    bool built = true;
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, total, one, inputs,
+        [&](OpBuilder &b, Location, Value u, ValueRange accumulators) {
+          // The update element's index, row-major.
+          llvm::SmallVector<Value> updateIndex(updateRank);
+          Value rest = u;
+          for (int64_t d = updateRank - 1; d >= 0; --d) {
+            Value size = constant(b, updateShape[d]);
+            updateIndex[d] = arith::RemUIOp::create(b, loc, rest, size);
+            rest = arith::DivUIOp::create(b, loc, rest, size);
+          }
+          llvm::SmallVector<Value> batch, window;
+          for (int64_t d = 0; d < updateRank; ++d)
+            (llvm::is_contained(windowDims, d) ? window : batch)
+                .push_back(updateIndex[d]);
+          // The start vector from the index tensor.
+          int64_t starts = indexVectorDim < indicesRank
+                               ? indicesType.getDimSize(indexVectorDim)
+                               : 1;
+          llvm::SmallVector<Value> full(operandRank, constant(b, 0));
+          for (int64_t k = 0; k < starts && k < (int64_t)toOperand.size();
+               ++k) {
+            llvm::SmallVector<Value> position;
+            size_t next = 0;
+            for (int64_t d = 0; d < indicesRank; ++d)
+              position.push_back(d == indexVectorDim ? constant(b, k)
+                                                     : batch[next++]);
+            Value scalar = tensor::ExtractOp::create(b, loc, indices, position);
+            full[toOperand[k]] = toIndex(b, loc, scalar, indexElement);
+          }
+          for (auto [k, d] : llvm::enumerate(inputBatching))
+            for (size_t position = 0; position < batch.size(); ++position) {
+              int64_t indexDim = (int64_t)position < indexVectorDim
+                                     ? position
+                                     : position + 1;
+              if (indexDim == indicesBatching[k])
+                full[d] = batch[position];
+            }
+          for (auto [k, d] : llvm::enumerate(operandWindowDims))
+            full[d] = arith::AddIOp::create(b, loc, full[d], window[k]);
+          Value inBounds = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+          for (int64_t d = 0; d < operandRank; ++d) {
+            Value low = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                              full[d], constant(b, 0));
+            Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                               full[d],
+                                               constant(b, operandShape[d]));
+            inBounds = arith::AndIOp::create(
+                b, loc, inBounds, arith::AndIOp::create(b, loc, low, high));
+          }
+          auto update = scf::IfOp::create(
+              b, loc, inBounds,
+              [&](OpBuilder &then, Location) {
+                llvm::SmallVector<Value> arguments;
+                for (Value accumulator : accumulators)
+                  arguments.push_back(
+                      tensor::ExtractOp::create(then, loc, accumulator, full));
+                for (Value values : updates)
+                  arguments.push_back(
+                      tensor::ExtractOp::create(then, loc, values, updateIndex));
+                FailureOr<llvm::SmallVector<Value>> combined =
+                    kiln::inlineScalarRegion(then, op.getToApply(), arguments);
+                if (failed(combined)) {
+                  built = false;
+                  scf::YieldOp::create(then, loc, accumulators);
+                  return;
+                }
+                llvm::SmallVector<Value> written;
+                for (size_t k = 0; k < count; ++k)
+                  written.push_back(tensor::InsertOp::create(
+                      then, loc, (*combined)[k], accumulators[k], full));
+                scf::YieldOp::create(then, loc, written);
+              },
+              [&](OpBuilder &otherwise, Location) {
+                scf::YieldOp::create(otherwise, loc, accumulators);
+              });
+          scf::YieldOp::create(b, loc, update.getResults());
+        });
+    if (!built)
+      return failure();
+    rewriter.replaceOp(op, loop.getResults());
+    return success();
+  }
+};
+
+} // namespace
+
+void kiln::populateKilnIndirectDataMovementToLinalgPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<ScatterLowering>(converter, patterns.getContext());
+}
