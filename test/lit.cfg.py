@@ -33,7 +33,7 @@ tools = [
 ]
 llvm_config.add_tool_substitutions(tools, [config.kiln_tools_dir, config.llvm_tools_dir])
 
-# A Python with NumPy, for the tests that read the arrays `kiln run --interpret -o`
+# A Python with NumPy, for the tests that read the arrays `kiln run -o`
 # writes (tools/bootstrap.sh installs python3-numpy): lit's own Python, or
 # the system's.
 for candidate in [config.python_executable, "/usr/bin/python3"]:

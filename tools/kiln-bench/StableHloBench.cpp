@@ -358,6 +358,8 @@ FileResult importFile(const std::string &path, const std::string &relative,
         result.compiledPassed = false;
         result.firstCompileError = why;
       }
+      roundTripSeconds +=
+          std::chrono::duration<double>(Clock::now() - roundTripStart).count();
       continue;
     }
     if (!roundTrip || !result.exported) {

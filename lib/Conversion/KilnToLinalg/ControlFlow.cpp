@@ -35,11 +35,10 @@ struct WhileLowering : public OpConversionPattern<kiln::WhileOp> {
     llvm::SmallVector<Type> types;
     if (failed(getTypeConverter()->convertTypes(op->getResultTypes(), types)))
       return failure();
+    // Regions without blocks: the kiln regions move in whole.
     auto loop = scf::WhileOp::create(rewriter, op.getLoc(), types,
-                                     adaptor.getOperands(), nullptr, nullptr);
-    for (Region *region : {&loop.getBefore(), &loop.getAfter()})
-      while (!region->empty())
-        rewriter.eraseBlock(&region->front());
+                                     adaptor.getOperands(),
+                                     llvm::ArrayRef<NamedAttribute>{});
     rewriter.inlineRegionBefore(op.getCondition(), loop.getBefore(),
                                 loop.getBefore().end());
     rewriter.inlineRegionBefore(op.getBody(), loop.getAfter(),

@@ -1,0 +1,41 @@
+"""Runs each graph compiled and on the evaluator (`kiln run --compare`) with
+a fresh seed, and fails if any result differs by more than the tolerance
+its element type allows (relative to the result's largest magnitude), or
+if NaNs appear where the evaluator has none. Compiled outputs are poisoned
+(0xff bytes) before each run, so an element the code never writes shows.
+
+    compare.py KILN GRAPH...
+"""
+import random
+import re
+import subprocess
+import sys
+
+TOLERANCE = {"f64": 1e-12, "f32": 1e-5, "f16": 1e-2, "bf16": 1e-2}
+
+kiln, graphs = sys.argv[1], sys.argv[2:]
+failures = 0
+for graph in graphs:
+    seed = random.randrange(1 << 31)
+    run = subprocess.run([kiln, "run", "--compare", "--seed", str(seed), graph],
+                         capture_output=True, text=True)
+    name = graph.rsplit("/", 1)[-1]
+    if run.returncode != 0:
+        print(f"{name}: kiln run --compare failed (seed {seed}): {run.stderr.strip()}")
+        failures += 1
+        continue
+    results = re.findall(r"result (\d+): tensor<([^>]*)>  max abs error (\S+)"
+                         r"  max rel error (\S+)(.*)", run.stdout)
+    if not results:
+        print(f"{name}: no result compared (seed {seed})")
+        failures += 1
+    for index, element, absolute, relative, rest in results:
+        element = element.split("x")[-1]
+        limit = TOLERANCE.get(element, 0.0)
+        if float(relative) > limit or "NaN" in rest:
+            print(f"{name}: result {index} ({element}) off by {relative} "
+                  f"(allowed {limit}){rest} with seed {seed}")
+            failures += 1
+        else:
+            print(f"{name}: result {index} ({element}) within {limit}")
+sys.exit(1 if failures else 0)
