@@ -57,13 +57,14 @@ int kiln::runCompile(const CompileCommandOptions &options) {
   std::optional<EmitKind> emit =
       llvm::StringSwitch<std::optional<EmitKind>>(options.emit)
           .Case("obj", EmitKind::Artifact)
+          .Case("frontend", EmitKind::Frontend)
           .Case("mlir", EmitKind::Mlir)
           .Case("llvm", EmitKind::Llvm)
           .Case("asm", EmitKind::Assembly)
           .Default(std::nullopt);
   if (!emit) {
-    llvm::errs() << "kiln compile: error: --emit takes obj, mlir, llvm or "
-                    "asm, not '"
+    llvm::errs() << "kiln compile: error: --emit takes obj, frontend, mlir, "
+                    "llvm or asm, not '"
                  << options.emit << "'\n";
     return ExitInputError;
   }

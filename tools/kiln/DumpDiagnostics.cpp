@@ -31,7 +31,7 @@ llvm::StringRef severityName(DiagnosticSeverity severity) {
   return "error";
 }
 
-void print(Diagnostic &diagnostic, llvm::StringRef input) {
+void print(Diagnostic &diagnostic, llvm::StringRef input, bool isNote = false) {
   kiln::HloLocation where = kiln::decodeHloLocation(diagnostic.getLocation());
   std::string position = input.str();
   if (where.dumpPosition)
@@ -42,7 +42,7 @@ void print(Diagnostic &diagnostic, llvm::StringRef input) {
                    .str();
   llvm::errs() << position << ": " << severityName(diagnostic.getSeverity())
                << ": " << diagnostic.str() << "\n";
-  if (where.source || !where.opName.empty()) {
+  if (!isNote && (where.source || !where.opName.empty())) {
     llvm::errs() << position << ": note: from ";
     if (where.source)
       llvm::errs() << where.source->getFilename().getValue() << ':'
@@ -51,7 +51,7 @@ void print(Diagnostic &diagnostic, llvm::StringRef input) {
     llvm::errs() << where.opName << "\n";
   }
   for (Diagnostic &note : diagnostic.getNotes())
-    print(note, input);
+    print(note, input, /*isNote=*/true);
 }
 
 } // namespace

@@ -75,9 +75,10 @@ int main(int argc, char **argv) {
                       "Where to write the artifact (or the --emit text; '-' "
                       "for stdout)");
   compile->add_option("--emit", compileOptions.emit,
-                      "What to write: obj (the artifact, default), mlir (the "
-                      "LLVM dialect), llvm (optimized LLVM IR), asm")
-      ->check(CLI::IsMember({"obj", "mlir", "llvm", "asm"}));
+                      "What to write: obj (the artifact, default), frontend "
+                      "(the kiln graph after the front end), mlir (the LLVM dialect), "
+                      "llvm (optimized LLVM IR), asm")
+      ->check(CLI::IsMember({"obj", "frontend", "mlir", "llvm", "asm"}));
   compile->add_option("--cache-dir", compileOptions.cacheDir,
                       "Store the artifact in this cache under the graph's key");
   compile->add_flag("--timing", compileOptions.timing,

@@ -273,6 +273,10 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
   manifest.graphOutputs = manifest.outputs.size() - 2 * manifest.checks.size();
   std::string entryName = entry.getName().str();
   compiled.times.frontend = secondsSince(start);
+  if (emit == EmitKind::Frontend) {
+    llvm::raw_string_ostream(compiled.output) << module;
+    return compiled;
+  }
 
   // MLIR: kiln to linalg, then to the LLVM dialect.
   start = Clock::now();

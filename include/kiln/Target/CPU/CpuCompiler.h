@@ -22,9 +22,10 @@
 
 namespace kiln {
 
-/// What `kiln compile --emit` writes: the lowered MLIR (LLVM dialect), LLVM
+/// What `kiln compile --emit` writes: the kiln module after the front end
+/// (what kiln-frontend made of it), the lowered MLIR (LLVM dialect), LLVM
 /// IR, assembly, or the artifact (object code and manifest).
-enum class EmitKind { Mlir, Llvm, Assembly, Artifact };
+enum class EmitKind { Frontend, Mlir, Llvm, Assembly, Artifact };
 
 struct CpuCompileOptions {
   /// The target (a canonical triple and CPU level, Target.h).
