@@ -1,7 +1,8 @@
 //===- IndirectDataMovement.cpp - kiln scatter and gather -------*- C++ -*-===//
 //
 // This file lowers the ops that move data to or from positions read at run
-// time. Scatter becomes one scf.for over the update elements, carrying the
+// time. Gather is a generic whose body reads the operand at each element's
+// clamped position. Scatter becomes one scf.for over the update elements, carrying the
 // results: each element's position in the operand is its start index (read
 // from the index tensor), its batch position and its window offset, an
 // element that falls outside the operand is skipped, and one that lands is
@@ -153,9 +154,95 @@ struct ScatterLowering : public OpConversionPattern<kiln::ScatterOp> {
   }
 };
 
+/// gather: a generic over the result whose body computes each element's
+/// operand position (start indices read from the index tensor and clamped
+/// so that the slice fits, as HLO clamps them, plus the window offset) and
+/// reads the operand there.
+struct GatherLowering : public OpConversionPattern<kiln::GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kiln::GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value operand = adaptor.getOperand();
+    Value indices = adaptor.getStartIndices();
+    auto resultType = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getType()));
+    auto operandType = cast<RankedTensorType>(operand.getType());
+    auto indicesType = cast<RankedTensorType>(indices.getType());
+    Type indexElement =
+        cast<RankedTensorType>(op.getStartIndices().getType()).getElementType();
+    llvm::ArrayRef<int64_t> operandShape = operandType.getShape();
+    int64_t operandRank = operandShape.size();
+    int64_t resultRank = resultType.getRank();
+    int64_t indicesRank = indicesType.getRank();
+    int64_t indexVectorDim = op.getIndexVectorDim();
+    llvm::ArrayRef<int64_t> offsetDims = op.getOffsetDims(),
+                            collapsed = op.getCollapsedSliceDims(),
+                            operandBatching = op.getOperandBatchingDims(),
+                            indicesBatching = op.getStartIndicesBatchingDims(),
+                            startIndexMap = op.getStartIndexMap(),
+                            sliceSizes = op.getSliceSizes();
+    llvm::SmallVector<int64_t> windowDims;
+    for (int64_t d = 0; d < operandRank; ++d)
+      if (!llvm::is_contained(collapsed, d) &&
+          !llvm::is_contained(operandBatching, d))
+        windowDims.push_back(d);
+    Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                         resultType.getElementType());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, ValueRange{}, ValueRange{init},
+        llvm::ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(resultRank)},
+        llvm::SmallVector<utils::IteratorType>(resultRank,
+                                               utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location, ValueRange) {
+          auto constant = [&](int64_t value) -> Value {
+            return arith::ConstantIndexOp::create(b, loc, value);
+          };
+          llvm::SmallVector<Value> batch, offsets;
+          for (int64_t d = 0; d < resultRank; ++d)
+            (llvm::is_contained(offsetDims, d) ? offsets : batch)
+                .push_back(linalg::IndexOp::create(b, loc, d));
+          int64_t starts = indexVectorDim < indicesRank
+                               ? indicesType.getDimSize(indexVectorDim)
+                               : 1;
+          llvm::SmallVector<Value> full(operandRank, constant(0));
+          for (auto [k, d] : llvm::enumerate(startIndexMap)) {
+            if ((int64_t)k >= starts)
+              continue;
+            llvm::SmallVector<Value> position;
+            size_t next = 0;
+            for (int64_t i = 0; i < indicesRank; ++i)
+              position.push_back(i == indexVectorDim ? constant(k)
+                                                     : batch[next++]);
+            Value scalar = tensor::ExtractOp::create(b, loc, indices, position);
+            Value start = toIndex(b, loc, scalar, indexElement);
+            start = arith::MinSIOp::create(
+                b, loc, start, constant(operandShape[d] - sliceSizes[d]));
+            full[d] = arith::MaxSIOp::create(b, loc, start, constant(0));
+          }
+          for (auto [k, d] : llvm::enumerate(operandBatching))
+            for (size_t position = 0; position < batch.size(); ++position) {
+              int64_t indexDim = (int64_t)position < indexVectorDim
+                                     ? position
+                                     : position + 1;
+              if (indexDim == indicesBatching[k])
+                full[d] = batch[position];
+            }
+          for (auto [k, d] : llvm::enumerate(windowDims))
+            full[d] = arith::AddIOp::create(b, loc, full[d], offsets[k]);
+          Value value = tensor::ExtractOp::create(b, loc, operand, full);
+          linalg::YieldOp::create(b, loc, value);
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
 } // namespace
 
 void kiln::populateKilnIndirectDataMovementToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ScatterLowering>(converter, patterns.getContext());
+  patterns.add<ScatterLowering, GatherLowering>(converter,
+                                                patterns.getContext());
 }

@@ -18,6 +18,7 @@
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 #include "kiln/Runtime/Executable.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -312,6 +313,23 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
       linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),
                              copy.getTarget());
       copy.erase();
+    });
+    // A select of bf16 values chooses bits: LLVM's x86 backend would widen
+    // it to f32 and call the runtime library to narrow it again.
+    module.walk([](arith::SelectOp select) {
+      Type type = select.getType();
+      if (!type.isBF16())
+        return;
+      OpBuilder builder(select);
+      Location loc = select.getLoc();
+      Type bits = builder.getI16Type();
+      Value chosen = arith::SelectOp::create(
+          builder, loc, select.getCondition(),
+          arith::BitcastOp::create(builder, loc, bits, select.getTrueValue()),
+          arith::BitcastOp::create(builder, loc, bits, select.getFalseValue()));
+      select.replaceAllUsesWith(
+          arith::BitcastOp::create(builder, loc, type, chosen).getResult());
+      select.erase();
     });
     PassManager llvmPm(context);
     if (options.timing)

@@ -33,8 +33,8 @@ void populateKilnElementwiseToLinalgPatterns(
 void populateKilnDataMovementToLinalgPatterns(
     const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
 
-/// scatter (every dimension-number form, any combiner): a loop over the
-/// updates.
+/// gather and scatter (every dimension-number form, any combiner): a
+/// generic that reads at computed positions, and a loop over the updates.
 void populateKilnIndirectDataMovementToLinalgPatterns(
     const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
 
