@@ -96,6 +96,7 @@ struct FileResult {
   bool compiled = false;
   bool compiledPassed = false;
   std::string firstCompileError;
+  double compileSeconds = 0;
   uint64_t bytes = 0;
   double seconds = 0;
 };
@@ -352,7 +353,10 @@ FileResult importFile(const std::string &path, const std::string &relative,
     if (compile && result.compiledPassed) {
       // Compilation lowers the module in place: it comes after the others.
       bool compiled = false;
+      auto compileStart = Clock::now();
       std::string why = compileModule(*module, context, compiled, runArguments);
+      result.compileSeconds +=
+          std::chrono::duration<double>(Clock::now() - compileStart).count();
       result.compiled &= compiled;
       if (!why.empty()) {
         result.compiledPassed = false;
@@ -416,6 +420,7 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
   unsigned imported = 0, countedOk = 0, counted = 0, exported = 0;
   unsigned evaluated = 0, passed = 0, countedPassed = 0;
   unsigned compiled = 0, compiledPassed = 0, countedCompiledPassed = 0;
+  double compileSeconds = 0;
   std::vector<FileResult> compileFailures;
   if (options.compile) {
     mlir::DialectRegistry registry;
@@ -431,7 +436,9 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
                                    options.exportRoundTrip, options.evaluate,
                                    options.compile);
     evaluationSeconds +=
-        std::chrono::duration<double>(Clock::now() - fileStart).count();
+        std::chrono::duration<double>(Clock::now() - fileStart).count() -
+        result.compileSeconds;
+    compileSeconds += result.compileSeconds;
     FamilyCounts &family = families[familyOf(relative)];
     ++family.files;
     family.evaluated += result.evaluated;
@@ -531,9 +538,10 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
     os << llvm::formatv("compiled by kiln's CPU backend: {0} of the {1} "
                         "imported files compiled, {2} passed all their checks "
                         "when run; outside dynamic/: {3} of {4} passed "
-                        "({5:f1}%)\n",
+                        "({5:f1}%), in {6:f1} s\n",
                         compiled, imported, compiledPassed,
-                        countedCompiledPassed, counted, compiledPercent);
+                        countedCompiledPassed, counted, compiledPercent,
+                        compileSeconds);
     if (!compileFailures.empty()) {
       os << "imported files that did not compile or pass, with the first "
             "reason:\n";
@@ -596,6 +604,13 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
     os << llvm::formatv("passed {0:f1}% of the files outside dynamic/, below "
                         "the required {1:f1}%\n",
                         passedPercent, options.requirePassedPercent);
+    return 1;
+  }
+  if (options.requireCompiledPercent > 0 && compile &&
+      compiledPercent < options.requireCompiledPercent) {
+    os << llvm::formatv("compiled and passed {0:f1}% of the files outside "
+                        "dynamic/, below the required {1:f1}%\n",
+                        compiledPercent, options.requireCompiledPercent);
     return 1;
   }
   double exportedPercent = imported ? 100.0 * exported / imported : 0;

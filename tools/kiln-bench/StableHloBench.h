@@ -31,6 +31,9 @@ struct StableHloBenchOptions {
   /// folding off, so that the checks test compiled code) and run its checks
   /// in a child process (a column per family: compiled, and passed).
   bool compile = false;
+  /// With compile: exit 1 when fewer files than this percentage (outside
+  /// dynamic/) compile and pass.
+  double requireCompiledPercent = 0;
   /// Exit 1 when fewer files than this percentage (outside dynamic/) pass
   /// their checks; 0: never.
   double requirePassedPercent = 0;

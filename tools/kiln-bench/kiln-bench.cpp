@@ -538,6 +538,10 @@ int main(int argc, char **argv) {
                       "Also compile every imported module with kiln's CPU "
                       "backend (constant folding off), run it in a child "
                       "process, and count the files whose checks all pass");
+  stablehlo->add_option("--require-compiled",
+                        stablehloOptions.requireCompiledPercent,
+                        "With --compile, exit 1 if fewer than this percentage "
+                        "of the files outside dynamic/ compile and pass");
   stablehlo->add_option("--require-passed",
                         stablehloOptions.requirePassedPercent,
                         "With --evaluate, exit 1 if fewer than this "
