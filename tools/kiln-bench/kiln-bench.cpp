@@ -11,8 +11,9 @@
 
 #include "BenchFiles.h"
 #include "CacheBench.h"
-#include "SignatureBench.h"
+#include "CpuBench.h"
 #include "FrontendBench.h"
+#include "SignatureBench.h"
 #include "StableHloBench.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -550,6 +551,25 @@ int main(int argc, char **argv) {
                         "Exit 1 if fewer than this percentage of the files "
                         "outside dynamic/ import");
 
+  kiln::bench::CpuBenchOptions cpuOptions;
+  CLI::App *cpu = app.add_subcommand(
+      "cpu",
+      "The CPU backend's code on one core: dot_general f32 against OpenBLAS\n"
+      "sgemm (loaded at run time), a naive loop and the peak FMA rate;\n"
+      "causal attention with the mask folded against --no-fold-causal-mask.");
+  cpu->add_option("--size", cpuOptions.size, "dot_general's M = N = K")
+      ->capture_default_str();
+  cpu->add_option("--sequence", cpuOptions.sequence,
+                  "Attention's sequence length")
+      ->capture_default_str();
+  cpu->add_option("--head-dim", cpuOptions.headDim, "Attention's head dimension")
+      ->capture_default_str();
+  cpu->add_option("--repeat", cpuOptions.repeat, "Runs of each measurement")
+      ->capture_default_str();
+  cpu->add_option("--target-cpu", cpuOptions.cpu,
+                  "The CPU the code is built for (default: the portable "
+                  "level; 'native': this machine's)");
+
   std::vector<std::string> frontendPaths;
   CLI::App *frontend = app.add_subcommand(
       "frontend",
@@ -567,6 +587,8 @@ int main(int argc, char **argv) {
     // 0 for --help; any other parse problem is a usage error, as for kiln.
     return app.exit(error) == 0 ? 0 : 2;
   }
+  if (cpu->parsed())
+    return kiln::bench::runCpuBench(cpuOptions);
   if (frontend->parsed()) {
     if (frontendPaths.empty())
       frontendPaths.push_back("test/Inputs/corpus/hlo");
