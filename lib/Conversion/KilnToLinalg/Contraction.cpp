@@ -162,9 +162,67 @@ struct DotGeneralLowering : public OpConversionPattern<kiln::DotGeneralOp> {
   }
 };
 
+/// A dot_general that is exactly a matmul ([M,K] x [K,N]) or a
+/// batch_matmul ([B,M,K] x [B,K,N]) of one float type: the named op, which
+/// the CPU pipeline tiles for registers and caches. Preferred to the
+/// generic contraction.
+struct DotGeneralToNamedMatmul : public OpConversionPattern<kiln::DotGeneralOp> {
+  DotGeneralToNamedMatmul(const TypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(kiln::DotGeneralOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+    auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type element = resultType.getElementType();
+    if ((!element.isF32() && !element.isF64()) ||
+        lhsType.getElementType() != element ||
+        rhsType.getElementType() != element)
+      return failure();
+    auto is = [](llvm::ArrayRef<int64_t> dims,
+                 std::initializer_list<int64_t> expected) {
+      return dims == llvm::ArrayRef<int64_t>(expected);
+    };
+    bool matmul = lhsType.getRank() == 2 && rhsType.getRank() == 2 &&
+                  op.getLhsBatchDims().empty() &&
+                  is(op.getLhsContractingDims(), {1}) &&
+                  is(op.getRhsContractingDims(), {0});
+    bool batched = lhsType.getRank() == 3 && rhsType.getRank() == 3 &&
+                   is(op.getLhsBatchDims(), {0}) &&
+                   is(op.getRhsBatchDims(), {0}) &&
+                   is(op.getLhsContractingDims(), {2}) &&
+                   is(op.getRhsContractingDims(), {1});
+    if (!matmul && !batched)
+      return failure();
+    Location loc = op.getLoc();
+    Value zero = arith::ConstantOp::create(rewriter, loc, element,
+                                           rewriter.getZeroAttr(element));
+    Value init =
+        linalg::FillOp::create(
+            rewriter, loc, ValueRange{zero},
+            ValueRange{tensor::EmptyOp::create(rewriter, loc,
+                                               resultType.getShape(), element)})
+            .getResult(0);
+    llvm::SmallVector<Value> inputs = {adaptor.getLhs(), adaptor.getRhs()};
+    Operation *named =
+        matmul ? linalg::MatmulOp::create(rewriter, loc, TypeRange{resultType},
+                                          inputs, ValueRange{init})
+                     .getOperation()
+               : linalg::BatchMatmulOp::create(rewriter, loc,
+                                               TypeRange{resultType}, inputs,
+                                               ValueRange{init})
+                     .getOperation();
+    rewriter.replaceOp(op, named->getResults());
+    return success();
+  }
+};
+
 } // namespace
 
 void kiln::populateKilnContractionToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<DotGeneralLowering>(converter, patterns.getContext());
+  patterns.add<DotGeneralLowering, DotGeneralToNamedMatmul>(
+      converter, patterns.getContext());
 }

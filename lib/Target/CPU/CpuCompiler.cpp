@@ -13,6 +13,7 @@
 #include "kiln/Target/CPU/CpuCompiler.h"
 
 #include "CheckResults.h"
+#include "ContractionTiling.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
@@ -20,6 +21,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -39,6 +41,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
 #include <chrono>
@@ -67,16 +70,24 @@ void initializeOnce() {
   });
 }
 
-/// From tensors to the LLVM dialect. Bufferization writes every function's
-/// results into buffers its caller passes (buffer-results-to-out-params;
-/// `HOIST` says whether a result computed in a buffer of its own is computed
-/// in the caller's buffer directly, which upstream cannot do when a
-/// function returns one value twice),
-/// and functions take bare pointers (static shapes, identity layouts), so
-/// that the entry's signature is one pointer per parameter and per result.
-constexpr llvm::StringLiteral kLoweringPipeline =
-    "canonicalize, linalg-fuse-elementwise-ops, canonicalize, cse,"
-    "one-shot-bufferize{bufferize-function-boundaries allow-return-allocs-from-loops "
+/// The structured ops, before tiling: element-wise producers fuse into
+/// their consumers (a causal mask into the select that applies it).
+/// (Contractions that are matmuls are named ops from the start:
+/// linalg-specialize-generic-ops gets transposed operands wrong in MLIR 22.)
+constexpr llvm::StringLiteral kStructuredPipeline =
+    "canonicalize, linalg-fuse-elementwise-ops, canonicalize, cse";
+
+/// Bufferization: every function's results are written into buffers its
+/// caller passes (buffer-results-to-out-params; `HOIST` says whether a
+/// result computed in a buffer of its own is computed in the caller's
+/// buffer directly, which upstream cannot do when a function returns one
+/// value twice), and functions take bare pointers (static shapes, identity
+/// layouts), so that the entry's signature is one pointer per parameter
+/// and per result.
+constexpr llvm::StringLiteral kBufferizationPipeline =
+    "func.func(lower-vector-mask),"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "allow-return-allocs-from-loops "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-results-to-out-params{hoist-static-allocs=HOIST "
     "modify-public-functions=true},"
@@ -85,13 +96,13 @@ constexpr llvm::StringLiteral kLoweringPipeline =
 
 /// After bufferization, to the LLVM dialect.
 constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
-    "convert-linalg-to-loops, lower-affine,"
-    "convert-scf-to-cf, canonicalize, cse,"
+    "convert-vector-to-scf{full-unroll=true}, convert-linalg-to-loops,"
+    "lower-affine, convert-scf-to-cf, canonicalize, cse,"
     "arith-expand{include-bf16=true}, expand-strided-metadata, lower-affine,"
-    "finalize-memref-to-llvm, convert-math-to-libm, convert-math-to-llvm,"
-    "convert-arith-to-llvm, convert-index-to-llvm,"
+    "convert-vector-to-llvm, finalize-memref-to-llvm, convert-math-to-libm,"
+    "convert-math-to-llvm, convert-arith-to-llvm, convert-index-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},"
-    "convert-cf-to-llvm, reconcile-unrealized-casts";
+    "convert-cf-to-llvm, convert-ub-to-llvm, reconcile-unrealized-casts";
 
 /// The module's entry: its one public function (a `main` wins a tie).
 func::FuncOp findEntry(ModuleOp module) {
@@ -133,12 +144,24 @@ createTargetMachine(const kiln::TargetSpec &target, unsigned optLevel,
   if (!llvmTarget)
     return nullptr;
   llvm::TargetOptions options;
+  // Built for this machine's own CPU model (`--target-cpu native`): with
+  // the features it really has, which a virtual machine may trim from the
+  // model's (a model's `pku` that the host hides would refuse the artifact
+  // here).
+  std::string features;
+  if (target.cpu == llvm::sys::getHostCPUName() &&
+      triple.getArch() == llvm::Triple(llvm::sys::getProcessTriple()).getArch())
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      features += (features.empty() ? "" : ",") +
+                  std::string(feature.second ? "+" : "-") +
+                  feature.first().str();
   llvm::CodeGenOptLevel level = optLevel == 0   ? llvm::CodeGenOptLevel::None
                                 : optLevel == 1 ? llvm::CodeGenOptLevel::Less
                                 : optLevel == 2 ? llvm::CodeGenOptLevel::Default
                                                 : llvm::CodeGenOptLevel::Aggressive;
   return std::unique_ptr<llvm::TargetMachine>(llvmTarget->createTargetMachine(
-      triple, target.cpu, "", options, llvm::Reloc::PIC_, std::nullopt, level));
+      triple, target.cpu, features, options, llvm::Reloc::PIC_, std::nullopt,
+      level));
 }
 
 /// `void kiln_entry(void **buffers)`: loads each buffer pointer and calls
@@ -189,6 +212,16 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine,
       optLevel == 0 ? builder.buildO0DefaultPipeline(level)
                     : builder.buildPerModuleDefaultPipeline(level);
   pipeline.run(module, modules);
+}
+
+/// How many f32 values one vector register of `machine` holds.
+unsigned getVectorLanes(llvm::TargetMachine &machine) {
+  const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
+  if (info->checkFeatures("+avx512f"))
+    return 16;
+  if (info->checkFeatures("+avx"))
+    return 8;
+  return 4;
 }
 
 /// The CPU features `machine` builds for (LLVM's names).
@@ -279,28 +312,56 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
     return compiled;
   }
 
-  // MLIR: kiln to linalg, then to the LLVM dialect.
+  // The TargetMachine first: its vector width chooses the tiles.
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createTargetMachine(options.target, options.optLevel, error);
+  if (!machine)
+    return fail("no LLVM target for " + options.target.triple + ": " + error);
+
+  // MLIR: kiln to linalg, contractions tiled and vectorized, buffers, then
+  // the LLVM dialect.
   start = Clock::now();
   {
-    PassManager pm(context);
-    if (options.timing)
-      pm.enableTiming();
-    pm.addPass(createConvertKilnToLinalgPass());
+    llvm::raw_string_ostream errorStream(error);
+    auto runPipeline = [&](llvm::StringRef text) -> LogicalResult {
+      PassManager pm(context);
+      if (options.timing)
+        pm.enableTiming();
+      if (failed(parsePassPipeline(text, pm, errorStream))) {
+        emitError(module.getLoc()) << "a pipeline does not parse: " << error;
+        return failure();
+      }
+      return pm.run(module);
+    };
+    {
+      PassManager pm(context);
+      if (options.timing)
+        pm.enableTiming();
+      pm.addPass(createConvertKilnToLinalgPass());
+      if (failed(pm.run(module)))
+        return failure();
+    }
+    if (failed(runPipeline(kStructuredPipeline)) ||
+        failed(tileAndVectorizeContractions(
+            module, getContractionTiles(getVectorLanes(*machine)))))
+      return failure();
     bool repeatsResults = false;
     module.walk([&](func::ReturnOp op) {
       llvm::SmallPtrSet<Value, 8> seen;
       for (Value operand : op.getOperands())
         repeatsResults |= !seen.insert(operand).second;
     });
-    std::string pipeline = kLoweringPipeline.str();
-    pipeline.replace(pipeline.find("HOIST"), 5,
-                     repeatsResults ? "false" : "true");
-    std::string error;
-    llvm::raw_string_ostream errorStream(error);
-    if (failed(parsePassPipeline(pipeline, pm, errorStream)))
-      return fail("the lowering pipeline does not parse: " + error);
-    if (failed(pm.run(module)))
+    std::string bufferization = kBufferizationPipeline.str();
+    bufferization.replace(bufferization.find("HOIST"), 5,
+                          repeatsResults ? "false" : "true");
+    if (failed(runPipeline(bufferization)))
       return failure();
+    // The register tiles' accumulators stay in registers across the
+    // contraction: their loads and stores leave the loop over its depth.
+    module.walk([](func::FuncOp function) {
+      linalg::hoistRedundantVectorTransfers(function);
+    });
     // Copies between strided views (concatenate's and slices' buffers)
     // become loops: memref.copy would call a runtime library otherwise.
     module.walk([](memref::CopyOp copy) {
@@ -331,12 +392,7 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
           arith::BitcastOp::create(builder, loc, type, chosen).getResult());
       select.erase();
     });
-    PassManager llvmPm(context);
-    if (options.timing)
-      llvmPm.enableTiming();
-    if (failed(parsePassPipeline(kLoopsToLLVMPipeline, llvmPm, errorStream)))
-      return fail("the lowering pipeline does not parse: " + error);
-    if (failed(llvmPm.run(module)))
+    if (failed(runPipeline(kLoopsToLLVMPipeline)))
       return failure();
   }
   compiled.times.lowering = secondsSince(start);
@@ -352,11 +408,6 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
       translateModuleToLLVMIR(module, llvmContext, manifest.graphName);
   if (!llvmModule)
     return fail("the lowered module does not translate to LLVM IR");
-  std::string error;
-  std::unique_ptr<llvm::TargetMachine> machine =
-      createTargetMachine(options.target, options.optLevel, error);
-  if (!machine)
-    return fail("no LLVM target for " + options.target.triple + ": " + error);
   llvmModule->setTargetTriple(machine->getTargetTriple());
   llvmModule->setDataLayout(machine->createDataLayout());
   llvm::Function *entryFunction = llvmModule->getFunction(entryName);

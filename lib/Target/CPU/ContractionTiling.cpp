@@ -1,0 +1,127 @@
+//===- ContractionTiling.cpp - contractions tiled and vectorized -*- C++ -*-=//
+//
+// This file applies one transform-dialect script to the lowered module: each
+// matmul (and batch_matmul) is tiled for the caches, then into register
+// tiles of `rows x columns` outputs over one step of the contraction, which
+// are vectorized (masked where a tile is partial) and lowered to outer
+// products: per step, one broadcast of each row's lhs element and one load
+// of the rhs row feed rows x columns / lanes FMAs. The tile sizes come from
+// one place, getContractionTiles, which knows the target's vector width.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ContractionTiling.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+kiln::ContractionTiles kiln::getContractionTiles(unsigned lanes) {
+  ContractionTiles tiles;
+  // Two vectors of columns; rows so that the accumulators take half the
+  // vector registers (16 of 32 with AVX-512, 8 of 16 with AVX2), leaving
+  // room for the rhs vectors and the broadcasts.
+  tiles.registerColumns = 2 * lanes;
+  tiles.registerRows = lanes >= 16 ? 8 : 4;
+  return tiles;
+}
+
+namespace {
+
+/// The largest tile of at most `wanted` that is a multiple of `step` and
+/// divides `size` (so that no tile is partial); 0 when there is none.
+int64_t dividingTile(int64_t size, int64_t wanted, int64_t step) {
+  for (int64_t tile = std::min(wanted, size) / step * step; tile >= step;
+       tile -= step)
+    if (size % tile == 0)
+      return tile;
+  return 0;
+}
+
+} // namespace
+
+LogicalResult kiln::tileAndVectorizeContractions(ModuleOp module,
+                                                 const ContractionTiles &t) {
+  // Each matmul whose shape the register tile divides gets its own tile
+  // sizes (cache tiles that divide it too), and a mark the script finds it
+  // by. Others (transposed operands, odd shapes) stay loops.
+  std::string sequences;
+  int64_t id = 0;
+  MLIRContext *context = module.getContext();
+  module.walk([&](linalg::LinalgOp op) {
+    bool batched = isa<linalg::BatchMatmulOp>(op);
+    if (!isa<linalg::MatmulOp>(op) && !batched)
+      return;
+    llvm::SmallVector<AffineMap> defaults =
+        batched ? linalg::BatchMatmulOp::getDefaultIndexingMaps(context)
+                : linalg::MatmulOp::getDefaultIndexingMaps(context);
+    if (op.getIndexingMapsArray() != ArrayRef<AffineMap>(defaults) ||
+        !op.hasPureTensorSemantics())
+      return;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic))
+      return;
+    Type element = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    if (!element.isF32() && !element.isF64())
+      return;
+    size_t first = batched ? 1 : 0;
+    int64_t m = ranges[first], n = ranges[first + 1], k = ranges[first + 2];
+    if (m % t.registerRows || n % t.registerColumns)
+      return;
+    int64_t cacheRows = dividingTile(m, t.cacheRows, t.registerRows);
+    int64_t cacheColumns = dividingTile(n, t.cacheColumns, t.registerColumns);
+    int64_t cacheDepth = dividingTile(k, t.cacheDepth, 1);
+    op->setAttr("kiln.contraction_tile",
+                IntegerAttr::get(IntegerType::get(context, 64), id));
+    std::string batch = batched ? "1, " : "";
+    std::string handles = batched ? ", !transform.any_op" : "";
+    sequences += llvm::formatv(
+        R"(
+    %op{0} = transform.structured.match ops{{["{1}"]} attributes{{kiln.contraction_tile = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
+    %cache{0}, %cl{0}:{8} = transform.structured.tile_using_for %op{0} tile_sizes [{2}{3}, {4}, {5}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op{9})
+    %regs{0}, %rl{0}:{8} = transform.structured.tile_using_for %cache{0} tile_sizes [{2}{6}, {7}, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op{9})
+    transform.structured.vectorize %regs{0} : !transform.any_op
+)",
+        id, op->getName().getStringRef(), batch, cacheRows, cacheColumns,
+        cacheDepth, t.registerRows, t.registerColumns, batched ? 4 : 3,
+        handles);
+    ++id;
+  });
+  if (id == 0)
+    return success();
+  std::string script = R"(
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+)" + sequences + R"(
+    %functions = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %functions {
+      transform.apply_patterns.vector.reduction_to_contract
+      transform.apply_patterns.vector.transfer_permutation_patterns
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.apply_patterns to %functions {
+      transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
+      transform.apply_patterns.vector.lower_outerproduct
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.yield
+  }
+}
+)";
+  OwningOpRef<ModuleOp> transforms =
+      parseSourceString<ModuleOp>(script, module.getContext());
+  if (!transforms)
+    return module.emitError("the contraction tiling script does not parse");
+  Operation *entry = transform::detail::findTransformEntryPoint(
+      module, *transforms, "__transform_main");
+  if (!entry)
+    return module.emitError("the contraction tiling script has no entry");
+  transform::TransformOptions options;
+  LogicalResult result = transform::applyTransformNamedSequence(
+      module, entry, *transforms, options);
+  module.walk([](Operation *op) { op->removeAttr("kiln.contraction_tile"); });
+  return result;
+}

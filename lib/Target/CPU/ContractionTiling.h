@@ -1,0 +1,35 @@
+//===- ContractionTiling.h - contractions tiled and vectorized --*- C++ -*-===//
+//
+// This file declares the CPU backend's code generation for contractions:
+// matmuls are tiled for the caches, then for the target's vector
+// registers, and vectorized into outer products whose accumulators stay in
+// registers across the contraction (hoisted after bufferization).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_TARGET_CPU_CONTRACTIONTILING_H
+#define KILN_LIB_TARGET_CPU_CONTRACTIONTILING_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace kiln {
+
+/// The tile sizes of one target: a cache tile (rows, columns, depth) and a
+/// register tile (rows, columns), columns a whole number of vectors.
+struct ContractionTiles {
+  int64_t cacheRows = 64, cacheColumns = 128, cacheDepth = 256;
+  int64_t registerRows = 4, registerColumns = 16;
+};
+
+/// Tiles for a target whose vectors hold `lanes` f32 values (16 with
+/// AVX-512, 8 with AVX2, 4 with SSE or NEON).
+ContractionTiles getContractionTiles(unsigned lanes);
+
+/// Tiles and vectorizes every linalg.matmul and linalg.batch_matmul of
+/// `module` (on tensors, before bufferization).
+mlir::LogicalResult tileAndVectorizeContractions(mlir::ModuleOp module,
+                                                 const ContractionTiles &tiles);
+
+} // namespace kiln
+
+#endif // KILN_LIB_TARGET_CPU_CONTRACTIONTILING_H
