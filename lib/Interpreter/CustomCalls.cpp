@@ -1,7 +1,7 @@
 //===- CustomCalls.cpp - the custom-call targets the evaluator knows -===//
 //
-// This file is the one registry of custom-call targets: for each known
-// target, how it evaluates. Sharding annotations and host/device placement
+// This file says how each custom-call target of the registry
+// (kiln/Dialect/Kiln/IR/CustomCallTargets.h) evaluates. Sharding annotations and host/device placement
 // are identities on one device; TopK is the top k along the last dimension,
 // largest first. The AWS Neuron targets that PyTorch/XLA dumps carry compute
 // what torch-neuronx emits them for: Gelu (the erf form) and its derivative,
@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpEvaluators.h"
+
+#include "kiln/Dialect/Kiln/IR/CustomCallTargets.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -102,21 +104,8 @@ double siluDerivative(double x) {
 }
 double erfFunction(double x) { return std::erf(x); }
 
-/// The dimension a Neuron target works along: its backend_config (a
-/// decimal, negative counting from the end), else the last.
 FailureOr<int64_t> configDimension(Operation *op, int64_t rank) {
-  auto config = op->getAttrOfType<StringAttr>("backend_config");
-  llvm::StringRef text = config ? config.getValue().trim().trim('"') : "";
-  int64_t dimension = rank - 1;
-  if (!text.empty() && text.getAsInteger(10, dimension))
-    return op->emitError("backend_config '")
-           << text << "' must be a dimension number";
-  if (dimension < 0)
-    dimension += rank;
-  if (dimension < 0 || dimension >= rank)
-    return op->emitError("dimension ")
-           << dimension << " is out of range for rank " << rank;
-  return dimension;
+  return kiln::getCustomCallDimension(op, rank);
 }
 
 /// AwsNeuronSoftmax(x): exp(x - max) / sum(exp(x - max)) along the
@@ -223,31 +212,39 @@ LogicalResult argExtreme(Operation *op, Operands in, Results &results) {
   return success();
 }
 
-const llvm::StringMap<TargetEvaluator> &registry() {
-  static const llvm::StringMap<TargetEvaluator> targets = {
-      {"Sharding", identity},
-      {"SPMDFullToShardShape", identity},
-      {"SPMDShardToFullShape", identity},
-      {"annotate_device_placement", identity},
-      {"MoveToDevice", identity},
-      {"MoveToHost", identity},
-      {"LayoutConstraint", identity},
-      {"TopK", topK},
-      {"AwsNeuronTopK", topK},
-      {"AwsNeuronTransferWithStaticRing", identity},
-      {"AwsNeuronGelu", elementwise<gelu>},
-      {"AwsNeuronGeluBackward", elementwise<geluDerivative>},
-      {"AwsNeuronGeluApprxTanh", elementwise<geluTanh>},
-      {"AwsNeuronSilu", elementwise<silu>},
-      {"AwsNeuronSiluBackward", elementwise<siluDerivative>},
-      {"AwsNeuronErf", elementwise<erfFunction>},
-      {"AwsNeuronSoftmax", softmax},
-      {"AwsNeuronSoftmaxBackward", softmaxBackward},
-      {"AwsNeuronRmsNorm", rmsNorm},
-      {"AwsNeuronArgMax", argExtreme<true>},
-      {"AwsNeuronArgMin", argExtreme<false>},
-  };
-  return targets;
+/// How each kind of known target (CustomCallTargets.h, the one registry)
+/// evaluates.
+TargetEvaluator evaluatorOf(kiln::CustomCallTarget target) {
+  using kiln::CustomCallTarget;
+  switch (target) {
+  case CustomCallTarget::Identity:
+    return identity;
+  case CustomCallTarget::TopK:
+    return topK;
+  case CustomCallTarget::Gelu:
+    return elementwise<gelu>;
+  case CustomCallTarget::GeluDerivative:
+    return elementwise<geluDerivative>;
+  case CustomCallTarget::GeluTanh:
+    return elementwise<geluTanh>;
+  case CustomCallTarget::Silu:
+    return elementwise<silu>;
+  case CustomCallTarget::SiluDerivative:
+    return elementwise<siluDerivative>;
+  case CustomCallTarget::Erf:
+    return elementwise<erfFunction>;
+  case CustomCallTarget::Softmax:
+    return softmax;
+  case CustomCallTarget::SoftmaxBackward:
+    return softmaxBackward;
+  case CustomCallTarget::RmsNorm:
+    return rmsNorm;
+  case CustomCallTarget::ArgMax:
+    return argExtreme<true>;
+  case CustomCallTarget::ArgMin:
+    return argExtreme<false>;
+  }
+  return identity;
 }
 
 /// The shapes a known target needs before it reads any element: the
@@ -255,24 +252,19 @@ const llvm::StringMap<TargetEvaluator> &registry() {
 /// ArgMax/ArgMin an integer result; TopK values of the operand's element
 /// type and integer indices, of one shape, at most as long as the
 /// operand's last dimension.
-LogicalResult checkTargetTypes(Operation *op, StringRef name, Operands in) {
+LogicalResult checkTargetTypes(Operation *op, StringRef name,
+                               kiln::CustomCallTarget target, Operands in) {
   auto fail = [&](const char *what) {
     return op->emitError("custom call '") << name << "': " << what;
   };
   if (in.empty() || in[0]->kind == ElementKind::Token)
     return fail("needs a tensor operand");
-  bool isIdentity = name == "Sharding" || name == "SPMDFullToShardShape" ||
-                    name == "SPMDShardToFullShape" ||
-                    name == "annotate_device_placement" ||
-                    name == "MoveToDevice" || name == "MoveToHost" ||
-                    name == "LayoutConstraint" ||
-                    name == "AwsNeuronTransferWithStaticRing";
-  if (isIdentity)
+  if (target == kiln::CustomCallTarget::Identity)
     return success(); // checked by identity()
   auto resultType = [&](unsigned i) {
     return dyn_cast<RankedTensorType>(op->getResult(i).getType());
   };
-  if (name.ends_with("TopK")) {
+  if (target == kiln::CustomCallTarget::TopK) {
     if (op->getNumResults() != 2 || !resultType(0) || !resultType(1))
       return fail("gives values and indices");
     auto values = resultType(0), indices = resultType(1);
@@ -288,7 +280,8 @@ LogicalResult checkTargetTypes(Operation *op, StringRef name, Operands in) {
                   "same shape in integers");
     return success();
   }
-  if (name == "AwsNeuronArgMax" || name == "AwsNeuronArgMin") {
+  if (target == kiln::CustomCallTarget::ArgMax ||
+      target == kiln::CustomCallTarget::ArgMin) {
     if (op->getNumResults() != 1 || !resultType(0) ||
         !isa<IntegerType>(resultType(0).getElementType()) ||
         resultType(0).getNumElements() * std::max<int64_t>(
@@ -305,10 +298,10 @@ LogicalResult checkTargetTypes(Operation *op, StringRef name, Operands in) {
   for (const HostTensor *operand : in.drop_front())
     if (operand->kind != ElementKind::Float)
       return fail("takes float operands");
-  if (name == "AwsNeuronSoftmaxBackward" &&
+  if (target == kiln::CustomCallTarget::SoftmaxBackward &&
       (in.size() != 2 || in[1]->type != in[0]->type))
     return fail("takes the gradient and softmax's output, of one type");
-  if (name == "AwsNeuronRmsNorm") {
+  if (target == kiln::CustomCallTarget::RmsNorm) {
     if (in.size() != 3 || in[2]->size() != 1 ||
         in[1]->shape().size() != 1 || in[0]->shape().empty())
       return fail("takes x, a 1-D weight and a scalar epsilon");
@@ -325,11 +318,12 @@ kiln::interp::evaluateCustomCall(Operation *op, Operands in, Results &results,
     return std::nullopt;
   auto target = op->getAttrOfType<StringAttr>("custom_call_target");
   StringRef name = target ? target.getValue() : "";
-  auto found = registry().find(name);
-  if (found == registry().end())
+  std::optional<kiln::CustomCallTarget> known =
+      kiln::lookupCustomCallTarget(name);
+  if (!known)
     return op->emitError("custom call target '")
            << name << "' is unknown to the evaluator";
-  if (failed(checkTargetTypes(op, name, in)))
+  if (failed(checkTargetTypes(op, name, *known, in)))
     return failure();
-  return found->second(op, in, results);
+  return evaluatorOf(*known)(op, in, results);
 }

@@ -399,6 +399,22 @@ int runCompiled(const kiln::RunOptions &options) {
     llvm::errs() << options.input << ": error: no public function to run\n";
     return ExitInputError;
   }
+  // Parameters are made on the host first (8 or 16 bytes an element): a
+  // graph with model-sized ones is refused before anything is allocated.
+  double parameterBytes = 0;
+  for (Type type : entry.getArgumentTypes())
+    if (auto tensor = dyn_cast<RankedTensorType>(type))
+      if (tensor.hasStaticShape())
+        parameterBytes += 16.0 * tensor.getNumElements();
+  if (parameterBytes > 8e9) {
+    llvm::errs() << llvm::formatv(
+        "{0}: error: its parameters would take {1:f1} GB to make on the "
+        "host; kiln compile builds its artifact without running it\n",
+        options.input, parameterBytes / 1e9);
+    return ExitInputError;
+  }
+  if (options.compare && failed(evaluator.checkSize(entry)))
+    return ExitInputError;
   FailureOr<std::vector<HostTensor>> arguments =
       makeArguments(options, entry, &context);
   if (failed(arguments))

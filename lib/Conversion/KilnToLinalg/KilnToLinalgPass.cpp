@@ -52,6 +52,7 @@ void kiln::populateKilnToLinalgPatterns(const TypeConverter &converter,
   populateKilnContractionToLinalgPatterns(converter, patterns);
   populateKilnReductionToLinalgPatterns(converter, patterns);
   populateKilnControlFlowToScfPatterns(converter, patterns);
+  populateKilnCustomCallToLinalgPatterns(converter, patterns);
 }
 
 namespace {

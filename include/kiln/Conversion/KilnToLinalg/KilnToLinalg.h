@@ -51,6 +51,10 @@ void populateKilnReductionToLinalgPatterns(
 void populateKilnControlFlowToScfPatterns(const mlir::TypeConverter &converter,
                                           mlir::RewritePatternSet &patterns);
 
+/// Custom calls, as the registry of targets says they compute.
+void populateKilnCustomCallToLinalgPatterns(
+    const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
+
 /// Every pattern above.
 void populateKilnToLinalgPatterns(const mlir::TypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
