@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LinalgBuilders.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/CustomCallTargets.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -28,78 +29,12 @@ using kiln::CustomCallTarget;
 
 namespace {
 
-using ScalarFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+using kiln::ScalarFn;
+using kiln::mapLines;
+using kiln::reduceLine;
 
 Value constant(OpBuilder &b, Location loc, Type type, double value) {
   return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
-}
-
-/// A generic over `shape` of `element` results: `full` operands have the
-/// whole shape, `reduced` ones lack dimension `dim`, `line` ones have only
-/// it.
-Value mapLines(OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> shape,
-               Type element, ValueRange full, ValueRange reduced,
-               ValueRange line, int64_t dim, ScalarFn body) {
-  int64_t rank = shape.size();
-  MLIRContext *context = b.getContext();
-  llvm::SmallVector<AffineExpr> kept;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != dim)
-      kept.push_back(b.getAffineDimExpr(d));
-  llvm::SmallVector<AffineMap> maps(full.size(), b.getMultiDimIdentityMap(rank));
-  maps.append(reduced.size(), AffineMap::get(rank, 0, kept, context));
-  maps.append(line.size(),
-              AffineMap::get(rank, 0, b.getAffineDimExpr(dim), context));
-  maps.push_back(b.getMultiDimIdentityMap(rank));
-  llvm::SmallVector<Value> inputs(full);
-  llvm::append_range(inputs, reduced);
-  llvm::append_range(inputs, line);
-  Value init = tensor::EmptyOp::create(b, loc, shape, element);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
-             llvm::SmallVector<utils::IteratorType>(
-                 rank, utils::IteratorType::parallel),
-             [&](OpBuilder &nested, Location at, ValueRange args) {
-               linalg::YieldOp::create(nested, at,
-                                       body(nested, at, args.drop_back()));
-             })
-      .getResult(0);
-}
-
-/// `x` reduced along `dim` from `init` with `combine(acc, value)`.
-Value reduceLine(OpBuilder &b, Location loc, Value x, int64_t dim,
-                 double init, ScalarFn combine) {
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t rank = type.getRank();
-  llvm::SmallVector<int64_t> shape;
-  llvm::SmallVector<AffineExpr> kept;
-  llvm::SmallVector<utils::IteratorType> iterators;
-  for (int64_t d = 0; d < rank; ++d) {
-    iterators.push_back(d == dim ? utils::IteratorType::reduction
-                                 : utils::IteratorType::parallel);
-    if (d != dim) {
-      shape.push_back(type.getDimSize(d));
-      kept.push_back(b.getAffineDimExpr(d));
-    }
-  }
-  Type element = type.getElementType();
-  Value empty = tensor::EmptyOp::create(b, loc, shape, element);
-  Value filled = linalg::FillOp::create(b, loc,
-                                        ValueRange{constant(b, loc, element, init)},
-                                        ValueRange{empty})
-                     .getResult(0);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{filled.getType()}, ValueRange{x},
-             ValueRange{filled},
-             llvm::ArrayRef<AffineMap>{
-                 b.getMultiDimIdentityMap(rank),
-                 AffineMap::get(rank, 0, kept, b.getContext())},
-             iterators,
-             [&](OpBuilder &nested, Location at, ValueRange args) {
-               linalg::YieldOp::create(nested, at,
-                                       combine(nested, at, {args[1], args[0]}));
-             })
-      .getResult(0);
 }
 
 struct CustomCallLowering : public OpConversionPattern<kiln::CustomCallOp> {

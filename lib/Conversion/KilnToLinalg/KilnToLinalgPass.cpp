@@ -53,6 +53,7 @@ void kiln::populateKilnToLinalgPatterns(const TypeConverter &converter,
   populateKilnReductionToLinalgPatterns(converter, patterns);
   populateKilnControlFlowToScfPatterns(converter, patterns);
   populateKilnCustomCallToLinalgPatterns(converter, patterns);
+  populateKilnNormalizationToLinalgPatterns(converter, patterns);
 }
 
 namespace {

@@ -39,7 +39,8 @@ const llvm::StringSet<> &scalarOpNames() {
       "erfc", "floor", "ceil", "round_nearest_afz", "round_nearest_even",
       "sign", "not", "popcnt", "count_leading_zeros", "acos", "asin", "atan",
       "acosh", "asinh", "atanh", "cosh", "sinh", "is_finite", "compare",
-      "select", "clamp", "convert", "copy", "bitcast_convert"};
+      "select", "clamp", "convert", "copy", "bitcast_convert",
+      "reduce_precision"};
   return names;
 }
 
@@ -396,6 +397,71 @@ struct ScalarBuilder {
   }
 };
 
+/// reduce_precision on the bits of `x`'s own type, as XLA computes it: the
+/// mantissa rounded to `mantissa_bits` (ties to even), then exponents above
+/// the reduced range overflow to a signed infinity and those below its
+/// smallest normal flush to a signed zero; a NaN stays a NaN (infinity when
+/// no mantissa bit is left to carry it).
+Value buildReducePrecision(OpBuilder &b, Operation *op, Type type, Value x) {
+  Location loc = op->getLoc();
+  auto floatType = cast<FloatType>(type);
+  unsigned width = floatType.getWidth();
+  int64_t sourceMantissa = floatType.getFPMantissaWidth() - 1;
+  int64_t sourceExponent = width - 1 - sourceMantissa;
+  int64_t exponentBits = op->getAttrOfType<IntegerAttr>("exponent_bits").getInt();
+  int64_t mantissaBits = op->getAttrOfType<IntegerAttr>("mantissa_bits").getInt();
+  Type bitsType = b.getIntegerType(width);
+  auto bitsOf = [&](const APInt &value) {
+    return intConstant(b, loc, bitsType, value);
+  };
+  auto apint = [&](uint64_t value) { return APInt(width, value); };
+  Value bits = arith::BitcastOp::create(b, loc, bitsType, x);
+  if (mantissaBits < sourceMantissa) {
+    int64_t shift = sourceMantissa - mantissaBits;
+    APInt lastBit = APInt(width, 1).shl(shift);
+    APInt baseBias = lastBit.lshr(1) - 1;
+    Value last = arith::ShRUIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, bits, bitsOf(lastBit)),
+        bitsOf(apint(shift)));
+    Value bias = arith::AddIOp::create(b, loc, last, bitsOf(baseBias));
+    Value rounded = arith::AddIOp::create(b, loc, bits, bias);
+    bits = arith::AndIOp::create(b, loc, rounded, bitsOf(~(lastBit - 1)));
+  }
+  if (exponentBits < sourceExponent) {
+    APInt signMask = APInt::getSignMask(width);
+    APInt exponentMask =
+        APInt::getLowBitsSet(width, sourceExponent).shl(sourceMantissa);
+    int64_t bias = (int64_t(1) << (sourceExponent - 1)) - 1;
+    int64_t reducedBias = (int64_t(1) << (exponentBits - 1)) - 1;
+    Value exponent = arith::AndIOp::create(b, loc, bits, bitsOf(exponentMask));
+    Value overflows = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ugt, exponent,
+        bitsOf(apint(bias + reducedBias).shl(sourceMantissa)));
+    Value underflows = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ule, exponent,
+        bitsOf(apint(bias - reducedBias).shl(sourceMantissa)));
+    Value signedZero = arith::AndIOp::create(b, loc, bits, bitsOf(signMask));
+    Value signedInfinity =
+        arith::OrIOp::create(b, loc, signedZero, bitsOf(exponentMask));
+    bits = arith::SelectOp::create(
+        b, loc, overflows, signedInfinity,
+        arith::SelectOp::create(b, loc, underflows, signedZero, bits));
+  }
+  Value result = arith::BitcastOp::create(b, loc, type, bits);
+  Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  Value nan = x;
+  if (mantissaBits == 0) {
+    Value sign = arith::AndIOp::create(
+        b, loc, arith::BitcastOp::create(b, loc, bitsType, x),
+        bitsOf(APInt::getSignMask(width)));
+    Value infinity = arith::OrIOp::create(
+        b, loc, sign,
+        bitsOf(APInt::getLowBitsSet(width, sourceExponent).shl(sourceMantissa)));
+    nan = arith::BitcastOp::create(b, loc, type, infinity);
+  }
+  return arith::SelectOp::create(b, loc, isNan, nan, result);
+}
+
 bool isCompiledElement(Type type) {
   if (isa<IntegerType>(type))
     return true;
@@ -438,6 +504,8 @@ Value kiln::buildScalarOp(OpBuilder &builder, Operation *op, TypeRange argTypes,
       return args[0];
     return arith::BitcastOp::create(builder, loc, to, args[0]);
   }
+  if (name == "reduce_precision")
+    return buildReducePrecision(builder, op, argTypes[0], args[0]);
   // Floats in their compute type; the comparison's total order reads the
   // bits of the type itself.
   bool totalOrder = false;

@@ -51,6 +51,10 @@ void populateKilnReductionToLinalgPatterns(
 void populateKilnControlFlowToScfPatterns(const mlir::TypeConverter &converter,
                                           mlir::RewritePatternSet &patterns);
 
+/// batch_norm_training, batch_norm_inference and batch_norm_grad.
+void populateKilnNormalizationToLinalgPatterns(
+    const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
+
 /// Custom calls, as the registry of targets says they compute.
 void populateKilnCustomCallToLinalgPatterns(
     const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
