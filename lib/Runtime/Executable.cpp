@@ -41,11 +41,16 @@ void initializeNativeTarget() {
 
 std::vector<std::string>
 kiln::getMissingCpuFeatures(const ArtifactManifest &manifest) {
+  return getMissingCpuFeatures(manifest.requiredFeatures);
+}
+
+std::vector<std::string>
+kiln::getMissingCpuFeatures(llvm::ArrayRef<std::string> required) {
   // Features the host detection does not know (tuning flags such as
   // "fast-gather") say nothing about what can run.
   llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
   std::vector<std::string> missing;
-  for (const std::string &feature : manifest.requiredFeatures) {
+  for (const std::string &feature : required) {
     auto it = host.find(feature);
     if (it != host.end() && !it->second)
       missing.push_back(feature);

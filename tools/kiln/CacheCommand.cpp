@@ -14,7 +14,9 @@
 #include "kiln/Cache/Explain.h"
 #include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Import/LoadGraph.h"
+#include "kiln/Runtime/Executable.h"
 #include "kiln/Signature/GraphDiff.h"
+#include "kiln/Target/CPU/CpuCompiler.h"
 #include "kiln/Signature/Signature.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -259,6 +261,12 @@ int runCheck(Cache &cache, const CacheOptions &options) {
   reportGraphProblems(keys);
   unsigned hits = 0, misses = 0, failed = 0, errors = 0;
   std::optional<std::vector<CacheEntry>> recent;
+  // An artifact built for CPU features this machine lacks cannot run here:
+  // its hit is a miss. The features follow from the key's target, so no
+  // artifact is read to know it.
+  TargetSpec target = getKeyTarget(options.keys);
+  std::vector<std::string> missingFeatures =
+      getMissingCpuFeatures(getTargetCpuFeatures(target));
   llvm::json::Array graphs;
   for (const GraphKey &graph : keys) {
     if (!graph.ok) {
@@ -278,6 +286,15 @@ int runCheck(Cache &cache, const CacheOptions &options) {
     std::string status, reason;
     switch (result->status) {
     case LookupStatus::Hit:
+      if (!missingFeatures.empty()) {
+        status = "miss";
+        reason = "built for CPU " + target.cpu +
+                 ", and this machine lacks its features " +
+                 llvm::join(missingFeatures, ", ");
+        cache.countMissReason("target");
+        ++misses;
+        break;
+      }
       status = "hit";
       ++hits;
       break;

@@ -27,6 +27,10 @@ namespace kiln {
 /// it can run here).
 std::vector<std::string> getMissingCpuFeatures(const ArtifactManifest &manifest);
 
+/// Those of `required` that this machine lacks.
+std::vector<std::string>
+getMissingCpuFeatures(llvm::ArrayRef<std::string> required);
+
 class Executable {
 public:
   ~Executable();

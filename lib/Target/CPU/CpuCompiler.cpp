@@ -255,6 +255,15 @@ kiln::CpuCompileOptions kiln::getCpuCompileOptions(llvm::StringRef canonical,
   return options;
 }
 
+std::vector<std::string>
+kiln::getTargetCpuFeatures(const TargetSpec &target) {
+  initializeOnce();
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createTargetMachine(target, 2, error);
+  return machine ? getTargetFeatures(*machine) : std::vector<std::string>{};
+}
+
 void kiln::registerCpuCompilerDialects(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerAllExtensions(registry);

@@ -66,6 +66,10 @@ mlir::FailureOr<CompiledGraph> compileForCpu(mlir::ModuleOp module,
                                              const CpuCompileOptions &options,
                                              EmitKind emit = EmitKind::Artifact);
 
+/// The CPU features that code built for `target` may use (LLVM's names);
+/// empty when LLVM does not know the target.
+std::vector<std::string> getTargetCpuFeatures(const TargetSpec &target);
+
 /// Registers, in `registry`, every dialect and interface that compilation
 /// needs; a context must have them before compileForCpu is called on one of
 /// its modules.
