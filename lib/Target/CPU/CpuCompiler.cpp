@@ -198,6 +198,7 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine,
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = optLevel >= 2;
   tuning.SLPVectorization = optLevel >= 2;
+  tuning.LoopUnrolling = false;
   llvm::PassBuilder builder(&machine, tuning);
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(cgscc);
@@ -351,6 +352,13 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
       if (failed(pm.run(module)))
         return failure();
     }
+    // What parameters and results said for the framework (shardings,
+    // layouts, names) has no meaning in LLVM, which would warn about each,
+    // printing the whole function every time.
+    module.walk([](func::FuncOp function) {
+      function.removeArgAttrsAttr();
+      function.removeResAttrsAttr();
+    });
     if (failed(runPipeline(kStructuredPipeline)) ||
         failed(tileAndVectorizeContractions(
             module, getContractionTiles(getVectorLanes(*machine)))))
@@ -410,8 +418,12 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
     return compiled;
   }
 
-  // LLVM: translate, wrap, optimize, emit.
+  // LLVM: translate, wrap, optimize, emit. Errors are reported by now;
+  // the dump's locations, which MLIR would carry into LLVM's metadata op by
+  // op, are dropped first.
   start = Clock::now();
+  Location unknown = UnknownLoc::get(context);
+  module.walk([&](Operation *op) { op->setLoc(unknown); });
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, manifest.graphName);
