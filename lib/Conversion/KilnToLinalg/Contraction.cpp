@@ -162,9 +162,77 @@ struct DotGeneralLowering : public OpConversionPattern<kiln::DotGeneralOp> {
   }
 };
 
-/// A dot_general that is exactly a matmul ([M,K] x [K,N]) or a
-/// batch_matmul ([B,M,K] x [B,K,N]) of one float type: the named op, which
-/// the CPU pipeline tiles for registers and caches. Preferred to the
+/// `value` with its dimensions permuted to `order` (a copy unless the
+/// order is the identity).
+Value permute(OpBuilder &b, Location loc, Value value,
+              llvm::ArrayRef<int64_t> order) {
+  if (llvm::equal(order, llvm::seq<int64_t>(0, order.size())))
+    return value;
+  auto type = cast<RankedTensorType>(value.getType());
+  llvm::SmallVector<int64_t> shape;
+  for (int64_t d : order)
+    shape.push_back(type.getDimSize(d));
+  Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, value, init, order)->getResult(0);
+}
+
+/// `value` with consecutive dimensions collapsed into groups of the given
+/// sizes (a group of size 0 becomes a dimension of extent 1).
+Value collapseGroups(OpBuilder &b, Location loc, Value value,
+                     llvm::ArrayRef<int64_t> groupSizes) {
+  auto type = cast<RankedTensorType>(value.getType());
+  llvm::SmallVector<ReassociationIndices> groups;
+  llvm::SmallVector<int64_t> shape;
+  int64_t next = 0;
+  for (int64_t size : groupSizes) {
+    ReassociationIndices group;
+    int64_t extent = 1;
+    for (int64_t k = 0; k < size; ++k) {
+      group.push_back(next);
+      extent *= type.getDimSize(next++);
+    }
+    groups.push_back(group);
+    shape.push_back(extent);
+  }
+  auto collapsedType = RankedTensorType::get(shape, type.getElementType());
+  // Empty groups (no batch, no free dimension) need a unit dimension: expand
+  // first, through a reshape of the whole.
+  if (llvm::any_of(groupSizes, [](int64_t size) { return size == 0; })) {
+    ReassociationIndices all;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      all.push_back(d);
+    Value flat = type.getRank() == 1
+                     ? value
+                     : (type.getRank() == 0
+                            ? tensor::ExpandShapeOp::create(
+                                  b, loc,
+                                  RankedTensorType::get({1},
+                                                        type.getElementType()),
+                                  value, llvm::ArrayRef<ReassociationIndices>{})
+                                  .getResult()
+                            : tensor::CollapseShapeOp::create(
+                                  b, loc,
+                                  RankedTensorType::get(
+                                      {type.getNumElements()},
+                                      type.getElementType()),
+                                  value, llvm::ArrayRef<ReassociationIndices>{all})
+                                  .getResult());
+    ReassociationIndices target;
+    for (size_t d = 0; d < shape.size(); ++d)
+      target.push_back(d);
+    return tensor::ExpandShapeOp::create(
+        b, loc, collapsedType, flat, llvm::ArrayRef<ReassociationIndices>{target});
+  }
+  return tensor::CollapseShapeOp::create(b, loc, collapsedType, value, groups);
+}
+
+/// A dot_general of one float type (f32, f64) in any dimension order: the
+/// operands are transposed (when they must be) to [batch, rows, depth] and
+/// [batch, depth, columns] with each group collapsed to one dimension, and
+/// multiplied by linalg.batch_matmul (linalg.matmul without batch
+/// dimensions), which the CPU pipeline tiles for registers and caches. The
+/// sums run over the contracting dimensions in the same row-major order as
+/// the generic contraction's, so the result is the same. Preferred to the
 /// generic contraction.
 struct DotGeneralToNamedMatmul : public OpConversionPattern<kiln::DotGeneralOp> {
   DotGeneralToNamedMatmul(const TypeConverter &converter, MLIRContext *context)
@@ -179,42 +247,110 @@ struct DotGeneralToNamedMatmul : public OpConversionPattern<kiln::DotGeneralOp> 
     Type element = resultType.getElementType();
     if ((!element.isF32() && !element.isF64()) ||
         lhsType.getElementType() != element ||
-        rhsType.getElementType() != element)
+        rhsType.getElementType() != element || !lhsType.hasStaticShape() ||
+        !rhsType.hasStaticShape())
       return failure();
-    auto is = [](llvm::ArrayRef<int64_t> dims,
-                 std::initializer_list<int64_t> expected) {
-      return dims == llvm::ArrayRef<int64_t>(expected);
+    llvm::ArrayRef<int64_t> lhsBatch = op.getLhsBatchDims(),
+                            rhsBatch = op.getRhsBatchDims(),
+                            lhsContracting = op.getLhsContractingDims(),
+                            rhsContracting = op.getRhsContractingDims();
+    auto freeDims = [](int64_t rank, llvm::ArrayRef<int64_t> batch,
+                       llvm::ArrayRef<int64_t> contracting) {
+      llvm::SmallVector<int64_t> free;
+      for (int64_t d = 0; d < rank; ++d)
+        if (!llvm::is_contained(batch, d) && !llvm::is_contained(contracting, d))
+          free.push_back(d);
+      return free;
     };
-    bool matmul = lhsType.getRank() == 2 && rhsType.getRank() == 2 &&
-                  op.getLhsBatchDims().empty() &&
-                  is(op.getLhsContractingDims(), {1}) &&
-                  is(op.getRhsContractingDims(), {0});
-    bool batched = lhsType.getRank() == 3 && rhsType.getRank() == 3 &&
-                   is(op.getLhsBatchDims(), {0}) &&
-                   is(op.getRhsBatchDims(), {0}) &&
-                   is(op.getLhsContractingDims(), {2}) &&
-                   is(op.getRhsContractingDims(), {1});
-    if (!matmul && !batched)
-      return failure();
+    llvm::SmallVector<int64_t> lhsFree =
+        freeDims(lhsType.getRank(), lhsBatch, lhsContracting);
+    llvm::SmallVector<int64_t> rhsFree =
+        freeDims(rhsType.getRank(), rhsBatch, rhsContracting);
     Location loc = op.getLoc();
+    // [batch, free, contracting] and [batch, contracting, free].
+    llvm::SmallVector<int64_t> lhsOrder(lhsBatch), rhsOrder(rhsBatch);
+    llvm::append_range(lhsOrder, lhsFree);
+    llvm::append_range(lhsOrder, lhsContracting);
+    llvm::append_range(rhsOrder, rhsContracting);
+    llvm::append_range(rhsOrder, rhsFree);
+    Value lhs = permute(rewriter, loc, adaptor.getLhs(), lhsOrder);
+    Value rhs = permute(rewriter, loc, adaptor.getRhs(), rhsOrder);
+    int64_t batch = lhsBatch.size(), contracting = lhsContracting.size();
+    lhs = collapseGroups(rewriter, loc, lhs,
+                         {batch, (int64_t)lhsFree.size(), contracting});
+    rhs = collapseGroups(rewriter, loc, rhs,
+                         {batch, contracting, (int64_t)rhsFree.size()});
+    auto lhsCollapsed = cast<RankedTensorType>(lhs.getType());
+    auto rhsCollapsed = cast<RankedTensorType>(rhs.getType());
+    llvm::SmallVector<int64_t> productShape = {lhsCollapsed.getDimSize(0),
+                                               lhsCollapsed.getDimSize(1),
+                                               rhsCollapsed.getDimSize(2)};
     Value zero = arith::ConstantOp::create(rewriter, loc, element,
                                            rewriter.getZeroAttr(element));
-    Value init =
-        linalg::FillOp::create(
-            rewriter, loc, ValueRange{zero},
-            ValueRange{tensor::EmptyOp::create(rewriter, loc,
-                                               resultType.getShape(), element)})
-            .getResult(0);
-    llvm::SmallVector<Value> inputs = {adaptor.getLhs(), adaptor.getRhs()};
-    Operation *named =
-        matmul ? linalg::MatmulOp::create(rewriter, loc, TypeRange{resultType},
-                                          inputs, ValueRange{init})
-                     .getOperation()
-               : linalg::BatchMatmulOp::create(rewriter, loc,
-                                               TypeRange{resultType}, inputs,
-                                               ValueRange{init})
-                     .getOperation();
-    rewriter.replaceOp(op, named->getResults());
+    Operation *product;
+    if (batch == 0) {
+      // Drop the unit batch dimension: a plain matmul.
+      auto drop = [&](Value value) -> Value {
+        auto type = cast<RankedTensorType>(value.getType());
+        return tensor::CollapseShapeOp::create(
+            rewriter, loc,
+            RankedTensorType::get(type.getShape().drop_front(),
+                                  type.getElementType()),
+            value,
+            llvm::ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+      };
+      lhs = drop(lhs);
+      rhs = drop(rhs);
+      llvm::SmallVector<int64_t> shape(productShape.begin() + 1,
+                                       productShape.end());
+      Value init =
+          linalg::FillOp::create(
+              rewriter, loc, ValueRange{zero},
+              ValueRange{tensor::EmptyOp::create(rewriter, loc, shape, element)})
+              .getResult(0);
+      llvm::SmallVector<Value> inputs = {lhs, rhs};
+      product = linalg::MatmulOp::create(rewriter, loc, TypeRange{init.getType()},
+                                         inputs, ValueRange{init});
+    } else {
+      Value init = linalg::FillOp::create(
+                       rewriter, loc, ValueRange{zero},
+                       ValueRange{tensor::EmptyOp::create(rewriter, loc,
+                                                          productShape, element)})
+                       .getResult(0);
+      llvm::SmallVector<Value> inputs = {lhs, rhs};
+      product = linalg::BatchMatmulOp::create(
+          rewriter, loc, TypeRange{init.getType()}, inputs, ValueRange{init});
+    }
+    Value result = product->getResult(0);
+    auto converted = cast<RankedTensorType>(
+        getTypeConverter()->convertType(resultType));
+    // Back to [batch..., lhs free..., rhs free...].
+    if (cast<RankedTensorType>(result.getType()).getShape() !=
+        converted.getShape()) {
+      auto type = cast<RankedTensorType>(result.getType());
+      ReassociationIndices all;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        all.push_back(d);
+      Value flat = tensor::CollapseShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get({type.getNumElements()}, element), result,
+          llvm::ArrayRef<ReassociationIndices>{all});
+      if (converted.getRank() == 0) {
+        result = tensor::CollapseShapeOp::create(
+            rewriter, loc, converted, flat,
+            llvm::ArrayRef<ReassociationIndices>{});
+      } else if (converted.getRank() == 1) {
+        result = flat;
+      } else {
+        ReassociationIndices target;
+        for (int64_t d = 0; d < converted.getRank(); ++d)
+          target.push_back(d);
+        result = tensor::ExpandShapeOp::create(
+            rewriter, loc, converted, flat,
+            llvm::ArrayRef<ReassociationIndices>{target});
+      }
+    }
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
