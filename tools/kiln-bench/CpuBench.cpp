@@ -170,7 +170,7 @@ func.func @main(%q: tensor<{0}x{1}xf32>, %k: tensor<{0}x{1}xf32>, %v: tensor<{0}
   %r = kiln.iota {{iota_dimension = 0 : i64} : tensor<{0}x{0}xi32>
   %c = kiln.iota {{iota_dimension = 1 : i64} : tensor<{0}x{0}xi32>
   %m = kiln.compare %r, %c {{direction = "GE"} : (tensor<{0}x{0}xi32>, tensor<{0}x{0}xi32>) -> tensor<{0}x{0}xi1>
-  %ninf = kiln.constant dense<-1.0e+09> : tensor<f32>
+  %ninf = kiln.constant dense<-3.40282347e+38> : tensor<f32>
   %nb = kiln.broadcast_in_dim %ninf {{dimensions = array<i64>} : (tensor<f32>) -> tensor<{0}x{0}xf32>
   %masked = kiln.select %m, %s, %nb : (tensor<{0}x{0}xi1>, tensor<{0}x{0}xf32>, tensor<{0}x{0}xf32>) -> tensor<{0}x{0}xf32>
   %init = kiln.constant dense<0xFF800000> : tensor<f32>

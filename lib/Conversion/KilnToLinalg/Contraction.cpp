@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -226,6 +227,143 @@ Value collapseGroups(OpBuilder &b, Location loc, Value value,
   return tensor::CollapseShapeOp::create(b, loc, collapsedType, value, groups);
 }
 
+/// The contraction of [batch, rows, depth] x [batch, depth, columns]
+/// operands block by block, skipping the blocks that lie wholly outside the
+/// band `minDiagonal <= j - i <= maxDiagonal` (the analysis of
+/// kiln-mark-masked-contractions): for "scores" the band is over (rows,
+/// columns) and a skipped block stays 0 (its positions are masked before
+/// anything reads them); for "values" it is over (rows, depth) and a
+/// skipped block of terms is 0 (the sums add the others, in order). Blocks
+/// are static batch matmuls, which the pipeline tiles and vectorizes. Null
+/// when no block size divides the shape.
+Value buildMaskedContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                             DictionaryAttr mask) {
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  Type element = lhsType.getElementType();
+  int64_t batch = lhsType.getDimSize(0), rows = lhsType.getDimSize(1),
+          depth = lhsType.getDimSize(2), columns = rhsType.getDimSize(2);
+  bool scores = mask.getAs<StringAttr>("role").getValue() == "scores";
+  // The band's second dimension: columns for scores, depth for values.
+  int64_t banded = scores ? columns : depth;
+  int64_t block = 0;
+  for (int64_t candidate : {128, 64, 32})
+    if (rows % candidate == 0 && banded % candidate == 0) {
+      block = candidate;
+      break;
+    }
+  if (block == 0)
+    return nullptr;
+  std::optional<int64_t> minDiagonal, maxDiagonal;
+  if (auto attr = mask.getAs<IntegerAttr>("min_diagonal"))
+    minDiagonal = attr.getInt();
+  if (auto attr = mask.getAs<IntegerAttr>("max_diagonal"))
+    maxDiagonal = attr.getInt();
+  auto index = [&](OpBuilder &builder, int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(builder, loc, value);
+  };
+  Value zero = arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
+  llvm::SmallVector<int64_t> resultShape = {batch, rows, columns};
+  Value result =
+      linalg::FillOp::create(
+          b, loc, ValueRange{zero},
+          ValueRange{tensor::EmptyOp::create(b, loc, resultShape, element)})
+          .getResult(0);
+  auto staticSizes = [&](std::initializer_list<int64_t> sizes) {
+    llvm::SmallVector<OpFoldResult> folded;
+    for (int64_t size : sizes)
+      folded.push_back(b.getIndexAttr(size));
+    return folded;
+  };
+  auto ones = staticSizes({1, 1, 1});
+  auto loop = scf::ForOp::create(
+      b, loc, index(b, 0), index(b, rows / block), index(b, 1),
+      ValueRange{result},
+      [&](OpBuilder &outer, Location, Value rowBlock, ValueRange rowArgs) {
+        Value rowStart =
+            arith::MulIOp::create(outer, loc, rowBlock, index(outer, block));
+        // The blocks of the banded dimension that meet the band for rows
+        // [rowStart, rowStart + block): j >= rowStart + min and
+        // j <= rowStart + block - 1 + max.
+        Value first = index(outer, 0);
+        Value last = index(outer, banded / block);
+        if (minDiagonal) {
+          Value low = arith::AddIOp::create(outer, loc, rowStart,
+                                            index(outer, *minDiagonal));
+          low = arith::MaxSIOp::create(outer, loc, low, index(outer, 0));
+          low = arith::MinSIOp::create(outer, loc, low, index(outer, banded));
+          first = arith::DivSIOp::create(outer, loc, low, index(outer, block));
+        }
+        if (maxDiagonal) {
+          Value high = arith::AddIOp::create(
+              outer, loc, rowStart, index(outer, block + *maxDiagonal));
+          high = arith::MaxSIOp::create(outer, loc, high, index(outer, 0));
+          high = arith::MinSIOp::create(outer, loc, high, index(outer, banded));
+          // Blocks up to the one holding position high - 1.
+          last = arith::DivSIOp::create(
+              outer, loc,
+              arith::AddIOp::create(outer, loc, high, index(outer, block - 1)),
+              index(outer, block));
+        }
+        auto inner = scf::ForOp::create(
+            outer, loc, first, last, index(outer, 1), rowArgs,
+            [&](OpBuilder &builder, Location, Value blockIndex,
+                ValueRange args) {
+              Value start = arith::MulIOp::create(builder, loc, blockIndex,
+                                                  index(builder, block));
+              Value accumulated = args[0];
+              auto slice = [&](Value source, OpFoldResult a, OpFoldResult c,
+                               int64_t sizeA, int64_t sizeC,
+                               int64_t sizeB) -> Value {
+                llvm::SmallVector<OpFoldResult> offsets = {
+                    builder.getIndexAttr(0), a, c};
+                auto type = RankedTensorType::get({sizeB, sizeA, sizeC},
+                                                  element);
+                return tensor::ExtractSliceOp::create(
+                    builder, loc, type, source, offsets,
+                    staticSizes({sizeB, sizeA, sizeC}), ones);
+              };
+              OpFoldResult zeroIndex = builder.getIndexAttr(0);
+              Value lhsBlock, rhsBlock, outBlock;
+              OpFoldResult outColumn;
+              if (scores) {
+                lhsBlock = slice(lhs, rowStart, zeroIndex, block, depth, batch);
+                rhsBlock = slice(rhs, zeroIndex, start, depth, block, batch);
+                outColumn = start;
+                Value empty = tensor::EmptyOp::create(
+                    builder, loc, llvm::ArrayRef<int64_t>{batch, block, block},
+                    element);
+                outBlock = linalg::FillOp::create(builder, loc,
+                                                  ValueRange{zero},
+                                                  ValueRange{empty})
+                               .getResult(0);
+              } else {
+                lhsBlock = slice(lhs, rowStart, start, block, block, batch);
+                rhsBlock = slice(rhs, start, zeroIndex, block, columns, batch);
+                outColumn = zeroIndex;
+                outBlock = slice(accumulated, rowStart, zeroIndex, block,
+                                 columns, batch);
+              }
+              llvm::SmallVector<Value> inputs = {lhsBlock, rhsBlock};
+              Value product =
+                  linalg::BatchMatmulOp::create(builder, loc,
+                                                TypeRange{outBlock.getType()},
+                                                inputs, ValueRange{outBlock})
+                      ->getResult(0);
+              llvm::SmallVector<OpFoldResult> offsets = {zeroIndex, rowStart,
+                                                         outColumn};
+              auto outShape =
+                  cast<RankedTensorType>(product.getType()).getShape();
+              Value inserted = tensor::InsertSliceOp::create(
+                  builder, loc, product, accumulated, offsets,
+                  staticSizes({outShape[0], outShape[1], outShape[2]}), ones);
+              scf::YieldOp::create(builder, loc, inserted);
+            });
+        scf::YieldOp::create(outer, loc, inner.getResults());
+      });
+  return loop.getResult(0);
+}
+
 /// A dot_general of one float type (f32, f64) in any dimension order: the
 /// operands are transposed (when they must be) to [batch, rows, depth] and
 /// [batch, depth, columns] with each group collapsed to one dimension, and
@@ -287,8 +425,14 @@ struct DotGeneralToNamedMatmul : public OpConversionPattern<kiln::DotGeneralOp> 
                                                rhsCollapsed.getDimSize(2)};
     Value zero = arith::ConstantOp::create(rewriter, loc, element,
                                            rewriter.getZeroAttr(element));
-    Operation *product;
-    if (batch == 0) {
+    Value masked;
+    if (auto mask = op->getAttrOfType<DictionaryAttr>("kiln.masked_contraction"))
+      if (lhsFree.size() == 1 && contracting == 1)
+        masked = buildMaskedContraction(rewriter, loc, lhs, rhs, mask);
+    Operation *product = nullptr;
+    if (masked) {
+      // The blocks skipped outside the band.
+    } else if (batch == 0) {
       // Drop the unit batch dimension: a plain matmul.
       auto drop = [&](Value value) -> Value {
         auto type = cast<RankedTensorType>(value.getType());
@@ -321,7 +465,7 @@ struct DotGeneralToNamedMatmul : public OpConversionPattern<kiln::DotGeneralOp> 
       product = linalg::BatchMatmulOp::create(
           rewriter, loc, TypeRange{init.getType()}, inputs, ValueRange{init});
     }
-    Value result = product->getResult(0);
+    Value result = masked ? masked : product->getResult(0);
     auto converted = cast<RankedTensorType>(
         getTypeConverter()->convertType(resultType));
     // Back to [batch..., lhs free..., rhs free...].

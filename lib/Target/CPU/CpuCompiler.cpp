@@ -302,6 +302,10 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
     frontend.foldCausalMask = options.foldCausalMask;
     frontend.foldConstants = options.foldConstants;
     buildFrontendPipeline(pm, frontend);
+    // Attention's masked blocks are skipped only where masks were folded:
+    // --no-fold-causal-mask compiles every block.
+    if (options.foldCausalMask)
+      pm.addPass(createKilnMarkMaskedContractionsPass());
     if (failed(pm.run(module)))
       return failure();
   }

@@ -94,6 +94,37 @@ def KilnFoldConstantsPass : Pass<"kiln-fold-constants", "mlir::ModuleOp"> {
   ];
 }
 
+def KilnMarkMaskedContractionsPass
+    : Pass<"kiln-mark-masked-contractions", "mlir::ModuleOp"> {
+  let summary = "Mark the contractions of attention whose masked blocks need not be computed";
+  let description = [{
+    A value analysis, not an op-chain match: for every value it tracks
+    whether it equals one constant outside the band of a kiln.causal_mask
+    (the mask itself; broadcasts of it; a select by it; an additive bias of
+    -inf, or of a finite fill below -1e30 as finfo.min is; such a value
+    minus a finite one; its exponential, which is exactly 0 there; and
+    products, quotients and conversions of an exact 0). Then:
+
+    * a dot_general whose every use masks it (through element-wise scaling
+      and conversions, then a select that discards the masked positions or
+      an add of such a bias) is marked `kiln.masked_contraction = {role =
+      "scores", ...}`: its masked positions are never observed, so they
+      need not be computed;
+    * a dot_general whose lhs is exactly 0 outside the band of its one free
+      and one contracting dimension is marked with role "values": the
+      masked terms of its sums are zeros, so they need not be added.
+
+    The CPU backend lowers a marked contraction block by block, skipping
+    the blocks that lie wholly outside the band. Results are the same for
+    finite inputs (a NaN or infinity in a masked position of the operands
+    is what skipping does not propagate).
+  }];
+  let statistics = [
+    Statistic<"numScores", "scores", "Contractions whose masked outputs are skipped">,
+    Statistic<"numValues", "values", "Contractions whose masked terms are skipped">
+  ];
+}
+
 def KilnDeadCodePass : Pass<"kiln-dce", "mlir::ModuleOp"> {
   let summary = "Remove ops whose results nothing uses and that have no effects";
   let description = [{

@@ -1,0 +1,82 @@
+// RUN: kiln-opt --kiln-mark-masked-contractions -split-input-file %s | FileCheck %s
+
+// Causal attention with a -inf fill: the scores are masked before anything
+// reads them, and the probabilities are exactly 0 outside the band (exp of
+// -inf), so both contractions are marked.
+// CHECK-LABEL: func.func @attention
+// CHECK:         kiln.dot_general %{{.*}}, %{{.*}} {kiln.masked_contraction = {max_diagonal = 0 : i64, role = "scores"}
+// CHECK:         kiln.dot_general %{{.*}}, %{{.*}} {kiln.masked_contraction = {max_diagonal = 0 : i64, role = "values"}
+func.func @attention(%q: tensor<8x4xf32>, %k: tensor<8x4xf32>, %v: tensor<8x4xf32>, %m: tensor<8xf32>, %s: tensor<8xf32>) -> tensor<8x4xf32> {
+  %scores = kiln.dot_general %q, %k {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 1>} : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
+  %half = kiln.constant dense<0.5> : tensor<8x8xf32>
+  %scaled = kiln.multiply %scores, %half : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %mask = kiln.causal_mask {column_dimension = 1 : i64, kept = true, masked = false, max_diagonal = 0 : i64, row_dimension = 0 : i64} : tensor<8x8xi1>
+  %fill = kiln.constant dense<0xFF800000> : tensor<8x8xf32>
+  %masked = kiln.select %mask, %scaled, %fill : (tensor<8x8xi1>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %mb = kiln.broadcast_in_dim %m {dimensions = array<i64: 0>} : (tensor<8xf32>) -> tensor<8x8xf32>
+  %shifted = kiln.subtract %masked, %mb : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %e = kiln.exponential %shifted : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %sb = kiln.broadcast_in_dim %s {dimensions = array<i64: 0>} : (tensor<8xf32>) -> tensor<8x8xf32>
+  %p = kiln.divide %e, %sb : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %o = kiln.dot_general %p, %v {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 0>} : (tensor<8x8xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %o : tensor<8x4xf32>
+}
+
+// -----
+
+// An additive bias of finfo.min, broadcast to heads: both marked.
+// CHECK-LABEL: func.func @bias
+// CHECK:         role = "scores"
+// CHECK:         role = "values"
+func.func @bias(%q: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  %scores = kiln.dot_general %q, %k {lhs_batch_dims = array<i64: 0>, rhs_batch_dims = array<i64: 0>, lhs_contracting_dims = array<i64: 2>, rhs_contracting_dims = array<i64: 2>} : (tensor<2x8x4xf32>, tensor<2x8x4xf32>) -> tensor<2x8x8xf32>
+  %bias = kiln.causal_mask {column_dimension = 1 : i64, kept = 0.0 : f32, masked = -3.40282347e+38 : f32, max_diagonal = 0 : i64, row_dimension = 0 : i64} : tensor<8x8xf32>
+  %bb = kiln.broadcast_in_dim %bias {dimensions = array<i64: 1, 2>} : (tensor<8x8xf32>) -> tensor<2x8x8xf32>
+  %sum = kiln.add %scores, %bb : (tensor<2x8x8xf32>, tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %e = kiln.exponential %sum : (tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
+  %o = kiln.dot_general %e, %v {lhs_batch_dims = array<i64: 0>, rhs_batch_dims = array<i64: 0>, lhs_contracting_dims = array<i64: 2>, rhs_contracting_dims = array<i64: 1>} : (tensor<2x8x8xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
+  return %o : tensor<2x8x4xf32>
+}
+
+// -----
+
+// A fill of -1e9 does not make exp exactly 0 whatever is subtracted: the
+// scores are still masked before use, but the values are not marked.
+// CHECK-LABEL: func.func @finite_fill
+// CHECK:         role = "scores"
+// CHECK-NOT:     role = "values"
+func.func @finite_fill(%q: tensor<8x4xf32>, %k: tensor<8x4xf32>, %v: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %scores = kiln.dot_general %q, %k {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 1>} : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
+  %mask = kiln.causal_mask {column_dimension = 1 : i64, kept = true, masked = false, max_diagonal = 0 : i64, row_dimension = 0 : i64} : tensor<8x8xi1>
+  %fill = kiln.constant dense<-1.0e+09> : tensor<8x8xf32>
+  %masked = kiln.select %mask, %scores, %fill : (tensor<8x8xi1>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %e = kiln.exponential %masked : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %o = kiln.dot_general %e, %v {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 0>} : (tensor<8x8xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %o : tensor<8x4xf32>
+}
+
+// -----
+
+// Scores that something reads unmasked (returned here) are not marked.
+// CHECK-LABEL: func.func @scores_read
+// CHECK-NOT:     kiln.masked_contraction
+func.func @scores_read(%q: tensor<8x4xf32>, %k: tensor<8x4xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %scores = kiln.dot_general %q, %k {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 1>} : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
+  %mask = kiln.causal_mask {column_dimension = 1 : i64, kept = true, masked = false, max_diagonal = 0 : i64, row_dimension = 0 : i64} : tensor<8x8xi1>
+  %fill = kiln.constant dense<0xFF800000> : tensor<8x8xf32>
+  %masked = kiln.select %mask, %scores, %fill : (tensor<8x8xi1>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %masked, %scores : tensor<8x8xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// A mask over other dimensions than the contraction's: not marked.
+// CHECK-LABEL: func.func @transposed_mask
+// CHECK-NOT:     kiln.masked_contraction
+func.func @transposed_mask(%q: tensor<8x4xf32>, %k: tensor<8x4xf32>) -> tensor<8x8xf32> {
+  %scores = kiln.dot_general %q, %k {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 1>} : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
+  %mask = kiln.causal_mask {column_dimension = 0 : i64, kept = true, masked = false, max_diagonal = 0 : i64, row_dimension = 1 : i64} : tensor<8x8xi1>
+  %fill = kiln.constant dense<0xFF800000> : tensor<8x8xf32>
+  %masked = kiln.select %mask, %scores, %fill : (tensor<8x8xi1>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %masked : tensor<8x8xf32>
+}
