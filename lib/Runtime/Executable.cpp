@@ -10,6 +10,7 @@
 #include "kiln/Runtime/Executable.h"
 
 #include "mlir/AsmParser/AsmParser.h"
+#include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -18,6 +19,7 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <cstring>
 #include <mutex>
 
 using namespace kiln;
@@ -36,6 +38,32 @@ void initializeNativeTarget() {
     llvm::InitializeNativeTargetAsmPrinter();
   });
 }
+
+/// Rounds to bf16 (nearest, ties to even; NaN stays a quiet NaN): what
+/// LLVM's x86 backend calls `__truncsfbf2` for when it widens a bf16 value
+/// and narrows it again (a select of bf16 values that instcombine forms).
+/// The C library has no such function; compiled code finds kiln's.
+uint16_t roundToBf16Bits(uint32_t bits) {
+  if ((bits & 0x7fffffff) > 0x7f800000)
+    return (bits >> 16) | 0x40;
+  return (bits + 0x7fff + ((bits >> 16) & 1)) >> 16;
+}
+
+#if defined(__x86_64__)
+/// The libcalls' ABI returns the bf16 bits in xmm0, as a half is.
+_Float16 truncateFloatToBf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  uint16_t rounded = roundToBf16Bits(bits);
+  _Float16 result;
+  std::memcpy(&result, &rounded, 2);
+  return result;
+}
+
+_Float16 truncateDoubleToBf16(double value) {
+  return truncateFloatToBf16((float)value);
+}
+#endif
 
 } // namespace
 
@@ -90,6 +118,18 @@ Executable::load(llvm::StringRef artifact) {
   if (!generator)
     return generator.takeError();
   (*jit)->getMainJITDylib().addGenerator(std::move(*generator));
+#if defined(__x86_64__)
+  llvm::orc::SymbolMap runtimeSymbols;
+  runtimeSymbols[(*jit)->mangleAndIntern("__truncsfbf2")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&truncateFloatToBf16),
+      llvm::JITSymbolFlags::Exported};
+  runtimeSymbols[(*jit)->mangleAndIntern("__truncdfbf2")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&truncateDoubleToBf16),
+      llvm::JITSymbolFlags::Exported};
+  if (llvm::Error defined = (*jit)->getMainJITDylib().define(
+          llvm::orc::absoluteSymbols(std::move(runtimeSymbols))))
+    return std::move(defined);
+#endif
   if (llvm::Error added = (*jit)->addObjectFile(
           llvm::MemoryBuffer::getMemBufferCopy(parsed->object,
                                                manifest.graphName + ".o")))

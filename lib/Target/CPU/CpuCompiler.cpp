@@ -94,8 +94,11 @@ constexpr llvm::StringLiteral kBufferizationPipeline =
     "canonicalize, buffer-deallocation-pipeline,"
     "convert-bufferization-to-memref";
 
-/// After bufferization, to the LLVM dialect.
+/// After bufferization, to the LLVM dialect. bf16 roundings are expanded
+/// into integer code first, before the canonicalizer can fold a conversion
+/// and a rounding into one that LLVM would hand to the runtime library.
 constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
+    "arith-expand{include-bf16=true},"
     "convert-vector-to-scf{full-unroll=true}, convert-linalg-to-loops,"
     "lower-affine, convert-scf-to-cf, canonicalize, cse,"
     "arith-expand{include-bf16=true}, expand-strided-metadata, lower-affine,"
@@ -412,6 +415,30 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
       select.replaceAllUsesWith(
           arith::BitcastOp::create(builder, loc, type, chosen).getResult());
       select.erase();
+    });
+    // Integer to bf16 conversions go through f32 (canonicalization folds a
+    // conversion and a rounding into one): arith-expand rounds f32 to bf16
+    // in integer code, where LLVM would call the runtime library.
+    module.walk([](Operation *op) {
+      if (!isa<arith::SIToFPOp, arith::UIToFPOp>(op))
+        return;
+      Type type = op->getResult(0).getType();
+      if (!getElementTypeOrSelf(type).isBF16())
+        return;
+      OpBuilder builder(op);
+      Type wide = builder.getF32Type();
+      if (auto vector = dyn_cast<VectorType>(type))
+        wide = vector.clone(wide);
+      Value widened =
+          isa<arith::SIToFPOp>(op)
+              ? (Value)arith::SIToFPOp::create(builder, op->getLoc(), wide,
+                                               op->getOperand(0))
+              : (Value)arith::UIToFPOp::create(builder, op->getLoc(), wide,
+                                               op->getOperand(0));
+      op->getResult(0).replaceAllUsesWith(
+          arith::TruncFOp::create(builder, op->getLoc(), type, widened)
+              .getResult());
+      op->erase();
     });
     if (failed(runPipeline(kLoopsToLLVMPipeline)))
       return failure();
