@@ -22,12 +22,14 @@ done
 # (headers, libMLIR.so, mlir-tblgen); CLI11 (the kiln command); xxHash (XXH3
 # signatures and keys); SQLite (the cache index). Tests: lit and FileCheck
 # (llvm-22-tools, run by python3), GoogleTest (libgtest-dev pulls googletest),
-# NumPy (tests read the arrays that `kiln run -o` writes).
+# NumPy (tests read the arrays that `kiln run -o` writes). Benchmarks: OpenBLAS
+# (kiln-bench cpu opens libopenblas.so.0 at run time as its baseline; kiln
+# never links it).
 packages=(
   cmake ninja-build g++ ccache
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libcli11-dev libxxhash-dev libsqlite3-dev
-  libgtest-dev python3 python3-numpy
+  libgtest-dev python3 python3-numpy libopenblas-dev
 )
 
 if (( install )); then

@@ -54,6 +54,7 @@ void kiln::populateKilnToLinalgPatterns(const TypeConverter &converter,
   populateKilnControlFlowToScfPatterns(converter, patterns);
   populateKilnCustomCallToLinalgPatterns(converter, patterns);
   populateKilnNormalizationToLinalgPatterns(converter, patterns);
+  populateKilnSortToScfPatterns(converter, patterns);
 }
 
 namespace {

@@ -59,6 +59,11 @@ void populateKilnNormalizationToLinalgPatterns(
 void populateKilnCustomCallToLinalgPatterns(
     const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
 
+/// sort (any number of operands, any comparator): a stable insertion
+/// sort of each line.
+void populateKilnSortToScfPatterns(const mlir::TypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
+
 /// Every pattern above.
 void populateKilnToLinalgPatterns(const mlir::TypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
