@@ -21,6 +21,25 @@ using namespace mlir;
 
 namespace {
 
+/// One tensor per result, of its (lowered) type, filled with its 0-d init
+/// value: where a reduction's accumulators start.
+void fillWithInitValues(OpBuilder &b, Location loc,
+                        const TypeConverter &converter, ValueRange initValues,
+                        ValueRange results, llvm::SmallVector<Value> &outputs,
+                        llvm::SmallVector<Type> &outputTypes) {
+  for (auto [init, result] : llvm::zip(initValues, results)) {
+    auto type =
+        cast<RankedTensorType>(converter.convertType(result.getType()));
+    Value scalar = tensor::ExtractOp::create(b, loc, init, ValueRange{});
+    Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                          type.getElementType());
+    outputs.push_back(
+        linalg::FillOp::create(b, loc, ValueRange{scalar}, ValueRange{empty})
+            .getResult(0));
+    outputTypes.push_back(type);
+  }
+}
+
 struct ReduceLowering : public OpConversionPattern<kiln::ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -35,19 +54,9 @@ struct ReduceLowering : public OpConversionPattern<kiln::ReduceOp> {
 
     llvm::SmallVector<Value> outputs;
     llvm::SmallVector<Type> outputTypes;
-    for (auto [init, result] :
-         llvm::zip(adaptor.getInitValues(), op.getResults())) {
-      auto type = cast<RankedTensorType>(
-          getTypeConverter()->convertType(result.getType()));
-      Value scalar = tensor::ExtractOp::create(rewriter, loc, init, ValueRange{});
-      Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                            type.getElementType());
-      outputs.push_back(
-          linalg::FillOp::create(rewriter, loc, ValueRange{scalar},
-                                 ValueRange{empty})
-              .getResult(0));
-      outputTypes.push_back(type);
-    }
+    fillWithInitValues(rewriter, loc, *getTypeConverter(),
+                       adaptor.getInitValues(), op.getResults(), outputs,
+                       outputTypes);
     llvm::SmallVector<AffineExpr> kept;
     llvm::SmallVector<utils::IteratorType> iterators;
     for (int64_t d = 0; d < rank; ++d) {
@@ -111,19 +120,9 @@ struct ReduceWindowLowering : public OpConversionPattern<kiln::ReduceWindowOp> {
     };
     llvm::SmallVector<Value> outputs;
     llvm::SmallVector<Type> outputTypes;
-    for (auto [init, result] :
-         llvm::zip(adaptor.getInitValues(), op.getResults())) {
-      auto type = cast<RankedTensorType>(
-          getTypeConverter()->convertType(result.getType()));
-      Value scalar = tensor::ExtractOp::create(rewriter, loc, init, ValueRange{});
-      Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
-                                            type.getElementType());
-      outputs.push_back(linalg::FillOp::create(rewriter, loc,
-                                               ValueRange{scalar},
-                                               ValueRange{empty})
-                            .getResult(0));
-      outputTypes.push_back(type);
-    }
+    fillWithInitValues(rewriter, loc, *getTypeConverter(),
+                       adaptor.getInitValues(), op.getResults(), outputs,
+                       outputTypes);
     Value windowShape = tensor::EmptyOp::create(rewriter, loc, window,
                                                 rewriter.getI8Type());
     llvm::SmallVector<AffineExpr> windowExprs, resultExprs;
