@@ -143,6 +143,8 @@ Executable::load(llvm::StringRef artifact) {
 }
 
 int64_t kiln::getElementBytes(Type element) {
+  if (auto complex = dyn_cast<ComplexType>(element))
+    return 2 * getElementBytes(complex.getElementType());
   return (element.getIntOrFloatBitWidth() + 7) / 8;
 }
 
@@ -161,13 +163,16 @@ std::string kiln::packTensor(const interp::HostTensor &tensor) {
 interp::HostTensor kiln::unpackTensor(Type type, llvm::StringRef bytes) {
   interp::HostTensor tensor(type);
   Type element = tensor.elementType();
-  unsigned bitWidth = element.getIntOrFloatBitWidth();
   int64_t width = getElementBytes(element);
+  unsigned bitWidth = isa<ComplexType>(element)
+                          ? 8 * width
+                          : element.getIntOrFloatBitWidth();
   for (int64_t i = 0; i < tensor.size(); ++i) {
-    uint64_t raw = 0;
-    for (int64_t b = 0; b < width && b < 8; ++b)
-      raw |= uint64_t((unsigned char)bytes[i * width + b]) << (8 * b);
-    tensor.setBits(i, llvm::APInt(64, raw).trunc(bitWidth));
+    llvm::SmallVector<uint64_t, 2> words((width + 7) / 8, 0);
+    for (int64_t b = 0; b < width; ++b)
+      words[b / 8] |= uint64_t((unsigned char)bytes[i * width + b])
+                      << (8 * (b % 8));
+    tensor.setBits(i, llvm::APInt(8 * words.size() * 8, words).trunc(bitWidth));
   }
   return tensor;
 }

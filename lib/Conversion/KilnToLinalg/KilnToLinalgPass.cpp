@@ -14,6 +14,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -71,7 +72,7 @@ struct ConvertKilnToLinalgPass
     target.addLegalOp<ModuleOp, UnrealizedConversionCastOp>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, tensor::TensorDialect,
-                           LLVM::LLVMDialect>();
+                           LLVM::LLVMDialect, complex::ComplexDialect>();
     // scf and func ops are legal once their types are.
     target.addDynamicallyLegalDialect<scf::SCFDialect>(
         [&](Operation *op) { return converter.isLegal(op); });

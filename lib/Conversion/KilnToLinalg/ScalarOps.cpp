@@ -15,6 +15,7 @@
 #include "ScalarOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -40,7 +41,7 @@ const llvm::StringSet<> &scalarOpNames() {
       "sign", "not", "popcnt", "count_leading_zeros", "acos", "asin", "atan",
       "acosh", "asinh", "atanh", "cosh", "sinh", "is_finite", "compare",
       "select", "clamp", "convert", "copy", "bitcast_convert",
-      "reduce_precision"};
+      "reduce_precision", "real", "imag", "complex"};
   return names;
 }
 
@@ -465,7 +466,74 @@ Value buildReducePrecision(OpBuilder &b, Operation *op, Type type, Value x) {
 bool isCompiledElement(Type type) {
   if (isa<IntegerType>(type))
     return true;
+  if (auto complex = dyn_cast<ComplexType>(type))
+    return complex.getElementType().isF32() || complex.getElementType().isF64();
   return isCompiledFloat(type);
+}
+
+/// An element-wise op on complex numbers (complex<f32>, complex<f64>),
+/// through the complex dialect; null, with an error, where there is none.
+Value buildComplexOp(OpBuilder &b, Operation *op, StringRef name,
+                     TypeRange argTypes, Type resultType, ValueRange args) {
+  Location loc = op->getLoc();
+  auto unary = [&](auto tag) -> Value {
+    using OpTy = decltype(tag);
+    return OpTy::create(b, loc, args[0]);
+  };
+  auto binary = [&](auto tag) -> Value {
+    using OpTy = decltype(tag);
+    return OpTy::create(b, loc, args[0], args[1]);
+  };
+  if (name == "add") return binary(complex::AddOp());
+  if (name == "subtract") return binary(complex::SubOp());
+  if (name == "multiply") return binary(complex::MulOp());
+  if (name == "divide") return binary(complex::DivOp());
+  if (name == "power") return binary(complex::PowOp());
+  if (name == "negate") return unary(complex::NegOp());
+  if (name == "exponential") return unary(complex::ExpOp());
+  if (name == "exponential_minus_one") return unary(complex::Expm1Op());
+  if (name == "log") return unary(complex::LogOp());
+  if (name == "log_plus_one") return unary(complex::Log1pOp());
+  if (name == "sqrt") return unary(complex::SqrtOp());
+  if (name == "rsqrt") return unary(complex::RsqrtOp());
+  if (name == "tanh") return unary(complex::TanhOp());
+  if (name == "tan") return unary(complex::TanOp());
+  if (name == "sine") return unary(complex::SinOp());
+  if (name == "cosine") return unary(complex::CosOp());
+  if (name == "sign") return unary(complex::SignOp());
+  if (name == "abs") return unary(complex::AbsOp());
+  if (name == "real") return unary(complex::ReOp());
+  if (name == "imag") return unary(complex::ImOp());
+  if (name == "compare") {
+    StringRef direction = op->getAttrOfType<StringAttr>("direction").getValue();
+    if (direction == "EQ") return binary(complex::EqualOp());
+    if (direction == "NE") return binary(complex::NotEqualOp());
+  }
+  if (name == "convert" && isa<FloatType>(resultType)) {
+    // A complex number converts by its real part.
+    Value re = complex::ReOp::create(b, loc, args[0]);
+    unsigned have = re.getType().getIntOrFloatBitWidth();
+    unsigned want = resultType.getIntOrFloatBitWidth();
+    if (have < want) return arith::ExtFOp::create(b, loc, resultType, re);
+    if (have > want) return arith::TruncFOp::create(b, loc, resultType, re);
+    return re;
+  }
+  if (name == "convert" && isa<ComplexType>(resultType)) {
+    Type part = cast<ComplexType>(resultType).getElementType();
+    Value re = complex::ReOp::create(b, loc, args[0]);
+    Value im = complex::ImOp::create(b, loc, args[0]);
+    auto resize = [&](Value value) -> Value {
+      unsigned have = value.getType().getIntOrFloatBitWidth();
+      unsigned want = part.getIntOrFloatBitWidth();
+      if (have < want) return arith::ExtFOp::create(b, loc, part, value);
+      if (have > want) return arith::TruncFOp::create(b, loc, part, value);
+      return value;
+    };
+    return complex::CreateOp::create(b, loc, resultType, resize(re), resize(im));
+  }
+  op->emitError() << op->getName() << " on element type " << argTypes[0]
+                  << " is not compiled by the CPU backend";
+  return nullptr;
 }
 
 } // namespace
@@ -494,6 +562,27 @@ Value kiln::buildScalarOp(OpBuilder &builder, Operation *op, TypeRange argTypes,
   Location loc = op->getLoc();
   if (name == "copy")
     return args[0];
+  if (name == "complex") {
+    // complex(re, im): the parts in the result's part type.
+    return complex::CreateOp::create(builder, loc, resultType, args[0],
+                                     args[1]);
+  }
+  if (!argTypes.empty() && isa<ComplexType>(argTypes.back()) &&
+      name != "select")
+    return buildComplexOp(builder, op, name, argTypes, resultType, args);
+  if (isa<ComplexType>(resultType) && name == "convert") {
+    // A real number as a complex one.
+    Type part = cast<ComplexType>(resultType).getElementType();
+    Value re = args[0];
+    if (isNarrowFloat(argTypes[0]))
+      re = arith::ExtFOp::create(builder, loc, computeType(argTypes[0]), re);
+    re = scalar.convert(argTypes[0].isF64() || isa<FloatType>(argTypes[0])
+                            ? computeType(argTypes[0])
+                            : argTypes[0],
+                        part, re);
+    Value im = floatConstant(builder, loc, part, 0.0);
+    return complex::CreateOp::create(builder, loc, resultType, re, im);
+  }
   if (name == "select")
     return arith::SelectOp::create(builder, loc, args[0], args[1], args[2]);
   if (name == "bitcast_convert") {

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -92,7 +93,7 @@ constexpr llvm::StringLiteral kBufferizationPipeline =
     "buffer-results-to-out-params{hoist-static-allocs=HOIST "
     "modify-public-functions=true},"
     "canonicalize, buffer-deallocation-pipeline,"
-    "convert-bufferization-to-memref";
+    "convert-bufferization-to-memref, convert-complex-to-standard";
 
 /// After bufferization, to the LLVM dialect. bf16 roundings are expanded
 /// into integer code first, before the canonicalizer can fold a conversion
@@ -103,6 +104,7 @@ constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
     "lower-affine, convert-scf-to-cf, canonicalize, cse,"
     "arith-expand{include-bf16=true}, expand-strided-metadata, lower-affine,"
     "convert-vector-to-llvm, finalize-memref-to-llvm, convert-math-to-libm,"
+    "convert-complex-to-llvm,"
     "convert-math-to-llvm, convert-arith-to-llvm, convert-index-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},"
     "convert-cf-to-llvm, convert-ub-to-llvm, reconcile-unrealized-casts";
@@ -125,7 +127,8 @@ LogicalResult describeBuffers(func::FuncOp entry, TypeRange types,
   for (Type type : types) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor || !tensor.hasStaticShape() ||
-        !tensor.getElementType().isIntOrFloat())
+        (!tensor.getElementType().isIntOrFloat() &&
+         !isa<ComplexType>(tensor.getElementType())))
       return entry.emitError() << "a " << what << " of type " << type
                                << " is not compiled by the CPU backend";
     BufferSpec buffer;
@@ -415,6 +418,37 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
       select.replaceAllUsesWith(
           arith::BitcastOp::create(builder, loc, type, chosen).getResult());
       select.erase();
+    });
+    // copysign (complex numbers' lowering makes them) as bit operations:
+    // math-to-libm refuses it.
+    module.walk([](math::CopySignOp op) {
+      OpBuilder builder(op);
+      Location loc = op.getLoc();
+      Type type = op.getType();
+      unsigned width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
+      Type bits = builder.getIntegerType(width);
+      if (auto vector = dyn_cast<VectorType>(type))
+        bits = vector.clone(bits);
+      auto mask = [&](const APInt &value) -> Value {
+        return arith::ConstantOp::create(
+            builder, loc, bits,
+            isa<VectorType>(bits)
+                ? (TypedAttr)DenseElementsAttr::get(cast<ShapedType>(bits),
+                                                    value)
+                : (TypedAttr)builder.getIntegerAttr(bits, value));
+      };
+      Value magnitude = arith::AndIOp::create(
+          builder, loc, arith::BitcastOp::create(builder, loc, bits, op.getLhs()),
+          mask(APInt::getSignedMaxValue(width)));
+      Value sign = arith::AndIOp::create(
+          builder, loc, arith::BitcastOp::create(builder, loc, bits, op.getRhs()),
+          mask(APInt::getSignMask(width)));
+      op.replaceAllUsesWith(arith::BitcastOp::create(
+                                builder, loc, type,
+                                arith::OrIOp::create(builder, loc, magnitude,
+                                                     sign))
+                                .getResult());
+      op.erase();
     });
     // Integer to bf16 conversions go through f32 (canonicalization folds a
     // conversion and a rounding into one): arith-expand rounds f32 to bf16

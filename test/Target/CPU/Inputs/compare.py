@@ -11,7 +11,8 @@ import re
 import subprocess
 import sys
 
-TOLERANCE = {"f64": 1e-12, "f32": 1e-5, "f16": 1e-2, "bf16": 1e-2}
+TOLERANCE = {"f64": 1e-12, "f32": 1e-5, "f16": 1e-2, "bf16": 1e-2,
+             "complex<f64>": 1e-12, "complex<f32>": 1e-5}
 
 kiln, graphs = sys.argv[1], sys.argv[2:]
 failures = 0
@@ -24,13 +25,13 @@ for graph in graphs:
         print(f"{name}: kiln run --compare failed (seed {seed}): {run.stderr.strip()}")
         failures += 1
         continue
-    results = re.findall(r"result (\d+): tensor<([^>]*)>  max abs error (\S+)"
+    results = re.findall(r"result (\d+): tensor<(.*?)>  max abs error (\S+)"
                          r"  max rel error (\S+)(.*)", run.stdout)
     if not results:
         print(f"{name}: no result compared (seed {seed})")
         failures += 1
     for index, element, absolute, relative, rest in results:
-        element = element.split("x")[-1]
+        element = re.sub(r"^(\d+x)*", "", element)
         limit = TOLERANCE.get(element, 0.0)
         if float(relative) > limit or "NaN" in rest:
             print(f"{name}: result {index} ({element}) off by {relative} "
