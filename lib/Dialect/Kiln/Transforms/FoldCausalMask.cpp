@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Dialect/Kiln/Transforms/PassStatistics.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "IndexSpaceAnalysis.h"
@@ -170,6 +171,14 @@ struct FoldCausalMaskPass
     numMasksFolded += folded;
     numMaskBytes += bytes;
     numSkippableMacs += skippable;
+    kiln::recordPassStatistics(
+        "KilnFoldCausalMaskPass",
+        {{"masks-folded", (uint64_t)folded, "Masks turned into kiln.causal_mask"},
+         {"mask-bytes", (uint64_t)bytes,
+          "Bytes of mask tensors no longer materialized"},
+         {"skippable-macs", (uint64_t)skippable,
+          "Multiply-adds of the masked scores' dot_general that a consumer "
+          "can skip"}});
     if (report)
       getOperation().emitRemark()
           << "kiln-fold-causal-mask: " << folded << " masks folded, " << bytes

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Transforms/PassStatistics.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -244,6 +245,7 @@ struct MarkMaskedContractionsPass
           bands[op->getResult(0)] = *band;
     });
     MLIRContext *context = &getContext();
+    uint64_t scores = 0, values = 0;
     getOperation().walk([&](kiln::DotGeneralOp dot) {
       auto lhsType = cast<RankedTensorType>(dot.getLhs().getType());
       auto rhsType = cast<RankedTensorType>(dot.getRhs().getType());
@@ -267,6 +269,7 @@ struct MarkMaskedContractionsPass
           dot->setAttr("kiln.masked_contraction",
                        describe(context, "scores", band));
           ++numScores;
+          ++scores;
           return;
         }
       }
@@ -284,8 +287,13 @@ struct MarkMaskedContractionsPass
         dot->setAttr("kiln.masked_contraction",
                      describe(context, "values", *lhsBand));
         ++numValues;
+        ++values;
       }
     });
+    kiln::recordPassStatistics(
+        "KilnMarkMaskedContractionsPass",
+        {{"scores", scores, "Contractions whose masked outputs are skipped"},
+         {"values", values, "Contractions whose masked terms are skipped"}});
   }
 };
 
