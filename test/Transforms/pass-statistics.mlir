@@ -7,12 +7,12 @@
 
 // CHECK: kiln pass statistics report
 // CHECK: KilnFoldCausalMaskPass
-// CHECK-NEXT: (S) {{ +}}1 masks-folded - Masks turned into kiln.causal_mask
-// CHECK-NEXT: (S) {{ +}}64 mask-bytes - Bytes of mask tensors no longer materialized
-// CHECK-NEXT: (S) {{ +}}112 skippable-macs
+// CHECK-NEXT: (S){{ +}}1 masks-folded - Masks turned into kiln.causal_mask
+// CHECK-NEXT: (S){{ +}}64 mask-bytes - Bytes of mask tensors no longer materialized
+// CHECK-NEXT: (S){{ +}}112 skippable-macs
 // CHECK: KilnMarkMaskedContractionsPass
-// CHECK-NEXT: (S) {{ +}}1 scores
-// CHECK-NEXT: (S) {{ +}}0 values
+// CHECK-NEXT: (S){{ +}}1 scores
+// CHECK-NEXT: (S){{ +}}0 values
 func.func @main(%q: tensor<8x4xf32>, %k: tensor<8x4xf32>) -> tensor<8x8xf32> {
   %scores = kiln.dot_general %q, %k {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 1>} : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
   %rows = kiln.iota {iota_dimension = 0 : i64} : tensor<8x8xi32>
