@@ -17,6 +17,9 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <map>
+#include <tuple>
+
 using namespace mlir;
 
 kiln::ContractionTiles kiln::getContractionTiles(unsigned lanes) {
@@ -45,10 +48,14 @@ int64_t dividingTile(int64_t size, int64_t wanted, int64_t step) {
 
 LogicalResult kiln::tileAndVectorizeContractions(ModuleOp module,
                                                  const ContractionTiles &t) {
-  // Each matmul whose shape the register tile divides gets its own tile
-  // sizes (cache tiles that divide it too), and a mark the script finds it
-  // by. Others (transposed operands, odd shapes) stay loops.
+  // Each matmul whose shape the register tile divides gets tile sizes
+  // (cache tiles that divide it too), and a mark the script finds it by.
+  // Others (odd shapes) stay loops.
+  // Matmuls with the same tile sizes share one mark and one foreach of the
+  // script: a match walks the whole module, so one per op would make
+  // compile time quadratic in the number of matmuls.
   std::string sequences;
+  std::map<std::tuple<bool, int64_t, int64_t, int64_t>, int64_t> configs;
   int64_t id = 0;
   MLIRContext *context = module.getContext();
   module.walk([&](linalg::LinalgOp op) {
@@ -74,16 +81,23 @@ LogicalResult kiln::tileAndVectorizeContractions(ModuleOp module,
     int64_t cacheRows = dividingTile(m, t.cacheRows, t.registerRows);
     int64_t cacheColumns = dividingTile(n, t.cacheColumns, t.registerColumns);
     int64_t cacheDepth = dividingTile(k, t.cacheDepth, 1);
+    auto config = std::make_tuple(batched, cacheRows, cacheColumns, cacheDepth);
+    auto [found, inserted] = configs.insert({config, id});
     op->setAttr("kiln.contraction_tile",
-                IntegerAttr::get(IntegerType::get(context, 64), id));
+                IntegerAttr::get(IntegerType::get(context, 64), found->second));
+    if (!inserted)
+      return;
     std::string batch = batched ? "1, " : "";
     std::string handles = batched ? ", !transform.any_op" : "";
     sequences += llvm::formatv(
         R"(
-    %op{0} = transform.structured.match ops{{["{1}"]} attributes{{kiln.contraction_tile = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
-    %cache{0}, %cl{0}:{8} = transform.structured.tile_using_for %op{0} tile_sizes [{2}{3}, {4}, {5}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op{9})
-    %regs{0}, %rl{0}:{8} = transform.structured.tile_using_for %cache{0} tile_sizes [{2}{6}, {7}, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op{9})
-    transform.structured.vectorize %regs{0} : !transform.any_op
+    %ops{0} = transform.structured.match ops{{["{1}"]} attributes{{kiln.contraction_tile = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %ops{0} : !transform.any_op {{
+    ^bb0(%op{0}: !transform.any_op):
+      %cache{0}, %cl{0}:{8} = transform.structured.tile_using_for %op{0} tile_sizes [{2}{3}, {4}, {5}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op{9})
+      %regs{0}, %rl{0}:{8} = transform.structured.tile_using_for %cache{0} tile_sizes [{2}{6}, {7}, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op{9})
+      transform.structured.vectorize %regs{0} : !transform.any_op
+    }
 )",
         id, op->getName().getStringRef(), batch, cacheRows, cacheColumns,
         cacheDepth, t.registerRows, t.registerColumns, batched ? 4 : 3,
