@@ -570,6 +570,10 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
                         "MB/s (the imported files, one thread)\n",
                         importedBytes / 1e6, importedSeconds * 1e3,
                         importedBytes / 1e6 / importedSeconds);
+    if (compile)
+      os << "  (slowed by --compile: after each child process is forked, the "
+            "pages this process writes are copied; measure import speed "
+            "without it)\n";
     std::vector<BenchFile> hloFiles;
     for (const std::string &path : options.hloCorpus)
       collectFiles(path, hloFiles);
