@@ -107,6 +107,28 @@ int kiln::runCompile(const CompileCommandOptions &options) {
       *module, options.keys, canonical, *emit, options.timing, &parts);
   if (failed(compiled)) {
     llvm::errs() << options.input << ": error: the graph was not compiled\n";
+    // A cache records the failure with its log: kiln cache check says why,
+    // and the graph is not compiled again unless asked.
+    if (!options.cacheDir.empty()) {
+      auto cache = Cache::open(options.cacheDir);
+      if (!cache) {
+        llvm::errs() << "kiln compile: error: "
+                     << llvm::toString(cache.takeError()) << "\n";
+        return ExitSomeFailed;
+      }
+      double seconds = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - start)
+                           .count();
+      std::string graphName = module->getSymName().value_or("").str();
+      if (llvm::Error error = (*cache)->recordFailure(
+              parts, diagnostics.getText(), seconds, options.input,
+              signature->sketch, EntryGraph{graphName, text}))
+        llvm::errs() << "kiln compile: error: " << llvm::toString(std::move(error))
+                     << "\n";
+      else
+        llvm::outs() << "recorded the failure of " << parts.key().toHex()
+                     << " in " << (*cache)->getDirectory() << "\n";
+    }
     return ExitSomeFailed;
   }
   double seconds = std::chrono::duration<double>(

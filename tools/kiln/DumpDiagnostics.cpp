@@ -31,7 +31,8 @@ llvm::StringRef severityName(DiagnosticSeverity severity) {
   return "error";
 }
 
-void print(Diagnostic &diagnostic, llvm::StringRef input, bool isNote = false) {
+void print(Diagnostic &diagnostic, llvm::StringRef input, llvm::raw_ostream &os,
+           bool isNote = false) {
   kiln::HloLocation where = kiln::decodeHloLocation(diagnostic.getLocation());
   std::string position = input.str();
   if (where.dumpPosition)
@@ -40,18 +41,17 @@ void print(Diagnostic &diagnostic, llvm::StringRef input, bool isNote = false) {
                              where.dumpPosition->getLine(),
                              where.dumpPosition->getColumn())
                    .str();
-  llvm::errs() << position << ": " << severityName(diagnostic.getSeverity())
-               << ": " << diagnostic.str() << "\n";
+  os << position << ": " << severityName(diagnostic.getSeverity()) << ": "
+     << diagnostic.str() << "\n";
   if (!isNote && (where.source || !where.opName.empty())) {
-    llvm::errs() << position << ": note: from ";
+    os << position << ": note: from ";
     if (where.source)
-      llvm::errs() << where.source->getFilename().getValue() << ':'
-                   << where.source->getLine()
-                   << (where.opName.empty() ? "" : ", ");
-    llvm::errs() << where.opName << "\n";
+      os << where.source->getFilename().getValue() << ':'
+         << where.source->getLine() << (where.opName.empty() ? "" : ", ");
+    os << where.opName << "\n";
   }
   for (Diagnostic &note : diagnostic.getNotes())
-    print(note, input, /*isNote=*/true);
+    print(note, input, os, /*isNote=*/true);
 }
 
 } // namespace
@@ -62,7 +62,11 @@ kiln::DumpDiagnosticHandler::DumpDiagnosticHandler(MLIRContext *context,
   setHandler([this](Diagnostic &diagnostic) {
     if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
       ++errors;
-    print(diagnostic, input);
+    std::string printed;
+    llvm::raw_string_ostream os(printed);
+    print(diagnostic, input, os);
+    llvm::errs() << printed;
+    text += printed;
     return success();
   });
 }

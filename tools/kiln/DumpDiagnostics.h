@@ -25,9 +25,13 @@ public:
   /// How many errors were printed.
   unsigned getErrorCount() const { return errors; }
 
+  /// Everything printed so far (a failed compilation's log).
+  const std::string &getText() const { return text; }
+
 private:
   std::string input;
   unsigned errors = 0;
+  std::string text;
 };
 
 } // namespace kiln
