@@ -299,10 +299,7 @@ Evaluator::Evaluator(ModuleOp module, EvaluatorOptions options)
 Evaluator::~Evaluator() = default;
 
 func::FuncOp Evaluator::getEntry() const {
-  for (auto function : impl->module.getOps<func::FuncOp>())
-    if (function.isPublic() && !function.isExternal())
-      return function;
-  return nullptr;
+  return kiln::getEntryFunction(impl->module);
 }
 
 FailureOr<std::vector<HostTensor>>

@@ -210,3 +210,21 @@ Executable::run(llvm::ArrayRef<interp::HostTensor> inputs,
     outputs.push_back(unpackTensor(type, buffers[inputs.size() + i]));
   return outputs;
 }
+
+std::vector<interp::CheckOutcome>
+kiln::compareChecks(const ArtifactManifest &manifest,
+                    llvm::ArrayRef<interp::HostTensor> outputs,
+                    MLIRContext *context) {
+  std::vector<interp::CheckOutcome> outcomes;
+  for (const CheckSpec &spec : manifest.checks) {
+    interp::CheckRule rule;
+    rule.comparison = spec.comparison;
+    rule.tolerance = spec.tolerance;
+    rule.maxUlps = spec.maxUlps;
+    rule.minUlps = spec.minUlps;
+    outcomes.push_back(interp::compareCheckValues(
+        rule, outputs[spec.actual], outputs[spec.actual + 1],
+        UnknownLoc::get(context)));
+  }
+  return outcomes;
+}

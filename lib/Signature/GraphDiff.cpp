@@ -21,6 +21,7 @@
 #include "kiln/Signature/GraphDiff.h"
 
 #include "kiln/Dialect/Kiln/IR/HloLocation.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Signature/Signature.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -864,13 +865,7 @@ void GraphDiffer::diffFunctions(func::FuncOp beforeFn, func::FuncOp afterFn,
 }
 
 GraphDiff GraphDiffer::run() {
-  auto entryOf = [](ModuleOp module) {
-    func::FuncOp entry;
-    for (auto function : module.getOps<func::FuncOp>())
-      if (function.isPublic() && !function.isExternal())
-        return function;
-    return entry;
-  };
+  auto entryOf = [](ModuleOp module) { return getEntryFunction(module); };
   auto moduleAttrs = [](ModuleOp module) {
     llvm::SmallVector<NamedAttribute> attrs;
     for (NamedAttribute attr : module->getAttrs())

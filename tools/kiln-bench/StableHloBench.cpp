@@ -252,15 +252,9 @@ std::string compileModule(mlir::ModuleOp module, mlir::MLIRContext &context,
     auto outputs = (*executable)->run(arguments, &context);
     if (!outputs)
       answer('C', "run: " + llvm::toString(outputs.takeError()));
-    for (const CheckSpec &check : graph->manifest.checks) {
-      interp::CheckRule rule;
-      rule.comparison = check.comparison;
-      rule.tolerance = check.tolerance;
-      rule.maxUlps = check.maxUlps;
-      rule.minUlps = check.minUlps;
-      interp::CheckOutcome outcome = interp::compareCheckValues(
-          rule, (*outputs)[check.actual], (*outputs)[check.actual + 1],
-          mlir::UnknownLoc::get(&context));
+    std::vector<interp::CheckOutcome> outcomes =
+        compareChecks(graph->manifest, *outputs, &context);
+    for (auto [check, outcome] : llvm::zip(graph->manifest.checks, outcomes))
       if (!outcome.passed)
         answer('C', llvm::formatv("check {0} failed on {1} of {2} elements, "
                                   "worst {3} at {4} ({5})",
@@ -269,7 +263,6 @@ std::string compileModule(mlir::ModuleOp module, mlir::MLIRContext &context,
                                   interp::formatNumber(outcome.worstError),
                                   outcome.worst, check.location)
                         .str());
-    }
     answer('P', "");
   }
   close(pipeEnds[1]);

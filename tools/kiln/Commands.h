@@ -67,12 +67,11 @@ int runCompile(const CompileCommandOptions &options);
 /// Registers every dialect that importing and compiling need in `context`.
 void registerCompilerDialects(mlir::MLIRContext &context);
 
-/// Compiles a loaded graph (in place) under `keys` and the canonical
-/// options; with `parts`, its key parts (computed before compiling).
+/// Compiles a loaded graph (in place: it is lowered) for the target of
+/// `keys` under the canonical options.
 mlir::FailureOr<CompiledGraph>
 compileLoadedGraph(mlir::ModuleOp module, const KeyOptions &keys,
-                   llvm::StringRef canonical, EmitKind emit, bool timing,
-                   KeyParts *parts = nullptr);
+                   llvm::StringRef canonical, EmitKind emit, bool timing);
 
 struct RunOptions {
   std::string input;

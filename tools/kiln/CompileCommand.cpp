@@ -36,16 +36,9 @@ void kiln::registerCompilerDialects(MLIRContext &context) {
 
 FailureOr<kiln::CompiledGraph>
 kiln::compileLoadedGraph(ModuleOp module, const KeyOptions &keys,
-                         llvm::StringRef canonical, EmitKind emit, bool timing,
-                         KeyParts *parts) {
-  TargetSpec target = getKeyTarget(keys);
-  if (parts) {
-    FailureOr<GraphSignature> signature = computeSignature(module);
-    if (failed(signature))
-      return failure();
-    *parts = makeKeyParts(signature->signature, canonical, target);
-  }
-  CpuCompileOptions options = getCpuCompileOptions(canonical, target);
+                         llvm::StringRef canonical, EmitKind emit, bool timing) {
+  CpuCompileOptions options =
+      getCpuCompileOptions(canonical, getKeyTarget(keys));
   options.timing = timing;
   return compileForCpu(module, options, emit);
 }
@@ -99,12 +92,14 @@ int kiln::runCompile(const CompileCommandOptions &options) {
   if (!module)
     return ExitInputError;
   DumpDiagnosticHandler diagnostics(&context, options.input);
-  KeyParts parts;
+  // The key, from the graph as imported: compiling lowers it in place.
   FailureOr<GraphSignature> signature = computeSignature(*module);
   if (failed(signature))
     return ExitInputError;
+  KeyParts parts = makeKeyParts(signature->signature, canonical,
+                                getKeyTarget(options.keys));
   FailureOr<CompiledGraph> compiled = compileLoadedGraph(
-      *module, options.keys, canonical, *emit, options.timing, &parts);
+      *module, options.keys, canonical, *emit, options.timing);
   if (failed(compiled)) {
     llvm::errs() << options.input << ": error: the graph was not compiled\n";
     // A cache records the failure with its log: kiln cache check says why,

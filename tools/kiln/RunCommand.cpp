@@ -294,20 +294,11 @@ makeArguments(const kiln::RunOptions &options, func::FuncOp entry,
 unsigned printCompiledChecks(const kiln::ArtifactManifest &manifest,
                              llvm::ArrayRef<HostTensor> outputs,
                              MLIRContext *context) {
-  std::vector<CheckOutcome> outcomes;
   std::vector<std::string> where;
-  for (const kiln::CheckSpec &spec : manifest.checks) {
-    CheckRule rule;
-    rule.comparison = spec.comparison;
-    rule.tolerance = spec.tolerance;
-    rule.maxUlps = spec.maxUlps;
-    rule.minUlps = spec.minUlps;
-    outcomes.push_back(compareCheckValues(rule, outputs[spec.actual],
-                                          outputs[spec.actual + 1],
-                                          UnknownLoc::get(context)));
+  for (const kiln::CheckSpec &spec : manifest.checks)
     where.push_back(spec.location);
-  }
-  return printChecks({outcomes}, {where}, 1);
+  return printChecks({kiln::compareChecks(manifest, outputs, context)},
+                     {where}, 1);
 }
 
 int runInterpreted(const kiln::RunOptions &options) {

@@ -47,12 +47,21 @@ int main(int argc, char **argv) {
                            "key (repeatable): " +
                            kiln::describeKnownOptions();
   // What the key of a compiled graph is made of: compile options, target.
-  auto addCompileOptions = [&](CLI::App *sub, kiln::KeyOptions &keys) {
+  // With `external`, also an external compiler's options (commands that
+  // key artifacts they do not compile themselves).
+  auto addCompileOptions = [&](CLI::App *sub, kiln::KeyOptions &keys,
+                               bool external = false) {
+    // One K=V per --option, so that a graph may follow it.
     sub->add_option("--option", keys.options, optionHelp)
         ->allow_extra_args(false);
     sub->add_flag("--no-fold-causal-mask", keys.noFoldCausalMask,
                   "Compile without folding causal masks (the option "
                   "fold-causal-mask=false, part of the key)");
+    if (external)
+      sub->add_option("--compiler-option", keys.compilerOptions,
+                      "An external compiler's option K=V, kept verbatim in "
+                      "the key (repeatable)")
+          ->allow_extra_args(false);
     sub->add_option("--target", keys.targetTriple,
                     "Target triple the artifact is built for (default: this "
                     "machine's architecture and OS)");
@@ -136,21 +145,7 @@ int main(int argc, char **argv) {
                  "Print JSON with every part of each key");
   hash->add_option("-j,--jobs", hashOptions.keys.jobs,
                    "Graphs hashed in parallel (default: one per core)");
-  hash->add_option("--option", hashOptions.keys.options, optionHelp)
-      ->allow_extra_args(false);
-  hash->add_flag("--no-fold-causal-mask", hashOptions.keys.noFoldCausalMask,
-                 "Compile without folding causal masks (the option "
-                 "fold-causal-mask=false, part of the key)");
-  hash->add_option("--compiler-option", hashOptions.keys.compilerOptions,
-                   "An external compiler's option K=V, kept verbatim in the "
-                   "key (repeatable)")
-      ->allow_extra_args(false);
-  hash->add_option("--target", hashOptions.keys.targetTriple,
-                   "Target triple the artifact is built for (default: this "
-                   "machine's architecture and OS)");
-  hash->add_option("--target-cpu,--cpu", hashOptions.keys.cpu,
-                   "CPU the artifact is built for (default: the portable "
-                   "level, x86-64-v3 on x86_64; 'native': this machine's)");
+  addCompileOptions(hash, hashOptions.keys, /*external=*/true);
 
   kiln::DiffOptions diffOptions;
   CLI::App *diff = app.add_subcommand(
@@ -182,22 +177,7 @@ int main(int argc, char **argv) {
     sub->add_flag("--json", cacheOptions.json, "Print JSON");
   };
   auto keyed = [&](CLI::App *sub) {
-    // One K=V per --option, so that a graph may follow it.
-    sub->add_option("--option", cacheOptions.keys.options, optionHelp)
-        ->allow_extra_args(false);
-    sub->add_flag("--no-fold-causal-mask", cacheOptions.keys.noFoldCausalMask,
-                  "Compile without folding causal masks (the option "
-                  "fold-causal-mask=false, part of the key)");
-    sub->add_option("--compiler-option", cacheOptions.keys.compilerOptions,
-                    "An external compiler's option K=V, kept verbatim in the "
-                    "key (repeatable)")
-        ->allow_extra_args(false);
-    sub->add_option("--target", cacheOptions.keys.targetTriple,
-                    "Target triple the artifact is built for (default: this "
-                    "machine's architecture and OS)");
-    sub->add_option("--target-cpu,--cpu", cacheOptions.keys.cpu,
-                    "CPU the artifact is built for (default: the portable "
-                    "level, x86-64-v3 on x86_64; 'native': this machine's)");
+    addCompileOptions(sub, cacheOptions.keys, /*external=*/true);
   };
   CLI::App *check = cache->add_subcommand(
       "check", "Say for each graph whether it is cached: hit, miss (and why) "

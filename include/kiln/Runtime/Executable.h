@@ -10,6 +10,7 @@
 #ifndef KILN_RUNTIME_EXECUTABLE_H
 #define KILN_RUNTIME_EXECUTABLE_H
 
+#include "kiln/Interpreter/Evaluator.h"
 #include "kiln/Interpreter/HostTensor.h"
 #include "kiln/Runtime/Artifact.h"
 
@@ -60,6 +61,13 @@ private:
   std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*entry)(void **) = nullptr;
 };
+
+/// The outcome of each check of `manifest` on the outputs a compiled
+/// program gave, compared as the evaluator compares a kiln.check.
+std::vector<interp::CheckOutcome>
+compareChecks(const ArtifactManifest &manifest,
+              llvm::ArrayRef<interp::HostTensor> outputs,
+              mlir::MLIRContext *context);
 
 /// A tensor's elements as the compiled code holds them: row-major, each in
 /// its type's width rounded up to whole bytes, little-endian.

@@ -59,16 +59,23 @@ double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// MLIR's passes by name, for the pipeline text below; LLVM's targets.
-void initializeOnce() {
+/// LLVM's targets: what a TargetMachine needs (`kiln cache check` asks
+/// one for a target's CPU features, without compiling).
+void initializeTargets() {
   static std::once_flag once;
   std::call_once(once, [] {
-    registerAllPasses();
     llvm::InitializeAllTargetInfos();
     llvm::InitializeAllTargets();
     llvm::InitializeAllTargetMCs();
     llvm::InitializeAllAsmPrinters();
   });
+}
+
+/// MLIR's passes by name, for the pipeline texts below, and the targets.
+void initializeCompiler() {
+  static std::once_flag once;
+  std::call_once(once, [] { registerAllPasses(); });
+  initializeTargets();
 }
 
 /// The structured ops, before tiling: element-wise producers fuse into
@@ -97,7 +104,9 @@ constexpr llvm::StringLiteral kBufferizationPipeline =
 
 /// After bufferization, to the LLVM dialect. bf16 roundings are expanded
 /// into integer code first, before the canonicalizer can fold a conversion
-/// and a rounding into one that LLVM would hand to the runtime library.
+/// and a rounding into one. Where LLVM still narrows to bf16 itself (an
+/// integer converted to bf16, a bf16 select it forms), it calls
+/// __truncsfbf2, which the runtime gives the code (Executable.cpp).
 constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
     "arith-expand{include-bf16=true},"
     "convert-vector-to-scf{full-unroll=true}, convert-linalg-to-loops,"
@@ -108,18 +117,6 @@ constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
     "convert-math-to-llvm, convert-arith-to-llvm, convert-index-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},"
     "convert-cf-to-llvm, convert-ub-to-llvm, reconcile-unrealized-casts";
-
-/// The module's entry: its one public function (a `main` wins a tie).
-func::FuncOp findEntry(ModuleOp module) {
-  func::FuncOp entry;
-  for (auto function : module.getOps<func::FuncOp>()) {
-    if (function.isPrivate() || function.isExternal())
-      continue;
-    if (!entry || function.getName() == "main")
-      entry = function;
-  }
-  return entry;
-}
 
 LogicalResult describeBuffers(func::FuncOp entry, TypeRange types,
                               std::vector<BufferSpec> &buffers,
@@ -264,7 +261,7 @@ kiln::CpuCompileOptions kiln::getCpuCompileOptions(llvm::StringRef canonical,
 
 std::vector<std::string>
 kiln::getTargetCpuFeatures(const TargetSpec &target) {
-  initializeOnce();
+  initializeTargets();
   std::string error;
   std::unique_ptr<llvm::TargetMachine> machine =
       createTargetMachine(target, 2, error);
@@ -280,7 +277,7 @@ void kiln::registerCpuCompilerDialects(DialectRegistry &registry) {
 FailureOr<kiln::CompiledGraph>
 kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
                     EmitKind emit) {
-  initializeOnce();
+  initializeCompiler();
   MLIRContext *context = module.getContext();
   CompiledGraph compiled;
   ArtifactManifest &manifest = compiled.manifest;
@@ -315,7 +312,7 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
     if (failed(pm.run(module)))
       return failure();
   }
-  func::FuncOp entry = findEntry(module);
+  func::FuncOp entry = getEntryFunction(module);
   if (!entry)
     return fail("the graph has no public function to compile");
   if (failed(moveChecksToResults(entry, manifest.checks)) ||
@@ -402,23 +399,6 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
                              copy.getTarget());
       copy.erase();
     });
-    // A select of bf16 values chooses bits: LLVM's x86 backend would widen
-    // it to f32 and call the runtime library to narrow it again.
-    module.walk([](arith::SelectOp select) {
-      Type type = select.getType();
-      if (!type.isBF16())
-        return;
-      OpBuilder builder(select);
-      Location loc = select.getLoc();
-      Type bits = builder.getI16Type();
-      Value chosen = arith::SelectOp::create(
-          builder, loc, select.getCondition(),
-          arith::BitcastOp::create(builder, loc, bits, select.getTrueValue()),
-          arith::BitcastOp::create(builder, loc, bits, select.getFalseValue()));
-      select.replaceAllUsesWith(
-          arith::BitcastOp::create(builder, loc, type, chosen).getResult());
-      select.erase();
-    });
     // copysign (complex numbers' lowering makes them) as bit operations:
     // math-to-libm refuses it.
     module.walk([](math::CopySignOp op) {
@@ -449,30 +429,6 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
                                                      sign))
                                 .getResult());
       op.erase();
-    });
-    // Integer to bf16 conversions go through f32 (canonicalization folds a
-    // conversion and a rounding into one): arith-expand rounds f32 to bf16
-    // in integer code, where LLVM would call the runtime library.
-    module.walk([](Operation *op) {
-      if (!isa<arith::SIToFPOp, arith::UIToFPOp>(op))
-        return;
-      Type type = op->getResult(0).getType();
-      if (!getElementTypeOrSelf(type).isBF16())
-        return;
-      OpBuilder builder(op);
-      Type wide = builder.getF32Type();
-      if (auto vector = dyn_cast<VectorType>(type))
-        wide = vector.clone(wide);
-      Value widened =
-          isa<arith::SIToFPOp>(op)
-              ? (Value)arith::SIToFPOp::create(builder, op->getLoc(), wide,
-                                               op->getOperand(0))
-              : (Value)arith::UIToFPOp::create(builder, op->getLoc(), wide,
-                                               op->getOperand(0));
-      op->getResult(0).replaceAllUsesWith(
-          arith::TruncFOp::create(builder, op->getLoc(), type, widened)
-              .getResult());
-      op->erase();
     });
     if (failed(runPipeline(kLoopsToLLVMPipeline)))
       return failure();

@@ -888,3 +888,10 @@ LogicalResult CollectivePermuteOp::verify() {
 
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Kiln/IR/KilnOps.cpp.inc"
+
+mlir::func::FuncOp kiln::getEntryFunction(mlir::ModuleOp module) {
+  for (auto function : module.getOps<mlir::func::FuncOp>())
+    if (function.isPublic() && !function.isExternal())
+      return function;
+  return nullptr;
+}
