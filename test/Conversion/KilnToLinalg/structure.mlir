@@ -115,3 +115,36 @@ func.func @scatter_add(%a: tensor<5xf32>, %i: tensor<2x1xi32>, %u: tensor<2xf32>
   } : (tensor<5xf32>, tensor<2x1xi32>, tensor<2xf32>) -> tensor<5xf32>
   return %0 : tensor<5xf32>
 }
+
+// -----
+
+// Scores whose masked positions nothing reads (kiln-mark-masked-contractions
+// marks them): row blocks of 128, and for each only the column blocks that
+// meet the band, up to (row block + 1) * 128 - 1 + max_diagonal; the rest
+// stays 0.
+// CHECK-LABEL: func.func @masked_scores
+// CHECK:         linalg.transpose
+// CHECK:         %[[ZERO:.*]] = linalg.fill {{.*}} -> tensor<1x256x256xf32>
+// CHECK:         scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[ZERO]])
+// CHECK:           %[[LAST:.*]] = arith.divsi
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %[[LAST]]
+// CHECK:             linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<1x128x32xf32>, tensor<1x32x128xf32>)
+// CHECK:             tensor.insert_slice
+func.func @masked_scores(%q: tensor<256x32xf32>, %k: tensor<256x32xf32>) -> tensor<256x256xf32> {
+  %0 = kiln.dot_general %q, %k {kiln.masked_contraction = {max_diagonal = 0 : i64, role = "scores"}, lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 1>} : (tensor<256x32xf32>, tensor<256x32xf32>) -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}
+
+// -----
+
+// The weighted sum: each row block adds only the depth blocks inside the
+// band, into its own rows of the result.
+// CHECK-LABEL: func.func @masked_values
+// CHECK:         scf.for
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[CARRIED:[^ ]*]] =
+// CHECK:             %[[ACC:.*]] = tensor.extract_slice %[[CARRIED]][{{.*}} to tensor<1x128x32xf32>
+// CHECK:             linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<1x128x128xf32>, tensor<1x128x32xf32>) outs(%[[ACC]] : tensor<1x128x32xf32>)
+func.func @masked_values(%p: tensor<256x256xf32>, %v: tensor<256x32xf32>) -> tensor<256x32xf32> {
+  %0 = kiln.dot_general %p, %v {kiln.masked_contraction = {max_diagonal = 0 : i64, role = "values"}, lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 0>} : (tensor<256x256xf32>, tensor<256x32xf32>) -> tensor<256x32xf32>
+  return %0 : tensor<256x32xf32>
+}

@@ -163,65 +163,41 @@ struct MarkMaskedContractionsPass
     return std::nullopt;
   }
 
-  /// Whether every use of `value` masks the positions outside `band`
-  /// before anything reads them.
-  bool usesMask(Value value, const Band &band, int depth = 0) {
+  /// The band by which every use of `value` masks it before anything reads
+  /// its positions outside the band (through constant scaling and
+  /// conversions, then a select that discards them or an add of a bias
+  /// below -1e30); none if a use reads them or the uses' bands differ.
+  std::optional<Band> maskingBand(Value value, int depth = 0) {
     if (depth > 8 || value.use_empty())
-      return false;
+      return std::nullopt;
+    std::optional<Band> common;
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
       StringRef name = user->getName().getStringRef();
+      std::optional<Band> band;
       if (auto select = dyn_cast<kiln::SelectOp>(user)) {
         std::optional<Band> predicate = bandOf(select.getPred());
         if (use.getOperandNumber() == 1 && predicate &&
-            predicate->outside == 0 && predicate->sameBand(band))
-          continue;
-        return false;
+            predicate->outside == 0)
+          band = predicate;
+      } else if (name == "kiln.add") {
+        std::optional<Band> bias =
+            bandOf(user->getOperand(1 - use.getOperandNumber()));
+        if (bias && isNegligible(bias->outside))
+          band = bias;
+      } else {
+        bool scaling = (name == "kiln.multiply" || name == "kiln.divide") &&
+                       splatValue(user->getOperand(1 - use.getOperandNumber()));
+        if ((scaling || name == "kiln.convert") && user->getNumResults() == 1 &&
+            cast<ShapedType>(user->getResult(0).getType()).getShape() ==
+                cast<ShapedType>(value.getType()).getShape())
+          band = maskingBand(user->getResult(0), depth + 1);
       }
-      if (name == "kiln.add") {
-        std::optional<Band> bias = bandOf(user->getOperand(1 - use.getOperandNumber()));
-        if (bias && isNegligible(bias->outside) && bias->sameBand(band))
-          continue;
-        return false;
-      }
-      // Scaling by a constant, conversions: masked further on.
-      bool scaling = (name == "kiln.multiply" || name == "kiln.divide") &&
-                     splatValue(user->getOperand(1 - use.getOperandNumber()));
-      if ((scaling || name == "kiln.convert") && user->getNumResults() == 1 &&
-          cast<ShapedType>(user->getResult(0).getType()).getShape() ==
-              cast<ShapedType>(value.getType()).getShape() &&
-          usesMask(user->getResult(0), band, depth + 1))
-        continue;
-      return false;
+      if (!band || (common && !common->sameBand(*band)))
+        return std::nullopt;
+      common = band;
     }
-    return true;
-  }
-
-  /// The band of the first mask that a use of `value` applies (through
-  /// constant scaling and conversions), if any.
-  std::optional<Band> findMask(Value value, int depth = 0) {
-    if (depth > 8)
-      return std::nullopt;
-    for (OpOperand &use : value.getUses()) {
-      Operation *user = use.getOwner();
-      StringRef name = user->getName().getStringRef();
-      Value mask;
-      if (auto select = dyn_cast<kiln::SelectOp>(user))
-        mask = select.getPred();
-      else if (name == "kiln.add")
-        mask = user->getOperand(1 - use.getOperandNumber());
-      if (mask) {
-        if (std::optional<Band> band = bandOf(mask))
-          return band;
-        continue;
-      }
-      if ((name == "kiln.multiply" || name == "kiln.divide" ||
-           name == "kiln.convert") &&
-          user->getNumResults() == 1)
-        if (std::optional<Band> band = findMask(user->getResult(0), depth + 1))
-          return band;
-    }
-    return std::nullopt;
+    return common;
   }
 
   static DictionaryAttr describe(MLIRContext *context, StringRef role,
@@ -257,17 +233,11 @@ struct MarkMaskedContractionsPass
         return;
       // Scores: one free dimension each side, the band over them.
       if (rhsFree == 1) {
-        Band band;
-        band.row = batch;
-        band.column = batch + 1;
-        if (std::optional<Band> mask = findMask(dot.getResult())) {
-          band.minDiagonal = mask->minDiagonal;
-          band.maxDiagonal = mask->maxDiagonal;
-        }
-        if ((band.minDiagonal || band.maxDiagonal) &&
-            usesMask(dot.getResult(), band)) {
+        std::optional<Band> band = maskingBand(dot.getResult());
+        if (band && band->row == batch && band->column == batch + 1 &&
+            (band->minDiagonal || band->maxDiagonal)) {
           dot->setAttr("kiln.masked_contraction",
-                       describe(context, "scores", band));
+                       describe(context, "scores", *band));
           ++numScores;
           ++scores;
           return;
