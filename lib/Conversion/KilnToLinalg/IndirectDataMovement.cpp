@@ -32,6 +32,47 @@ Value toIndex(OpBuilder &b, Location loc, Value scalar, Type kilnElement) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), scalar);
 }
 
+/// Where in the operand a gather's or scatter's element starts: for each
+/// `startMap[k]`, component k of the start vector that the index tensor
+/// holds at the element's `batch` position (index_vector_dim adding k),
+/// passed through `adjust` (gather clamps it; scatter does not); for each
+/// operand batching dimension, the batch position's component of the
+/// matching index batching dimension; 0 elsewhere.
+llvm::SmallVector<Value>
+startPosition(OpBuilder &b, Location loc, Value indices, Type indexElement,
+              ValueRange batch, int64_t indexVectorDim,
+              llvm::ArrayRef<int64_t> startMap,
+              llvm::ArrayRef<int64_t> operandBatching,
+              llvm::ArrayRef<int64_t> indicesBatching, int64_t operandRank,
+              llvm::function_ref<Value(int64_t dim, Value start)> adjust) {
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  auto indicesType = cast<RankedTensorType>(indices.getType());
+  int64_t indicesRank = indicesType.getRank();
+  int64_t starts =
+      indexVectorDim < indicesRank ? indicesType.getDimSize(indexVectorDim) : 1;
+  llvm::SmallVector<Value> full(operandRank, constant(0));
+  for (auto [k, d] : llvm::enumerate(startMap)) {
+    if ((int64_t)k >= starts)
+      break;
+    llvm::SmallVector<Value> position;
+    size_t next = 0;
+    for (int64_t i = 0; i < indicesRank; ++i)
+      position.push_back(i == indexVectorDim ? constant(k) : batch[next++]);
+    Value scalar = tensor::ExtractOp::create(b, loc, indices, position);
+    full[d] = adjust(d, toIndex(b, loc, scalar, indexElement));
+  }
+  for (auto [k, d] : llvm::enumerate(operandBatching))
+    for (size_t position = 0; position < batch.size(); ++position) {
+      int64_t indexDim =
+          (int64_t)position < indexVectorDim ? position : position + 1;
+      if (indexDim == indicesBatching[k])
+        full[d] = batch[position];
+    }
+  return full;
+}
+
 struct ScatterLowering : public OpConversionPattern<kiln::ScatterOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -44,14 +85,12 @@ struct ScatterLowering : public OpConversionPattern<kiln::ScatterOp> {
     size_t count = inputs.size();
     auto operandType = cast<RankedTensorType>(inputs.front().getType());
     auto updateType = cast<RankedTensorType>(updates.front().getType());
-    auto indicesType = cast<RankedTensorType>(indices.getType());
     Type indexElement =
         cast<RankedTensorType>(op.getScatterIndices().getType()).getElementType();
     llvm::ArrayRef<int64_t> operandShape = operandType.getShape();
     llvm::ArrayRef<int64_t> updateShape = updateType.getShape();
     int64_t operandRank = operandShape.size(), updateRank = updateShape.size();
     int64_t indexVectorDim = op.getIndexVectorDim();
-    int64_t indicesRank = indicesType.getRank();
     llvm::ArrayRef<int64_t> windowDims = op.getUpdateWindowDims(),
                             inserted = op.getInsertedWindowDims(),
                             inputBatching = op.getInputBatchingDims(),
@@ -84,29 +123,10 @@ struct ScatterLowering : public OpConversionPattern<kiln::ScatterOp> {
           for (int64_t d = 0; d < updateRank; ++d)
             (llvm::is_contained(windowDims, d) ? window : batch)
                 .push_back(updateIndex[d]);
-          // The start vector from the index tensor.
-          int64_t starts = indexVectorDim < indicesRank
-                               ? indicesType.getDimSize(indexVectorDim)
-                               : 1;
-          llvm::SmallVector<Value> full(operandRank, constant(b, 0));
-          for (int64_t k = 0; k < starts && k < (int64_t)toOperand.size();
-               ++k) {
-            llvm::SmallVector<Value> position;
-            size_t next = 0;
-            for (int64_t d = 0; d < indicesRank; ++d)
-              position.push_back(d == indexVectorDim ? constant(b, k)
-                                                     : batch[next++]);
-            Value scalar = tensor::ExtractOp::create(b, loc, indices, position);
-            full[toOperand[k]] = toIndex(b, loc, scalar, indexElement);
-          }
-          for (auto [k, d] : llvm::enumerate(inputBatching))
-            for (size_t position = 0; position < batch.size(); ++position) {
-              int64_t indexDim = (int64_t)position < indexVectorDim
-                                     ? position
-                                     : position + 1;
-              if (indexDim == indicesBatching[k])
-                full[d] = batch[position];
-            }
+          llvm::SmallVector<Value> full = startPosition(
+              b, loc, indices, indexElement, batch, indexVectorDim, toOperand,
+              inputBatching, indicesBatching, operandRank,
+              [](int64_t, Value start) { return start; });
           for (auto [k, d] : llvm::enumerate(operandWindowDims))
             full[d] = arith::AddIOp::create(b, loc, full[d], window[k]);
           Value inBounds = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
@@ -169,13 +189,11 @@ struct GatherLowering : public OpConversionPattern<kiln::GatherOp> {
     auto resultType = cast<RankedTensorType>(
         getTypeConverter()->convertType(op.getType()));
     auto operandType = cast<RankedTensorType>(operand.getType());
-    auto indicesType = cast<RankedTensorType>(indices.getType());
     Type indexElement =
         cast<RankedTensorType>(op.getStartIndices().getType()).getElementType();
     llvm::ArrayRef<int64_t> operandShape = operandType.getShape();
     int64_t operandRank = operandShape.size();
     int64_t resultRank = resultType.getRank();
-    int64_t indicesRank = indicesType.getRank();
     int64_t indexVectorDim = op.getIndexVectorDim();
     llvm::ArrayRef<int64_t> offsetDims = op.getOffsetDims(),
                             collapsed = op.getCollapsedSliceDims(),
@@ -203,32 +221,15 @@ struct GatherLowering : public OpConversionPattern<kiln::GatherOp> {
           for (int64_t d = 0; d < resultRank; ++d)
             (llvm::is_contained(offsetDims, d) ? offsets : batch)
                 .push_back(linalg::IndexOp::create(b, loc, d));
-          int64_t starts = indexVectorDim < indicesRank
-                               ? indicesType.getDimSize(indexVectorDim)
-                               : 1;
-          llvm::SmallVector<Value> full(operandRank, constant(0));
-          for (auto [k, d] : llvm::enumerate(startIndexMap)) {
-            if ((int64_t)k >= starts)
-              continue;
-            llvm::SmallVector<Value> position;
-            size_t next = 0;
-            for (int64_t i = 0; i < indicesRank; ++i)
-              position.push_back(i == indexVectorDim ? constant(k)
-                                                     : batch[next++]);
-            Value scalar = tensor::ExtractOp::create(b, loc, indices, position);
-            Value start = toIndex(b, loc, scalar, indexElement);
-            start = arith::MinSIOp::create(
-                b, loc, start, constant(operandShape[d] - sliceSizes[d]));
-            full[d] = arith::MaxSIOp::create(b, loc, start, constant(0));
-          }
-          for (auto [k, d] : llvm::enumerate(operandBatching))
-            for (size_t position = 0; position < batch.size(); ++position) {
-              int64_t indexDim = (int64_t)position < indexVectorDim
-                                     ? position
-                                     : position + 1;
-              if (indexDim == indicesBatching[k])
-                full[d] = batch[position];
-            }
+          // Starts clamped so that the slice fits, as HLO clamps them.
+          llvm::SmallVector<Value> full = startPosition(
+              b, loc, indices, indexElement, batch, indexVectorDim,
+              startIndexMap, operandBatching, indicesBatching, operandRank,
+              [&](int64_t d, Value start) -> Value {
+                start = arith::MinSIOp::create(
+                    b, loc, start, constant(operandShape[d] - sliceSizes[d]));
+                return arith::MaxSIOp::create(b, loc, start, constant(0));
+              });
           for (auto [k, d] : llvm::enumerate(windowDims))
             full[d] = arith::AddIOp::create(b, loc, full[d], offsets[k]);
           Value value = tensor::ExtractOp::create(b, loc, operand, full);
