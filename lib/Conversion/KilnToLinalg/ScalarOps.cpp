@@ -45,6 +45,16 @@ const llvm::StringSet<> &scalarOpNames() {
   return names;
 }
 
+/// `OpTy` on the first operand of `args`, or on the first two.
+template <typename OpTy>
+Value unary(OpBuilder &b, Location loc, ValueRange args) {
+  return OpTy::create(b, loc, args[0]);
+}
+template <typename OpTy>
+Value binary(OpBuilder &b, Location loc, ValueRange args) {
+  return OpTy::create(b, loc, args[0], args[1]);
+}
+
 bool isUnsignedKilnInteger(Type type) {
   auto integer = dyn_cast<IntegerType>(type);
   return integer && (integer.isUnsigned() || integer.getWidth() == 1);
@@ -91,60 +101,52 @@ struct ScalarBuilder {
 
   Value floatOp(Type kilnType, ValueRange args) {
     Type type = args.front().getType();
-    auto unary = [&](auto tag) -> Value {
-      using OpTy = decltype(tag);
-      return OpTy::create(b, loc, args[0]);
-    };
-    auto binary = [&](auto tag) -> Value {
-      using OpTy = decltype(tag);
-      return OpTy::create(b, loc, args[0], args[1]);
-    };
-    if (name == "add") return binary(arith::AddFOp());
-    if (name == "subtract") return binary(arith::SubFOp());
-    if (name == "multiply") return binary(arith::MulFOp());
-    if (name == "divide") return binary(arith::DivFOp());
-    if (name == "remainder") return binary(arith::RemFOp());
-    if (name == "maximum") return binary(arith::MaximumFOp());
-    if (name == "minimum") return binary(arith::MinimumFOp());
-    if (name == "power") return binary(math::PowFOp());
-    if (name == "atan2") return binary(math::Atan2Op());
-    if (name == "negate") return unary(arith::NegFOp());
-    if (name == "abs") return unary(math::AbsFOp());
-    if (name == "exponential") return unary(math::ExpOp());
-    if (name == "exponential_minus_one") return unary(math::ExpM1Op());
-    if (name == "log") return unary(math::LogOp());
-    if (name == "log_plus_one") return unary(math::Log1pOp());
-    if (name == "sqrt") return unary(math::SqrtOp());
+    if (name == "add") return binary<arith::AddFOp>(b, loc, args);
+    if (name == "subtract") return binary<arith::SubFOp>(b, loc, args);
+    if (name == "multiply") return binary<arith::MulFOp>(b, loc, args);
+    if (name == "divide") return binary<arith::DivFOp>(b, loc, args);
+    if (name == "remainder") return binary<arith::RemFOp>(b, loc, args);
+    if (name == "maximum") return binary<arith::MaximumFOp>(b, loc, args);
+    if (name == "minimum") return binary<arith::MinimumFOp>(b, loc, args);
+    if (name == "power") return binary<math::PowFOp>(b, loc, args);
+    if (name == "atan2") return binary<math::Atan2Op>(b, loc, args);
+    if (name == "negate") return unary<arith::NegFOp>(b, loc, args);
+    if (name == "abs") return unary<math::AbsFOp>(b, loc, args);
+    if (name == "exponential") return unary<math::ExpOp>(b, loc, args);
+    if (name == "exponential_minus_one") return unary<math::ExpM1Op>(b, loc, args);
+    if (name == "log") return unary<math::LogOp>(b, loc, args);
+    if (name == "log_plus_one") return unary<math::Log1pOp>(b, loc, args);
+    if (name == "sqrt") return unary<math::SqrtOp>(b, loc, args);
     if (name == "rsqrt") {
       Value one = floatConstant(b, loc, type, 1.0);
       return arith::DivFOp::create(b, loc, one,
                                    math::SqrtOp::create(b, loc, args[0]));
     }
-    if (name == "cbrt") return unary(math::CbrtOp());
-    if (name == "tanh") return unary(math::TanhOp());
+    if (name == "cbrt") return unary<math::CbrtOp>(b, loc, args);
+    if (name == "tanh") return unary<math::TanhOp>(b, loc, args);
     if (name == "logistic") {
       Value one = floatConstant(b, loc, type, 1.0);
       Value exp = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, args[0]));
       return arith::DivFOp::create(b, loc, one,
                                    arith::AddFOp::create(b, loc, one, exp));
     }
-    if (name == "sine") return unary(math::SinOp());
-    if (name == "cosine") return unary(math::CosOp());
-    if (name == "tan") return unary(math::TanOp());
-    if (name == "erf") return unary(math::ErfOp());
-    if (name == "erfc") return unary(math::ErfcOp());
-    if (name == "floor") return unary(math::FloorOp());
-    if (name == "ceil") return unary(math::CeilOp());
-    if (name == "round_nearest_afz") return unary(math::RoundOp());
-    if (name == "round_nearest_even") return unary(math::RoundEvenOp());
-    if (name == "acos") return unary(math::AcosOp());
-    if (name == "asin") return unary(math::AsinOp());
-    if (name == "atan") return unary(math::AtanOp());
-    if (name == "acosh") return unary(math::AcoshOp());
-    if (name == "asinh") return unary(math::AsinhOp());
-    if (name == "atanh") return unary(math::AtanhOp());
-    if (name == "cosh") return unary(math::CoshOp());
-    if (name == "sinh") return unary(math::SinhOp());
+    if (name == "sine") return unary<math::SinOp>(b, loc, args);
+    if (name == "cosine") return unary<math::CosOp>(b, loc, args);
+    if (name == "tan") return unary<math::TanOp>(b, loc, args);
+    if (name == "erf") return unary<math::ErfOp>(b, loc, args);
+    if (name == "erfc") return unary<math::ErfcOp>(b, loc, args);
+    if (name == "floor") return unary<math::FloorOp>(b, loc, args);
+    if (name == "ceil") return unary<math::CeilOp>(b, loc, args);
+    if (name == "round_nearest_afz") return unary<math::RoundOp>(b, loc, args);
+    if (name == "round_nearest_even") return unary<math::RoundEvenOp>(b, loc, args);
+    if (name == "acos") return unary<math::AcosOp>(b, loc, args);
+    if (name == "asin") return unary<math::AsinOp>(b, loc, args);
+    if (name == "atan") return unary<math::AtanOp>(b, loc, args);
+    if (name == "acosh") return unary<math::AcoshOp>(b, loc, args);
+    if (name == "asinh") return unary<math::AsinhOp>(b, loc, args);
+    if (name == "atanh") return unary<math::AtanhOp>(b, loc, args);
+    if (name == "cosh") return unary<math::CoshOp>(b, loc, args);
+    if (name == "sinh") return unary<math::SinhOp>(b, loc, args);
     if (name == "sign") {
       // +-0 and NaN are their own sign.
       Value zero = floatConstant(b, loc, type, 0.0);
@@ -476,38 +478,30 @@ bool isCompiledElement(Type type) {
 Value buildComplexOp(OpBuilder &b, Operation *op, StringRef name,
                      TypeRange argTypes, Type resultType, ValueRange args) {
   Location loc = op->getLoc();
-  auto unary = [&](auto tag) -> Value {
-    using OpTy = decltype(tag);
-    return OpTy::create(b, loc, args[0]);
-  };
-  auto binary = [&](auto tag) -> Value {
-    using OpTy = decltype(tag);
-    return OpTy::create(b, loc, args[0], args[1]);
-  };
-  if (name == "add") return binary(complex::AddOp());
-  if (name == "subtract") return binary(complex::SubOp());
-  if (name == "multiply") return binary(complex::MulOp());
-  if (name == "divide") return binary(complex::DivOp());
-  if (name == "power") return binary(complex::PowOp());
-  if (name == "negate") return unary(complex::NegOp());
-  if (name == "exponential") return unary(complex::ExpOp());
-  if (name == "exponential_minus_one") return unary(complex::Expm1Op());
-  if (name == "log") return unary(complex::LogOp());
-  if (name == "log_plus_one") return unary(complex::Log1pOp());
-  if (name == "sqrt") return unary(complex::SqrtOp());
-  if (name == "rsqrt") return unary(complex::RsqrtOp());
-  if (name == "tanh") return unary(complex::TanhOp());
-  if (name == "tan") return unary(complex::TanOp());
-  if (name == "sine") return unary(complex::SinOp());
-  if (name == "cosine") return unary(complex::CosOp());
-  if (name == "sign") return unary(complex::SignOp());
-  if (name == "abs") return unary(complex::AbsOp());
-  if (name == "real") return unary(complex::ReOp());
-  if (name == "imag") return unary(complex::ImOp());
+  if (name == "add") return binary<complex::AddOp>(b, loc, args);
+  if (name == "subtract") return binary<complex::SubOp>(b, loc, args);
+  if (name == "multiply") return binary<complex::MulOp>(b, loc, args);
+  if (name == "divide") return binary<complex::DivOp>(b, loc, args);
+  if (name == "power") return binary<complex::PowOp>(b, loc, args);
+  if (name == "negate") return unary<complex::NegOp>(b, loc, args);
+  if (name == "exponential") return unary<complex::ExpOp>(b, loc, args);
+  if (name == "exponential_minus_one") return unary<complex::Expm1Op>(b, loc, args);
+  if (name == "log") return unary<complex::LogOp>(b, loc, args);
+  if (name == "log_plus_one") return unary<complex::Log1pOp>(b, loc, args);
+  if (name == "sqrt") return unary<complex::SqrtOp>(b, loc, args);
+  if (name == "rsqrt") return unary<complex::RsqrtOp>(b, loc, args);
+  if (name == "tanh") return unary<complex::TanhOp>(b, loc, args);
+  if (name == "tan") return unary<complex::TanOp>(b, loc, args);
+  if (name == "sine") return unary<complex::SinOp>(b, loc, args);
+  if (name == "cosine") return unary<complex::CosOp>(b, loc, args);
+  if (name == "sign") return unary<complex::SignOp>(b, loc, args);
+  if (name == "abs") return unary<complex::AbsOp>(b, loc, args);
+  if (name == "real") return unary<complex::ReOp>(b, loc, args);
+  if (name == "imag") return unary<complex::ImOp>(b, loc, args);
   if (name == "compare") {
     StringRef direction = op->getAttrOfType<StringAttr>("direction").getValue();
-    if (direction == "EQ") return binary(complex::EqualOp());
-    if (direction == "NE") return binary(complex::NotEqualOp());
+    if (direction == "EQ") return binary<complex::EqualOp>(b, loc, args);
+    if (direction == "NE") return binary<complex::NotEqualOp>(b, loc, args);
   }
   if (name == "convert" && isa<FloatType>(resultType)) {
     // A complex number converts by its real part.
