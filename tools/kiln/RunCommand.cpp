@@ -14,6 +14,7 @@
 #include "DumpDiagnostics.h"
 
 #include "kiln/Dialect/Kiln/IR/HloLocation.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Import/LoadGraph.h"
 #include "kiln/Interpreter/Evaluator.h"
 #include "kiln/Interpreter/NumpyArchive.h"
@@ -384,8 +385,7 @@ int runCompiled(const kiln::RunOptions &options) {
   std::string canonical;
   if (!kiln::canonicalizeKeyOptions(keys, canonical))
     return ExitInputError;
-  Evaluator evaluator(*module);
-  func::FuncOp entry = evaluator.getEntry();
+  func::FuncOp entry = kiln::getEntryFunction(*module);
   if (!entry) {
     llvm::errs() << options.input << ": error: no public function to run\n";
     return ExitInputError;
@@ -404,7 +404,8 @@ int runCompiled(const kiln::RunOptions &options) {
         options.input, parameterBytes / 1e9);
     return ExitInputError;
   }
-  if (options.compare && failed(evaluator.checkSize(entry)))
+  // The evaluator's limits, checked before anything is built.
+  if (options.compare && failed(Evaluator(*module).checkSize(entry)))
     return ExitInputError;
   FailureOr<std::vector<HostTensor>> arguments =
       makeArguments(options, entry, &context);
@@ -441,8 +442,6 @@ int runCompiled(const kiln::RunOptions &options) {
   if (options.compare) {
     Evaluator referenceEvaluator(*reference);
     func::FuncOp referenceEntry = referenceEvaluator.getEntry();
-    if (failed(referenceEvaluator.checkSize(referenceEntry)))
-      return ExitInputError;
     FailureOr<std::vector<HostTensor>> expected =
         referenceEvaluator.call(referenceEntry, *arguments);
     if (failed(expected))
