@@ -2,6 +2,7 @@
 # lit configuration for kiln's regression suites.
 
 import os
+import shutil
 import subprocess
 
 import lit.formats
@@ -32,6 +33,10 @@ tools = [
     ToolSubst("kiln", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.kiln_tools_dir, config.llvm_tools_dir])
+
+# tmux runs kiln under a pseudo-terminal (precompile's live progress line).
+if shutil.which("tmux"):
+    config.available_features.add("tmux")
 
 # A Python with NumPy, for the tests that read the arrays `kiln run -o`
 # writes (tools/bootstrap.sh installs python3-numpy): lit's own Python, or

@@ -24,12 +24,13 @@ done
 # (llvm-22-tools, run by python3), GoogleTest (libgtest-dev pulls googletest),
 # NumPy (tests read the arrays that `kiln run -o` writes). Benchmarks: OpenBLAS
 # (kiln-bench cpu opens libopenblas.so.0 at run time as its baseline; kiln
-# never links it).
+# never links it). tmux: the test of kiln precompile's live progress line runs it
+# under a pseudo-terminal.
 packages=(
   cmake ninja-build g++ ccache
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libcli11-dev libxxhash-dev libsqlite3-dev
-  libgtest-dev python3 python3-numpy libopenblas-dev
+  libgtest-dev python3 python3-numpy libopenblas-dev tmux
 )
 
 if (( install )); then

@@ -897,7 +897,7 @@ bool Cache::isLeaseLive(StringRef host, int64_t pid, int64_t expiresMs,
 }
 
 Expected<ClaimStatus> Cache::claim(StringRef key, unsigned ttlSeconds,
-                                   bool retryFailed) {
+                                   bool retryFailed, bool replaceExisting) {
   if (Error error = checkKey(key))
     return std::move(error);
   if (readOnly)
@@ -908,7 +908,7 @@ Expected<ClaimStatus> Cache::claim(StringRef key, unsigned ttlSeconds,
   Expected<std::optional<std::string>> status = readEntryStatus(db, key);
   if (!status)
     return status.takeError();
-  if (*status && (**status == "ok" || !retryFailed))
+  if (*status && (**status == "ok" ? !replaceExisting : !retryFailed))
     return ClaimStatus::AlreadyDone;
 
   int64_t now = nowMs();

@@ -81,34 +81,6 @@ std::string plural(uint64_t count, llvm::StringRef one, llvm::StringRef many) {
   return std::to_string(count) + " " + (count == 1 ? one : many).str();
 }
 
-std::optional<uint64_t> parseSize(llvm::StringRef text) {
-  text = text.trim();
-  uint64_t multiplier = 1;
-  if (!text.empty()) {
-    switch (llvm::toUpper(text.back())) {
-    case 'K':
-      multiplier = 1ull << 10;
-      break;
-    case 'M':
-      multiplier = 1ull << 20;
-      break;
-    case 'G':
-      multiplier = 1ull << 30;
-      break;
-    case 'T':
-      multiplier = 1ull << 40;
-      break;
-    default:
-      break;
-    }
-    if (multiplier != 1)
-      text = text.drop_back();
-  }
-  double value;
-  if (text.empty() || text.getAsDouble(value) || value < 0)
-    return std::nullopt;
-  return (uint64_t)(value * multiplier);
-}
 
 llvm::json::Object entryToJson(const CacheEntry &entry) {
   llvm::json::Object object = entry.parts.toJson();
@@ -219,7 +191,6 @@ std::vector<GraphKey> keyGraphsWithMemo(Cache &cache,
   std::vector<GraphKey> keys(paths.size());
   std::vector<std::string> toImport;
   std::vector<size_t> importedAt;
-  TargetSpec target = getKeyTarget(options);
   for (size_t i = 0; i < paths.size(); ++i) {
     auto memo = contents[i].empty() ? memos.end() : memos.find(contents[i]);
     if (memo == memos.end()) {
@@ -232,7 +203,7 @@ std::vector<GraphKey> keyGraphsWithMemo(Cache &cache,
     key.ok = true;
     key.fromMemo = true;
     key.content = contents[i];
-    key.parts = makeKeyParts(memo->second.signature, canonical, target);
+    key.parts = makeGraphKeyParts(memo->second.signature, options, canonical);
     key.graphName = memo->second.graphName;
     key.sketch = memo->second.sketch;
     key.elidedConstants = memo->second.elidedConstants;
@@ -689,7 +660,7 @@ int runExplain(Cache &cache, const CacheOptions &options) {
   if (mlir::failed(signature))
     return ExitInputError;
   KeyParts parts =
-      makeKeyParts(signature->signature, canonical, getKeyTarget(options.keys));
+      makeGraphKeyParts(signature->signature, options.keys, canonical);
   std::string key = parts.key().toHex();
   llvm::Expected<std::vector<CacheEntry>> candidates =
       cache.findExplanationCandidates(parts.signature.toHex());
@@ -831,7 +802,7 @@ int runVerify(Cache &cache, const CacheOptions &options) {
 }
 
 int runPrune(Cache &cache, const CacheOptions &options) {
-  std::optional<uint64_t> maxBytes = parseSize(options.maxSize);
+  std::optional<uint64_t> maxBytes = parseByteSize(options.maxSize);
   if (!maxBytes) {
     llvm::errs() << "kiln cache prune: error: --max-size takes a size like "
                     "500M or 20G, not '"
@@ -926,7 +897,7 @@ int runConfig(Cache &cache, const CacheOptions &options) {
   if (!options.configValue.empty()) {
     std::optional<uint64_t> size;
     if (options.configValue != "none") {
-      size = parseSize(options.configValue);
+      size = parseByteSize(options.configValue);
       if (!size) {
         llvm::errs() << "kiln cache config: error: max-size takes a size "
                         "like 500M or 20G, or none, not '"
@@ -978,7 +949,10 @@ int runRebuildIndex(const std::string &directory, const CacheOptions &options) {
 
 } // namespace
 
-int kiln::runCache(const CacheOptions &options) {
+int kiln::runCache(const CacheOptions &givenOptions) {
+  CacheOptions options = givenOptions;
+  if (!resolveCompilerIdentity(options.keys))
+    return ExitInputError;
   std::string directory = options.cacheDir.empty()
                               ? Cache::getDefaultDirectory()
                               : options.cacheDir;
@@ -1038,4 +1012,33 @@ int kiln::runCache(const CacheOptions &options) {
     return runConfig(**cache, options);
   llvm::errs() << "kiln cache: error: unknown action '" << action << "'\n";
   return ExitInputError;
+}
+
+std::optional<uint64_t> kiln::parseByteSize(llvm::StringRef text) {
+  text = text.trim();
+  uint64_t multiplier = 1;
+  if (!text.empty()) {
+    switch (llvm::toUpper(text.back())) {
+    case 'K':
+      multiplier = 1ull << 10;
+      break;
+    case 'M':
+      multiplier = 1ull << 20;
+      break;
+    case 'G':
+      multiplier = 1ull << 30;
+      break;
+    case 'T':
+      multiplier = 1ull << 40;
+      break;
+    default:
+      break;
+    }
+    if (multiplier != 1)
+      text = text.drop_back();
+  }
+  double value;
+  if (text.empty() || text.getAsDouble(value) || value < 0)
+    return std::nullopt;
+  return (uint64_t)(value * multiplier);
 }

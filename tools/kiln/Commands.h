@@ -13,6 +13,7 @@
 
 #include "kiln/Target/CPU/CpuCompiler.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,14 @@ namespace kiln {
 /// Exit codes shared by every subcommand (DESIGN.md): 0 success, 1 some
 /// graphs failed or missed, 2 usage or input errors.
 enum ExitCode { ExitSuccess = 0, ExitSomeFailed = 1, ExitInputError = 2 };
+
+/// The status by which kiln says it ran out of memory (an allocation
+/// failed, e.g. under the address-space limit of a precompile worker), so
+/// that its driver reports the limit instead of a crash.
+constexpr int kExitOutOfMemory = 3;
+
+/// "20G", "512M", "1.5T", "4096" (bytes); none if malformed.
+std::optional<uint64_t> parseByteSize(llvm::StringRef text);
 
 struct ImportOptions {
   std::vector<std::string> inputs;
@@ -57,6 +66,9 @@ struct CompileCommandOptions {
   std::string output;   ///< the artifact, or the text of --emit
   std::string emit = "obj";
   std::string cacheDir; ///< store the artifact there under its key
+  /// The key the caller computed (a precompile worker): compiling a graph
+  /// whose key differs (the file changed since) is an error.
+  std::string expectKey;
   bool timing = false;
   KeyOptions keys;
 };
@@ -116,6 +128,30 @@ struct CacheOptions {
 
 /// `kiln cache ...`: inspect and maintain the shared compile cache.
 int runCache(const CacheOptions &options);
+
+struct PrecompileOptions {
+  std::vector<std::string> inputs;  ///< graph files and directories
+  std::vector<std::string> command; ///< the training command, after `--`
+  bool ignoreCommandFailure = false;
+  std::string cacheDir;
+  std::string workDir; ///< dumps and logs; empty: a fresh temporary one
+  unsigned jobs = 0;   ///< 0: what cores and memory allow
+  std::string jobMemory = "4G";
+  double timeout = 0; ///< seconds per graph; 0: none
+  unsigned retries = 0;
+  bool retryFailed = false;
+  bool force = false;
+  bool dryRun = false;
+  std::string report; ///< JSON report
+  std::string trace;  ///< Chrome trace
+  std::string compilerCommand; ///< `--compiler-cmd` template
+  KeyOptions keys;
+  std::string executable; ///< this kiln, for built-in workers
+};
+
+/// `kiln precompile`: collect, deduplicate and compile a job's graphs in
+/// parallel into the cache.
+int runPrecompile(const PrecompileOptions &options);
 
 /// The version line printed by `kiln --version`.
 std::string getVersionString();

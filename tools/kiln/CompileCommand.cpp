@@ -98,6 +98,13 @@ int kiln::runCompile(const CompileCommandOptions &options) {
     return ExitInputError;
   KeyParts parts = makeKeyParts(signature->signature, canonical,
                                 getKeyTarget(options.keys));
+  if (!options.expectKey.empty() && parts.key().toHex() != options.expectKey) {
+    llvm::errs() << options.input << ": error: the graph's key is "
+                 << parts.key().toHex() << ", not " << options.expectKey
+                 << " as expected (did the file change since it was "
+                    "keyed?)\n";
+    return ExitSomeFailed;
+  }
   FailureOr<CompiledGraph> compiled = compileLoadedGraph(
       *module, options.keys, canonical, *emit, options.timing);
   if (failed(compiled)) {

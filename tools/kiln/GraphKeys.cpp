@@ -8,6 +8,9 @@
 
 #include "GraphKeys.h"
 
+#include "kiln/Driver/ChildProcess.h"
+#include "kiln/Driver/TrainingCommand.h"
+#include "kiln/Export/Hlo/HloExporter.h"
 #include "kiln/Import/LoadGraph.h"
 #include "kiln/Signature/Signature.h"
 
@@ -79,6 +82,55 @@ kiln::TargetSpec kiln::getKeyTarget(const KeyOptions &options) {
   return llvm::cantFail(resolveTarget(options.targetTriple, options.cpu));
 }
 
+bool kiln::resolveCompilerIdentity(KeyOptions &options) {
+  if (options.compilerVersionCommand.empty())
+    return true;
+  llvm::SmallString<64> output;
+  if (std::error_code error =
+          llvm::sys::fs::createTemporaryFile("kiln-compiler-version", "txt",
+                                             output)) {
+    llvm::errs() << "kiln: error: cannot run --compiler-version-cmd: "
+                 << error.message() << "\n";
+    return false;
+  }
+  ChildSpec spec;
+  spec.argv = {"/bin/sh", "-c", options.compilerVersionCommand};
+  spec.logPath = output.str().str();
+  spec.ownProcessGroup = false;
+  llvm::Expected<ChildProcess> child = ChildProcess::spawn(spec);
+  std::string version;
+  std::optional<ChildExit> exit;
+  if (child) {
+    exit = child->wait();
+    if (auto text = llvm::MemoryBuffer::getFile(output))
+      version = (*text)->getBuffer().trim().str();
+  } else {
+    version = llvm::toString(child.takeError());
+  }
+  llvm::sys::fs::remove(output);
+  if (!exit || !exit->succeeded() || version.empty()) {
+    llvm::errs() << "kiln: error: --compiler-version-cmd '"
+                 << options.compilerVersionCommand << "' "
+                 << (!exit ? "could not be run"
+                     : !exit->succeeded() ? exit->describe()
+                                          : "printed nothing")
+                 << (version.empty() ? "" : ": " + version) << "\n";
+    return false;
+  }
+  options.compilerIdentity = "external compiler: " + version;
+  return true;
+}
+
+kiln::KeyParts kiln::makeGraphKeyParts(const Hash128 &signature,
+                                       const KeyOptions &options,
+                                       const std::string &canonicalOptions) {
+  KeyParts parts =
+      makeKeyParts(signature, canonicalOptions, getKeyTarget(options));
+  if (!options.compilerIdentity.empty())
+    parts.compiler = options.compilerIdentity;
+  return parts;
+}
+
 std::vector<std::string>
 kiln::expandGraphPaths(const std::vector<std::string> &inputs) {
   std::vector<std::string> paths;
@@ -97,8 +149,7 @@ kiln::expandGraphPaths(const std::vector<std::string> &inputs) {
       if (it->type() != llvm::sys::fs::file_type::regular_file &&
           it->type() != llvm::sys::fs::file_type::symlink_file)
         continue;
-      if (path.ends_with(".hlo") || path.ends_with(".txt") ||
-          path.ends_with(".mlir"))
+      if (isGraphFileName(path))
         found.push_back(path.str());
     }
     llvm::sort(found);
@@ -110,7 +161,8 @@ kiln::expandGraphPaths(const std::vector<std::string> &inputs) {
 std::vector<kiln::GraphKey>
 kiln::computeGraphKeys(const std::vector<std::string> &paths,
                        const KeyOptions &options,
-                       const std::string &canonicalOptions, bool keepText) {
+                       const std::string &canonicalOptions, bool keepText,
+                       bool exportHlo) {
   size_t count = paths.size();
   std::vector<GraphKey> keys(count);
   if (count == 0)
@@ -120,7 +172,6 @@ kiln::computeGraphKeys(const std::vector<std::string> &paths,
                       : llvm::hardware_concurrency().compute_thread_count();
   jobs = std::max(1u, std::min<unsigned>(jobs, count));
 
-  TargetSpec target = getKeyTarget(options);
   std::atomic<size_t> next{0};
   auto work = [&]() {
     MLIRContext context(MLIRContext::Threading::DISABLED);
@@ -154,7 +205,17 @@ kiln::computeGraphKeys(const std::vector<std::string> &paths,
                                  .count();
       if (failed(signature))
         continue;
-      key.parts = makeKeyParts(signature->signature, canonicalOptions, target);
+      key.parts =
+          makeGraphKeyParts(signature->signature, options, canonicalOptions);
+      if (exportHlo) {
+        llvm::raw_string_ostream hlo(key.exportedHlo);
+        if (failed(exportHloText(*module, hlo))) {
+          diagnostics << paths[i]
+                      << ": error: the graph cannot be written as HLO text "
+                         "for the external compiler\n";
+          continue;
+        }
+      }
       key.sketch = std::move(signature->sketch);
       key.graphName = module->getSymName().value_or("").str();
       key.elidedConstants = signature->elidedConstants;

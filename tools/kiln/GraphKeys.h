@@ -31,6 +31,9 @@ struct GraphKey {
   /// The bytes that were keyed, when asked for (an entry keeps them).
   std::string text;
   std::vector<uint64_t> sketch;
+  /// The graph as HLO text by kiln's exporter, when asked for (the input
+  /// of an external compiler).
+  std::string exportedHlo;
   unsigned elidedConstants = 0;
   double importSeconds = 0;
   double signatureSeconds = 0;
@@ -47,7 +50,18 @@ struct KeyOptions {
   /// `--no-fold-causal-mask`: compile without kiln-fold-causal-mask (the
   /// option fold-causal-mask=false, part of the key).
   bool noFoldCausalMask = false;
+  /// `--compiler-version-cmd`: a command whose output names an external
+  /// compiler's version; it replaces kiln's identity in the keys, so that
+  /// two compiler versions never share an entry.
+  std::string compilerVersionCommand;
+  /// What resolveCompilerIdentity made of it; empty: kiln's own identity.
+  std::string compilerIdentity;
 };
+
+/// Runs `options.compilerVersionCommand` (through /bin/sh), if any, and
+/// keeps its output as the keys' compiler identity; prints an error and
+/// returns false when it fails or prints nothing.
+bool resolveCompilerIdentity(KeyOptions &options);
 
 /// Canonicalizes `options.options` into `canonical` and checks the target;
 /// prints an error and returns false when either is malformed.
@@ -58,15 +72,23 @@ TargetSpec getKeyTarget(const KeyOptions &options);
 
 /// The graph files that `inputs` name: files as given (a missing one stays,
 /// to be reported with the others), directories searched recursively for
-/// `*.hlo`, `*.txt` (XLA's dumps) and `*.mlir`.
+/// `*.hlo`, `*.mlir` and `*.txt` (XLA's dumps: `*.before_optimizations.txt`,
+/// not its optimized modules and reports; see isGraphFileName).
 std::vector<std::string> expandGraphPaths(const std::vector<std::string> &inputs);
 
 /// Imports and keys `paths` on `options.jobs` threads, in input order;
-/// with `keepText`, each key keeps the bytes it was computed from.
+/// with `keepText`, each key keeps the bytes it was computed from; with
+/// `exportHlo`, the graph exported as HLO text.
 std::vector<GraphKey> computeGraphKeys(const std::vector<std::string> &paths,
                                        const KeyOptions &options,
                                        const std::string &canonicalOptions,
-                                       bool keepText = false);
+                                       bool keepText = false,
+                                       bool exportHlo = false);
+
+/// Parts for `signature` under `options` (kiln's identity, or the external
+/// compiler's that resolveCompilerIdentity found).
+KeyParts makeGraphKeyParts(const Hash128 &signature, const KeyOptions &options,
+                           const std::string &canonicalOptions);
 
 /// Prints each failed graph's diagnostics and each elided-constant warning
 /// to stderr, in input order.

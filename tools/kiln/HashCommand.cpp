@@ -12,7 +12,10 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
-int kiln::runHash(const HashOptions &options) {
+int kiln::runHash(const HashOptions &givenOptions) {
+  HashOptions options = givenOptions;
+  if (!resolveCompilerIdentity(options.keys))
+    return ExitInputError;
   std::string canonical;
   if (!canonicalizeKeyOptions(options.keys, canonical))
     return ExitInputError;

@@ -9,11 +9,27 @@
 
 #include "kiln/Cache/Key.h"
 
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FileSystem.h"
+
 #include <CLI/CLI.hpp>
+
+#include <unistd.h>
 
 #include <iostream>
 
+/// An allocation failed: say so and exit with kExitOutOfMemory, which a
+/// precompile driver reports as its worker's memory limit (not a crash).
+static void reportOutOfMemory(void *, const char *reason, bool) {
+  static const char message[] = "kiln: error: out of memory (an allocation "
+                                "failed: the memory limit was reached)\n";
+  (void)!::write(2, message, sizeof(message) - 1);
+  ::_exit(kiln::kExitOutOfMemory);
+}
+
 int main(int argc, char **argv) {
+  llvm::install_bad_alloc_error_handler(reportOutOfMemory);
+  llvm::install_out_of_memory_new_handler();
   CLI::App app{
       "kiln: an ahead-of-time compile cache for training-step graphs.\n"
       "Imports the graphs that JAX and PyTorch/XLA dump (HLO text) into an\n"
@@ -57,11 +73,16 @@ int main(int argc, char **argv) {
     sub->add_flag("--no-fold-causal-mask", keys.noFoldCausalMask,
                   "Compile without folding causal masks (the option "
                   "fold-causal-mask=false, part of the key)");
-    if (external)
+    if (external) {
       sub->add_option("--compiler-option", keys.compilerOptions,
                       "An external compiler's option K=V, kept verbatim in "
                       "the key (repeatable)")
           ->allow_extra_args(false);
+      sub->add_option("--compiler-version-cmd", keys.compilerVersionCommand,
+                      "A shell command that prints an external compiler's "
+                      "version: it replaces kiln's identity in the key, so "
+                      "that two compiler versions never share an entry");
+    }
     sub->add_option("--target", keys.targetTriple,
                     "Target triple the artifact is built for (default: this "
                     "machine's architecture and OS)");
@@ -90,6 +111,10 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"obj", "frontend", "mlir", "llvm", "asm"}));
   compile->add_option("--cache-dir", compileOptions.cacheDir,
                       "Store the artifact in this cache under the graph's key");
+  compile->add_option("--expect-key", compileOptions.expectKey,
+                      "Fail unless the graph's key is this one (kiln "
+                      "precompile's workers)")
+      ->group("");
   compile->add_flag("--timing", compileOptions.timing,
                     "Print MLIR's pass timing and the time of each stage");
   addCompileOptions(compile, compileOptions.keys);
@@ -273,8 +298,79 @@ int main(int argc, char **argv) {
   for (CLI::App *sub : {check, put, get, explain, rm})
     keyed(sub);
 
+  kiln::PrecompileOptions precompileOptions;
+  CLI::App *precompile = app.add_subcommand(
+      "precompile",
+      "Compile a training job's graphs into the cache before it runs.\n"
+      "Collects graphs (files; directories searched recursively; with\n"
+      "'-- COMMAND ARGS...', the modules that the training command dumps\n"
+      "when run with XLA's dump flags), keys and deduplicates them, looks\n"
+      "each up, and compiles the misses in parallel worker processes,\n"
+      "largest first, each graph once even when several runs share the\n"
+      "cache. Exit 0 when every graph is compiled or cached, 1 when one\n"
+      "failed, 2 on usage errors; a failing training command stops it\n"
+      "with the command's status.");
+  precompile->add_option("graphs", precompileOptions.inputs,
+                         "Graphs (.hlo, XLA's .before_optimizations.txt "
+                         "dumps, .mlir) or directories searched for them");
+  precompile->add_option("--cache-dir", precompileOptions.cacheDir,
+                         "Cache directory (default: $KILN_CACHE_DIR, else "
+                         "$XDG_CACHE_HOME/kiln, else ~/.cache/kiln)");
+  precompile->add_option("-j,--jobs", precompileOptions.jobs,
+                         "Worker processes (default: the cores, fewer if "
+                         "memory cannot give each --job-memory)");
+  precompile->add_option("--job-memory", precompileOptions.jobMemory,
+                         "Address-space limit of each worker (default 4G; 0: "
+                         "none); a worker that reaches it fails alone, "
+                         "reported with the limit");
+  precompile->add_option("--timeout", precompileOptions.timeout,
+                         "Seconds a graph may take to compile before its "
+                         "worker is killed (default: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  precompile->add_option("--retries", precompileOptions.retries,
+                         "Attempts after a worker crashes (a signal; not "
+                         "after a compile error, default 0)");
+  precompile->add_flag("--retry-failed", precompileOptions.retryFailed,
+                       "Compile again the graphs whose failure is cached");
+  precompile->add_flag("--force", precompileOptions.force,
+                       "Compile every graph, cached or not, replacing its "
+                       "entry");
+  precompile->add_flag("--dry-run", precompileOptions.dryRun,
+                       "List what would be compiled and why (miss, failed "
+                       "before, forced), and compile nothing");
+  precompile->add_option("--report", precompileOptions.report,
+                         "Write a JSON report: per graph, its name, files, "
+                         "key, status, seconds, worker, peak memory, log");
+  precompile->add_option("--trace", precompileOptions.trace,
+                         "Write a Chrome trace of the schedule (Perfetto, "
+                         "chrome://tracing): one track per worker");
+  precompile->add_option("--work-dir", precompileOptions.workDir,
+                         "Where dumps, worker logs and inputs go (default: "
+                         "a fresh temporary directory, removed at the end "
+                         "unless it holds a training command's dumps)");
+  precompile->add_flag("--ignore-command-failure",
+                       precompileOptions.ignoreCommandFailure,
+                       "Compile what a failing training command dumped "
+                       "instead of stopping with its status");
+  precompile->add_option("--compiler-cmd", precompileOptions.compilerCommand,
+                         "Compile with this command instead of kiln's CPU "
+                         "backend: {input} (the graph as HLO text), {output} "
+                         "(where the artifact goes), {flags} (each "
+                         "--compiler-option as --K=V)");
+  addCompileOptions(precompile, precompileOptions.keys, /*external=*/true);
+
+  // Everything after `--` is precompile's training command, not kiln's.
+  int kilnArgc = argc;
+  if (argc > 1 && std::string(argv[1]) == "precompile")
+    for (int i = 2; i < argc; ++i)
+      if (std::string(argv[i]) == "--") {
+        precompileOptions.command.assign(argv + i + 1, argv + argc);
+        kilnArgc = i;
+        break;
+      }
+
   try {
-    app.parse(argc, argv);
+    app.parse(kilnArgc, argv);
   } catch (const CLI::ParseError &error) {
     int code = app.exit(error);
     // CLI11 uses 0 for --help and --version; any other parse problem is a
@@ -323,6 +419,11 @@ int main(int argc, char **argv) {
     return kiln::runCompile(compileOptions);
   if (run->parsed())
     return kiln::runRun(runOptions);
+  if (precompile->parsed()) {
+    precompileOptions.executable =
+        llvm::sys::fs::getMainExecutable(argv[0], (void *)&main);
+    return kiln::runPrecompile(precompileOptions);
+  }
   if (cache->parsed()) {
     for (CLI::App *sub : cache->get_subcommands())
       cacheOptions.action = sub->get_name();

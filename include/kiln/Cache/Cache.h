@@ -258,9 +258,11 @@ public:
                             const EntryGraph &graph = {});
 
   /// Claims the right to compile `key` for `ttlSeconds`. A failed entry is
-  /// AlreadyDone unless `retryFailed`.
+  /// AlreadyDone unless `retryFailed`; an artifact is unless
+  /// `replaceExisting` (a forced recompilation).
   llvm::Expected<ClaimStatus> claim(llvm::StringRef key, unsigned ttlSeconds,
-                                    bool retryFailed = false);
+                                    bool retryFailed = false,
+                                    bool replaceExisting = false);
   llvm::Error renew(llvm::StringRef key, unsigned ttlSeconds);
   llvm::Error release(llvm::StringRef key);
 

@@ -1,0 +1,157 @@
+//===- Scheduler.h - compile a batch of graphs in worker processes -*- C++ -*-===//
+//
+// This file declares the heart of `kiln precompile`: the graphs that missed
+// the cache are compiled by N isolated worker processes, largest first, each
+// under a lease in the cache so that concurrent runs (on this machine or
+// others sharing the cache) compile each graph once in total. A worker that
+// fails, crashes, runs out of memory or time costs its graph alone: the
+// failure is recorded in the cache with its log and the batch goes on.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_DRIVER_SCHEDULER_H
+#define KILN_DRIVER_SCHEDULER_H
+
+#include "kiln/Cache/Cache.h"
+#include "kiln/Driver/ChildProcess.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// One graph to compile (one key: files with the same key are one job).
+struct CompileJob {
+  std::string name;   ///< the graph's module name, else its file's name
+  std::string source; ///< the file compiled
+  std::vector<std::string> duplicates; ///< other files with this key
+  KeyParts parts;
+  std::string key;
+  std::vector<uint64_t> sketch; ///< kept with the entry (cache explain)
+  std::string text;             ///< the graph's text, kept with the entry
+  uint64_t ops = 0;
+  /// What the compilation is expected to take: an earlier compile of the
+  /// same computation (`remembered`), else an estimate from its size.
+  double estimateSeconds = 0;
+  bool remembered = false;
+};
+
+enum class JobStatus {
+  Queued,
+  Cached,            ///< a hit before anything was compiled
+  Compiled,          ///< compiled by this run
+  CompiledElsewhere, ///< compiled meanwhile by another process
+  Failed,
+};
+
+llvm::StringRef getJobStatusName(JobStatus status);
+
+/// What became of a job.
+struct JobOutcome {
+  JobStatus status = JobStatus::Queued;
+  /// Why it failed (or where it came from), in words.
+  std::string reason;
+  /// A failure recorded by an earlier run, not retried.
+  bool failedBefore = false;
+  double seconds = 0; ///< the last attempt's compile time
+  int worker = -1;    ///< the worker slot that compiled it
+  uint64_t peakMemoryBytes = 0;
+  std::string logPath; ///< the worker's output (the cache's log on failure)
+  unsigned attempts = 0;
+};
+
+/// One run of a worker, for the trace.
+struct WorkerAttempt {
+  size_t job;
+  int worker;
+  double startSeconds; ///< since the schedule began
+  double endSeconds;
+  std::string result; ///< compiled, failed, crashed, ...
+};
+
+/// How a job's worker is started, and where it leaves the artifact.
+struct WorkerCommand {
+  std::vector<std::string> argv;
+  std::string outputPath;
+  /// An exit status by which the worker says it ran out of memory (kiln's
+  /// own worker); -1: none.
+  int outOfMemoryStatus = -1;
+};
+
+struct ScheduleOptions {
+  unsigned jobs = 1;
+  uint64_t jobMemoryBytes = 0; ///< RLIMIT_AS of each worker; 0: none
+  double timeoutSeconds = 0;   ///< per attempt; 0: none
+  unsigned retries = 0;        ///< extra attempts after a crash
+  bool retryFailed = false;    ///< compile graphs whose failure is cached
+  bool force = false;          ///< compile even what is cached, replacing it
+  /// How long a lease lasts unless renewed; a run renews its leases every
+  /// quarter of this, so only a dead run's leases expire.
+  unsigned leaseSeconds = 60;
+  std::string logDirectory; ///< the workers' logs and outputs
+};
+
+/// Counts for a progress display.
+struct ScheduleCounts {
+  size_t done = 0, failed = 0, running = 0, queued = 0, waiting = 0;
+  /// Estimated seconds of work not finished, over the workers.
+  double etaSeconds = 0;
+  double elapsedSeconds = 0;
+};
+
+/// What a display learns while a schedule runs.
+class ScheduleObserver {
+public:
+  virtual ~ScheduleObserver();
+  virtual void jobStarted(const CompileJob &job, int worker) {}
+  /// A job ends (compiled, failed, or found done by another process).
+  virtual void jobFinished(const CompileJob &job, const JobOutcome &outcome) {}
+  /// A worker crashed and its job goes back to the queue.
+  virtual void jobRetried(const CompileJob &job, const std::string &reason) {}
+  /// About once a second, and after every change.
+  virtual void update(const ScheduleCounts &counts) {}
+};
+
+using WorkerCommandBuilder =
+    std::function<WorkerCommand(const CompileJob &job, unsigned attempt)>;
+
+/// Compiles `jobs` (misses already looked up) into `cache`; returns each
+/// job's outcome, in the order of `jobs`.
+class Scheduler {
+public:
+  Scheduler(Cache &cache, const std::vector<CompileJob> &jobs,
+            WorkerCommandBuilder buildCommand, ScheduleOptions options,
+            ScheduleObserver &observer);
+  ~Scheduler();
+  std::vector<JobOutcome> run();
+  const std::vector<WorkerAttempt> &getAttempts() const { return attempts; }
+
+private:
+  struct Running;
+  bool startJob(size_t job, int worker);
+  void finishJob(Running &running, const ChildExit &exit, bool timedOut);
+  void failJob(size_t job, const std::string &reason, const std::string &log,
+               double seconds);
+  /// Claims `job`'s lease; false when there is nothing to compile (done
+  /// elsewhere, or waiting for another process's lease).
+  bool claimOrDefer(size_t job);
+  ScheduleCounts count() const;
+
+  Cache &cache;
+  const std::vector<CompileJob> &jobs;
+  WorkerCommandBuilder buildCommand;
+  ScheduleOptions options;
+  ScheduleObserver &observer;
+  std::vector<JobOutcome> outcomes;
+  std::vector<WorkerAttempt> attempts;
+  std::vector<size_t> queue;    ///< largest first
+  std::vector<size_t> deferred; ///< leased by another process
+  std::vector<Running> running;
+  std::vector<int> freeWorkers;
+  double start = 0;
+};
+
+} // namespace kiln
+
+#endif // KILN_DRIVER_SCHEDULER_H

@@ -1,0 +1,51 @@
+//===- TrainingCommand.h - graphs from a trial run of training --*- C++ -*-===//
+//
+// This file declares how `kiln precompile -- COMMAND` gets a job's graphs:
+// the training command runs with XLA's dump flags added to XLA_FLAGS, and
+// the modules it wrote are collected from the dump directory. The file
+// system is the graph list: nothing is parsed out of the command's output.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_DRIVER_TRAININGCOMMAND_H
+#define KILN_DRIVER_TRAININGCOMMAND_H
+
+#include "kiln/Driver/ChildProcess.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// XLA_FLAGS for the trial run: the user's own flags, then
+/// `--xla_dump_to=DIR --xla_dump_hlo_as_text` (XLA takes the last value of
+/// a flag, so kiln's dump directory wins over one the user set).
+std::string addXlaDumpFlags(llvm::StringRef userFlags,
+                            llvm::StringRef dumpDirectory);
+
+/// The environment the trial run gets on top of this process's: XLA_FLAGS
+/// as above, and KILN_EXTRACT_ONLY=1, which a training script may read to
+/// stop once its graphs are traced.
+std::vector<std::string> getTrialRunEnvironment(llvm::StringRef dumpDirectory);
+
+/// Runs `command` (its output goes to this process's) with the trial-run
+/// environment and waits for it.
+llvm::Expected<ChildExit> runTrainingCommand(
+    const std::vector<std::string> &command, llvm::StringRef dumpDirectory);
+
+/// Whether a file found in a directory is a graph to key and compile:
+/// `*.hlo`, `*.mlir`, and `*.txt` but XLA's dump products that are not the
+/// framework's graph (`module_NNNN.*.txt` other than
+/// `*.before_optimizations.txt`: optimized modules, buffer assignments,
+/// memory reports).
+bool isGraphFileName(llvm::StringRef path);
+
+/// The modules XLA dumped under `dumpDirectory`, searched recursively, in
+/// a stable order: `*.before_optimizations.txt` (the graph as the framework
+/// built it; XLA's optimized modules and its other reports are not graphs
+/// to compile), and `*.hlo` and `*.mlir` files written there by other means.
+std::vector<std::string> collectDumpedModules(llvm::StringRef dumpDirectory);
+
+} // namespace kiln
+
+#endif // KILN_DRIVER_TRAININGCOMMAND_H

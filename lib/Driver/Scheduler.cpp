@@ -1,0 +1,372 @@
+//===- Scheduler.cpp - compile a batch of graphs in worker processes -*- C++ -*-===//
+//
+// One thread drives everything: it claims leases, starts workers, polls
+// them, renews the leases of running jobs, and publishes what they wrote.
+// Only this process writes the cache; a worker compiles one graph to a
+// file and exits, so whatever happens to it, the cache sees either a whole
+// artifact or a recorded failure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Driver/Scheduler.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstdio>
+#include <thread>
+
+using namespace kiln;
+
+ScheduleObserver::~ScheduleObserver() = default;
+
+llvm::StringRef kiln::getJobStatusName(JobStatus status) {
+  switch (status) {
+  case JobStatus::Queued:
+    return "queued";
+  case JobStatus::Cached:
+    return "cached";
+  case JobStatus::Compiled:
+    return "compiled";
+  case JobStatus::CompiledElsewhere:
+    return "compiled-elsewhere";
+  case JobStatus::Failed:
+    return "failed";
+  }
+  return "unknown";
+}
+
+struct Scheduler::Running {
+  size_t job;
+  int worker;
+  ChildProcess child;
+  WorkerCommand command;
+  double startedAt;  ///< since the schedule began
+  double renewedAt;  ///< monotonic
+};
+
+namespace {
+/// How often a deferred job's lease is tried again, and workers polled.
+constexpr double kDeferredRetrySeconds = 0.25;
+constexpr auto kPollInterval = std::chrono::milliseconds(5);
+
+std::string readLog(const std::string &path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  return buffer ? (*buffer)->getBuffer().str() : std::string();
+}
+
+/// Whether a failed worker's output says that memory ran out, as the
+/// dynamic loader, C++, Python and the C library say it under an
+/// address-space limit (which fails allocations instead of killing).
+bool mentionsOutOfMemory(llvm::StringRef log) {
+  for (llvm::StringRef phrase :
+       {"out of memory", "Cannot allocate memory", "failed to map segment",
+        "std::bad_alloc", "MemoryError"})
+    if (log.contains(phrase))
+      return true;
+  return false;
+}
+
+std::string formatBytes(uint64_t bytes) {
+  if (bytes >= (1ull << 30))
+    return llvm::formatv("{0:F1} GiB", bytes / double(1ull << 30)).str();
+  return llvm::formatv("{0} MiB", bytes >> 20).str();
+}
+} // namespace
+
+Scheduler::Scheduler(Cache &cache, const std::vector<CompileJob> &jobs,
+                     WorkerCommandBuilder buildCommand, ScheduleOptions options,
+                     ScheduleObserver &observer)
+    : cache(cache), jobs(jobs), buildCommand(std::move(buildCommand)),
+      options(std::move(options)), observer(observer) {}
+
+Scheduler::~Scheduler() = default;
+
+ScheduleCounts Scheduler::count() const {
+  ScheduleCounts counts;
+  double remaining = 0;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    switch (outcomes[i].status) {
+    case JobStatus::Queued:
+      remaining += jobs[i].estimateSeconds;
+      break;
+    case JobStatus::Failed:
+      ++counts.failed;
+      break;
+    default:
+      ++counts.done;
+    }
+  }
+  double now = getMonotonicSeconds();
+  for (const Running &job : running)
+    remaining -= std::min(jobs[job.job].estimateSeconds,
+                          job.child.getElapsedSeconds());
+  counts.running = running.size();
+  counts.waiting = deferred.size();
+  counts.queued = queue.size();
+  counts.elapsedSeconds = now - start;
+  counts.etaSeconds = std::max(0.0, remaining) / std::max(1u, options.jobs);
+  return counts;
+}
+
+bool Scheduler::claimOrDefer(size_t job) {
+  const CompileJob &graph = jobs[job];
+  llvm::Expected<ClaimStatus> claim =
+      cache.claim(graph.key, options.leaseSeconds,
+                  options.retryFailed || options.force, options.force);
+  if (!claim) {
+    failJob(job, "the cache refused a lease: " +
+                     llvm::toString(claim.takeError()),
+            "", 0);
+    return false;
+  }
+  if (*claim == ClaimStatus::HeldElsewhere) {
+    deferred.push_back(job);
+    return false;
+  }
+  if (*claim == ClaimStatus::Claimed)
+    return true;
+  // Done by another process since this run looked it up.
+  JobOutcome &outcome = outcomes[job];
+  llvm::Expected<LookupResult> found = cache.lookup(graph.key, false);
+  if (found && found->status == LookupStatus::Hit) {
+    outcome.status = JobStatus::CompiledElsewhere;
+    outcome.reason = "compiled by another process meanwhile";
+    if (found->entry)
+      outcome.seconds = found->entry->compileSeconds;
+  } else if (found && found->status == LookupStatus::Failed) {
+    outcome.status = JobStatus::Failed;
+    outcome.failedBefore = true;
+    outcome.reason = "another process's compilation of it failed";
+    outcome.logPath = cache.getLogPath(graph.key);
+  } else {
+    if (!found)
+      llvm::consumeError(found.takeError());
+    // Gone again (evicted): compile it after all.
+    deferred.push_back(job);
+    return false;
+  }
+  observer.jobFinished(graph, outcome);
+  return false;
+}
+
+bool Scheduler::startJob(size_t job, int worker) {
+  const CompileJob &graph = jobs[job];
+  JobOutcome &outcome = outcomes[job];
+  ++outcome.attempts;
+  WorkerCommand command = buildCommand(graph, outcome.attempts);
+  ChildSpec spec;
+  spec.argv = command.argv;
+  spec.memoryLimitBytes = options.jobMemoryBytes;
+  spec.logPath = options.logDirectory + "/" + graph.key + ".log";
+  if (!command.outputPath.empty())
+    llvm::sys::fs::remove(command.outputPath);
+  outcome.logPath = spec.logPath;
+  llvm::Expected<ChildProcess> child = ChildProcess::spawn(spec);
+  if (!child) {
+    failJob(job, "the compiler could not be started: " +
+                     llvm::toString(child.takeError()),
+            "", 0);
+    return false;
+  }
+  double now = getMonotonicSeconds();
+  running.push_back(Running{job, worker, std::move(*child), std::move(command),
+                            now - start, now});
+  observer.jobStarted(graph, worker);
+  return true;
+}
+
+void Scheduler::failJob(size_t job, const std::string &reason,
+                        const std::string &log, double seconds) {
+  const CompileJob &graph = jobs[job];
+  JobOutcome &outcome = outcomes[job];
+  outcome.status = JobStatus::Failed;
+  outcome.reason = reason;
+  outcome.seconds = seconds;
+  std::string text = log;
+  if (!text.empty() && text.back() != '\n')
+    text += '\n';
+  text += "kiln precompile: " + graph.source + ": " + reason + "\n";
+  // The failure is recorded with its log, which also ends the lease: later
+  // runs say why without compiling again (unless --retry-failed).
+  if (llvm::Error error =
+          cache.recordFailure(graph.parts, text, seconds, graph.source,
+                              graph.sketch, EntryGraph{graph.name, graph.text})) {
+    outcome.reason += " (and the failure could not be recorded: " +
+                      llvm::toString(std::move(error)) + ")";
+    llvm::consumeError(cache.release(graph.key));
+  } else {
+    outcome.logPath = cache.getLogPath(graph.key);
+  }
+  observer.jobFinished(graph, outcome);
+}
+
+void Scheduler::finishJob(Running &run, const ChildExit &exit, bool timedOut) {
+  size_t job = run.job;
+  const CompileJob &graph = jobs[job];
+  JobOutcome &outcome = outcomes[job];
+  outcome.worker = run.worker;
+  outcome.seconds = exit.seconds;
+  outcome.peakMemoryBytes = exit.peakMemoryBytes;
+  double end = getMonotonicSeconds() - start;
+  std::string log = readLog(outcome.logPath);
+  auto record = [&](llvm::StringRef result) {
+    attempts.push_back({job, run.worker, run.startedAt, end, result.str()});
+  };
+
+  std::string failure;
+  bool crashed = false;
+  uint64_t limit = options.jobMemoryBytes;
+  bool outOfMemory =
+      limit && !exit.succeeded() &&
+      ((run.command.outOfMemoryStatus >= 0 && !exit.signaled &&
+        exit.code == run.command.outOfMemoryStatus) ||
+       exit.peakMemoryBytes >= limit * 9 / 10 || mentionsOutOfMemory(log));
+  if (timedOut) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof(seconds), "%g", options.timeoutSeconds);
+    failure = std::string("timed out after ") + seconds +
+              " s (--timeout) and was killed";
+  } else if (outOfMemory) {
+    failure = llvm::formatv("the worker ran out of memory: it reached its "
+                            "limit of {0} (--job-memory; peak resident {1}) "
+                            "and {2}",
+                            formatBytes(limit),
+                            formatBytes(exit.peakMemoryBytes), exit.describe());
+  } else if (exit.signaled) {
+    crashed = true;
+    failure = "the worker crashed: " + exit.describe();
+  } else if (exit.code != 0) {
+    failure = "the compiler failed (" + exit.describe() + ")";
+    // Its first error says what went wrong in a line.
+    for (llvm::StringRef line : llvm::split(log, '\n'))
+      if (line.contains("error:")) {
+        failure += ": " + line.trim().str();
+        break;
+      }
+  }
+  if (failure.empty()) {
+    auto artifact = llvm::MemoryBuffer::getFile(run.command.outputPath,
+                                                /*IsText=*/false,
+                                                /*RequiresNullTerminator=*/false);
+    if (!artifact || (*artifact)->getBufferSize() == 0) {
+      failure = "the compiler exited with status 0 but wrote no artifact at " +
+                run.command.outputPath;
+    } else {
+      llvm::Expected<PublishOutcome> published = cache.publishArtifact(
+          graph.parts, (*artifact)->getBuffer(), exit.seconds, graph.source,
+          graph.sketch, /*replace=*/options.force,
+          EntryGraph{graph.name, graph.text});
+      llvm::sys::fs::remove(run.command.outputPath);
+      if (!published) {
+        failure = "the artifact could not be stored: " +
+                  llvm::toString(published.takeError());
+      } else {
+        outcome.status = JobStatus::Compiled;
+        if (*published == PublishOutcome::Conflict)
+          outcome.reason = "another process stored other bytes under this "
+                           "key first; they were kept";
+        record("compiled");
+        observer.jobFinished(graph, outcome);
+        return;
+      }
+    }
+  }
+  if (crashed && outcome.attempts <= options.retries) {
+    // A crash may be the machine's (a kill, a transient fault), not the
+    // graph's: try again, holding the lease.
+    record("crashed, retried");
+    observer.jobRetried(graph, failure);
+    queue.insert(queue.begin(), job);
+    return;
+  }
+  record(timedOut ? "timed out" : outOfMemory ? "out of memory"
+                  : crashed ? "crashed" : "failed");
+  failJob(job, failure, log, exit.seconds);
+}
+
+std::vector<JobOutcome> Scheduler::run() {
+  start = getMonotonicSeconds();
+  outcomes.assign(jobs.size(), JobOutcome());
+  for (size_t i = 0; i < jobs.size(); ++i)
+    queue.push_back(i);
+  llvm::stable_sort(queue, [&](size_t a, size_t b) {
+    return jobs[a].estimateSeconds > jobs[b].estimateSeconds;
+  });
+  for (int worker = options.jobs - 1; worker >= 0; --worker)
+    freeWorkers.push_back(worker);
+  double lastUpdate = 0, lastDeferredTry = 0;
+  observer.update(count());
+  while (!queue.empty() || !running.empty() || !deferred.empty()) {
+    bool changed = false;
+    // Start what the free workers can take.
+    while (!freeWorkers.empty() && !queue.empty()) {
+      size_t job = queue.front();
+      queue.erase(queue.begin());
+      changed = true;
+      if (!claimOrDefer(job))
+        continue;
+      int worker = freeWorkers.back();
+      if (startJob(job, worker))
+        freeWorkers.pop_back();
+    }
+    double now = getMonotonicSeconds();
+    // Jobs leased by other processes: once their lease ends (the entry is
+    // there, or its owner died), they are done or ours to compile.
+    if (!deferred.empty() && !freeWorkers.empty() &&
+        now - lastDeferredTry >= kDeferredRetrySeconds) {
+      lastDeferredTry = now;
+      std::vector<size_t> retry;
+      retry.swap(deferred);
+      for (size_t job : retry) {
+        if (freeWorkers.empty() ||
+            !claimOrDefer(job)) {
+          if (freeWorkers.empty())
+            deferred.push_back(job);
+          continue;
+        }
+        changed = true;
+        int worker = freeWorkers.back();
+        if (startJob(job, worker))
+          freeWorkers.pop_back();
+      }
+    }
+    // Poll the workers.
+    for (size_t i = 0; i < running.size();) {
+      Running &run = running[i];
+      bool timedOut = false;
+      std::optional<ChildExit> exit = run.child.poll();
+      if (!exit && options.timeoutSeconds > 0 &&
+          run.child.getElapsedSeconds() > options.timeoutSeconds) {
+        run.child.kill();
+        exit = run.child.wait();
+        timedOut = true;
+      }
+      if (!exit) {
+        if (now - run.renewedAt > options.leaseSeconds / 4.0) {
+          run.renewedAt = now;
+          llvm::consumeError(
+              cache.renew(jobs[run.job].key, options.leaseSeconds));
+        }
+        ++i;
+        continue;
+      }
+      changed = true;
+      freeWorkers.push_back(run.worker);
+      Running finished = std::move(run);
+      running.erase(running.begin() + i);
+      finishJob(finished, *exit, timedOut);
+    }
+    if (changed || now - lastUpdate >= 1.0) {
+      lastUpdate = now;
+      observer.update(count());
+    }
+    if (!changed)
+      std::this_thread::sleep_for(kPollInterval);
+  }
+  observer.update(count());
+  return outcomes;
+}

@@ -1,0 +1,38 @@
+#!/bin/sh
+# A stand-in for an external compiler, for kiln precompile's tests:
+#   fake-compiler.sh MODE INPUT OUTPUT [FLAGS...]
+# ok: writes an artifact (a line, then the input); slow: the same after
+# $KILN_TEST_DELAY seconds; fail: a compile error; hang: never ends;
+# nothing: exits 0 without an artifact; hold: writes its pid to
+# $KILN_TEST_PID_FILE and waits to be killed; die-once: as hold the first
+# time ($KILN_TEST_MARKER absent), ok after. Each call appends
+# "MODE FLAGS" to $KILN_TEST_COMPILE_LOG when it is set.
+mode=$1 input=$2 output=$3
+shift 3
+if [ -n "$KILN_TEST_COMPILE_LOG" ]; then
+  echo "$mode $*" >> "$KILN_TEST_COMPILE_LOG"
+fi
+artifact() {
+  head -n 1 "$input" | grep -q '^HloModule' ||
+    { echo "$input:1:1: error: the input is not HLO text" >&2; exit 1; }
+  { echo "fake artifact $*"; cat "$input"; } > "$output"
+}
+case $mode in
+  ok) artifact "$@" ;;
+  slow) sleep "${KILN_TEST_DELAY:-0.3}"; artifact "$@" ;;
+  fail)
+    echo "compiling $input"
+    echo "$input:5:3: error: fake-compiler cannot compile 'add'" >&2
+    exit 1 ;;
+  hang) sleep 600 ;;
+  nothing) exit 0 ;;
+  hold) echo $$ > "$KILN_TEST_PID_FILE"; sleep 600 ;;
+  die-once)
+    if [ ! -e "$KILN_TEST_MARKER" ]; then
+      touch "$KILN_TEST_MARKER"
+      echo $$ > "$KILN_TEST_PID_FILE"
+      sleep 600
+    fi
+    artifact "$@" ;;
+  *) echo "fake-compiler: unknown mode $mode" >&2; exit 2 ;;
+esac

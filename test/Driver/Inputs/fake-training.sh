@@ -1,0 +1,26 @@
+#!/bin/sh
+# A stand-in for a training script run by kiln precompile: it writes its
+# graphs where XLA_FLAGS says, named as XLA names its dumps (with the
+# optimized module and a buffer assignment beside each, which are not
+# graphs to compile), one with odd characters in its name; then, by MODE,
+# finishes (ok), crashes halfway (crash) or fails (fail).
+mode=$1
+echo "XLA_FLAGS=$XLA_FLAGS"
+echo "KILN_EXTRACT_ONLY=$KILN_EXTRACT_ONLY"
+dump=$(echo "$XLA_FLAGS" | sed -n 's/.*--xla_dump_to=\([^ ]*\).*/\1/p')
+inputs=$(dirname "$0")
+write() {
+  name="$dump/module_000$1.$2"
+  sed "s/constant(1)/constant($1)/" "$inputs/add.hlo" > "$name.before_optimizations.txt"
+  echo "HloModule optimized" > "$name.after_optimizations.txt"
+  echo "buffer assignment" > "$name.after_optimizations-buffer-assignment.txt"
+}
+write 1 SyncTensorsGraph.11
+write 2 "jit_step(x) [ünï cødé]"
+case $mode in
+  crash) kill -SEGV $$ ;;
+  fail) exit 3 ;;
+esac
+write 3 SyncTensorsGraph.13
+# The same graph dumped twice (a second step): one compilation.
+write 3 SyncTensorsGraph.14

@@ -1,0 +1,611 @@
+//===- PrecompileCommand.cpp - kiln precompile ------------------*- C++ -*-===//
+//
+// This file implements `kiln precompile [PATHS...] [-- COMMAND...]`, kiln's
+// main job: collect a training job's graphs (files, directories, or the
+// dumps of a trial run of the training command), import and key them in
+// parallel, deduplicate by key, look each key up, and compile the misses in
+// isolated worker processes (lib/Driver/Scheduler.h) into the cache. At the
+// end it prints the totals that users of neuron_parallel_compile look for.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Commands.h"
+#include "GraphKeys.h"
+
+#include "kiln/Cache/Cache.h"
+#include "kiln/Driver/Progress.h"
+#include "kiln/Driver/Report.h"
+#include "kiln/Driver/Scheduler.h"
+#include "kiln/Driver/TrainingCommand.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/StringSaver.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace kiln;
+
+namespace {
+
+/// A compile time estimated from a graph's size, for graphs never compiled
+/// before: what kiln's CPU backend takes per op on the corpus (the order
+/// of magnitude is what matters: it only ranks graphs largest first).
+constexpr double kEstimatedSecondsPerOp = 0.003;
+constexpr double kEstimatedSecondsPerGraph = 0.05;
+
+/// The memory this machine can give to new processes now.
+uint64_t getAvailableMemoryBytes() {
+  auto meminfo = llvm::MemoryBuffer::getFileAsStream("/proc/meminfo");
+  if (!meminfo)
+    return 0;
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*meminfo)->getBuffer().split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    if (!line.consume_front("MemAvailable:"))
+      continue;
+    uint64_t kib = 0;
+    line.trim().split(' ').first.getAsInteger(10, kib);
+    return kib * 1024;
+  }
+  return 0;
+}
+
+std::string formatGiB(uint64_t bytes) {
+  return llvm::formatv("{0:F1} GiB", bytes / double(1ull << 30)).str();
+}
+
+/// A fresh directory for dumps, inputs and logs.
+llvm::Expected<std::string> makeWorkDirectory(const std::string &given) {
+  if (!given.empty()) {
+    if (std::error_code error = llvm::sys::fs::create_directories(given))
+      return llvm::createStringError("cannot create --work-dir " + given +
+                                     ": " + error.message());
+    return given;
+  }
+  llvm::SmallString<128> path;
+  if (std::error_code error =
+          llvm::sys::fs::createUniqueDirectory("kiln-precompile", path))
+    return llvm::createStringError("cannot create a work directory: " +
+                                   error.message());
+  return path.str().str();
+}
+
+/// The worker that compiles with an external compiler: `template` split as
+/// a shell would split it (quotes kept together), with `{input}`,
+/// `{output}` and `{flags}` replaced in each word; a word that is exactly
+/// `{flags}` becomes one word per compiler option, `--K=V`.
+std::vector<std::string>
+expandCompilerTemplate(llvm::StringRef commandTemplate, llvm::StringRef input,
+                       llvm::StringRef output,
+                       const std::vector<std::string> &compilerOptions) {
+  llvm::BumpPtrAllocator allocator;
+  llvm::StringSaver saver(allocator);
+  llvm::SmallVector<const char *> words;
+  llvm::cl::TokenizeGNUCommandLine(commandTemplate, saver, words);
+  std::vector<std::string> flags;
+  for (const std::string &option : compilerOptions)
+    flags.push_back("--" + option);
+  std::vector<std::string> argv;
+  for (const char *word : words) {
+    if (llvm::StringRef(word) == "{flags}") {
+      argv.insert(argv.end(), flags.begin(), flags.end());
+      continue;
+    }
+    std::string text = word;
+    auto replace = [&](llvm::StringRef placeholder, const std::string &with) {
+      for (size_t at = text.find(placeholder.str()); at != std::string::npos;
+           at = text.find(placeholder.str(), at + with.size()))
+        text.replace(at, placeholder.size(), with);
+    };
+    replace("{input}", input.str());
+    replace("{output}", output.str());
+    replace("{flags}", llvm::join(flags, " "));
+    argv.push_back(std::move(text));
+  }
+  return argv;
+}
+
+/// Why a graph is (or is not) compiled, for --dry-run and the report.
+struct Decision {
+  bool compile = false;
+  std::string reason;
+};
+
+} // namespace
+
+int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
+  PrecompileOptions options = givenOptions;
+  double runStart = getMonotonicSeconds();
+  std::vector<PhaseSpan> phases;
+  auto phase = [&](llvm::StringRef name, double since) {
+    phases.push_back(
+        {name.str(), since - runStart, getMonotonicSeconds() - runStart});
+  };
+
+  // Usage first: nothing runs before every option is understood.
+  std::string canonical;
+  if (!canonicalizeKeyOptions(options.keys, canonical))
+    return ExitInputError;
+  std::optional<uint64_t> jobMemory = parseByteSize(options.jobMemory);
+  if (!jobMemory) {
+    llvm::errs() << "kiln precompile: error: --job-memory takes a size "
+                    "(4G, 512M, 0 for no limit), not '"
+                 << options.jobMemory << "'\n";
+    return ExitInputError;
+  }
+  if (options.inputs.empty() && options.command.empty()) {
+    llvm::errs() << "kiln precompile: error: name graphs (files or "
+                    "directories) or a training command after '--'\n";
+    return ExitInputError;
+  }
+  if (options.compilerCommand.empty() && !options.keys.compilerOptions.empty()) {
+    llvm::errs() << "kiln precompile: error: --compiler-option is for an "
+                    "external compiler (--compiler-cmd)\n";
+    return ExitInputError;
+  }
+  if (!options.compilerCommand.empty()) {
+    if (llvm::StringRef(options.compilerCommand).find("{output}") ==
+        llvm::StringRef::npos) {
+      llvm::errs() << "kiln precompile: error: --compiler-cmd must say where "
+                      "the artifact goes with {output}\n";
+      return ExitInputError;
+    }
+    if (options.keys.compilerVersionCommand.empty()) {
+      // Without a version, the command itself names the compiler: a new
+      // compiler behind the same command would share entries.
+      llvm::errs() << "kiln precompile: warning: without "
+                      "--compiler-version-cmd the key names the compiler by "
+                      "its command only; an upgraded compiler would hit "
+                      "entries of the old one\n";
+      options.keys.compilerIdentity =
+          "external compiler: " + options.compilerCommand;
+    } else if (!resolveCompilerIdentity(options.keys)) {
+      return ExitInputError;
+    }
+  }
+  std::string cacheDirectory = options.cacheDir.empty()
+                                   ? Cache::getDefaultDirectory()
+                                   : options.cacheDir;
+  llvm::Expected<std::string> workDirectory =
+      makeWorkDirectory(options.workDir);
+  if (!workDirectory) {
+    llvm::errs() << "kiln precompile: error: "
+                 << llvm::toString(workDirectory.takeError()) << "\n";
+    return ExitInputError;
+  }
+  std::string logDirectory = *workDirectory + "/logs";
+  std::string inputDirectory = *workDirectory + "/inputs";
+  std::string outputDirectory = *workDirectory + "/artifacts";
+  for (const std::string &directory :
+       {logDirectory, inputDirectory, outputDirectory})
+    llvm::sys::fs::create_directories(directory);
+
+  // 1. The graphs: files and directories, and what a trial run dumps.
+  std::vector<std::string> paths = expandGraphPaths(options.inputs);
+  if (!options.command.empty()) {
+    double since = getMonotonicSeconds();
+    std::string dumpDirectory = *workDirectory + "/dumps";
+    llvm::sys::fs::create_directories(dumpDirectory);
+    llvm::errs() << "kiln precompile: running the training command with "
+                    "XLA_FLAGS="
+                 << addXlaDumpFlags(
+                        llvm::sys::Process::GetEnv("XLA_FLAGS").value_or(""),
+                        dumpDirectory)
+                 << " KILN_EXTRACT_ONLY=1\n";
+    llvm::Expected<ChildExit> exit =
+        runTrainingCommand(options.command, dumpDirectory);
+    phase("training command", since);
+    if (!exit) {
+      llvm::errs() << "kiln precompile: error: "
+                   << llvm::toString(exit.takeError()) << "\n";
+      return ExitInputError;
+    }
+    std::vector<std::string> dumped = collectDumpedModules(dumpDirectory);
+    if (!exit->succeeded()) {
+      if (!options.ignoreCommandFailure) {
+        llvm::errs() << "kiln precompile: error: the training command "
+                     << exit->describe() << " (it dumped " << dumped.size()
+                     << " graphs to " << dumpDirectory
+                     << "); nothing was compiled (--ignore-command-failure "
+                        "compiles what it dumped)\n";
+        return exit->getShellStatus() ? exit->getShellStatus()
+                                      : (int)ExitSomeFailed;
+      }
+      llvm::errs() << "kiln precompile: warning: the training command "
+                   << exit->describe() << "; compiling the " << dumped.size()
+                   << " graphs it dumped\n";
+    }
+    llvm::errs() << "kiln precompile: the training command dumped "
+                 << dumped.size() << " graphs to " << dumpDirectory << "\n";
+    paths.insert(paths.end(), dumped.begin(), dumped.end());
+  }
+  if (paths.empty()) {
+    llvm::errs() << "kiln precompile: error: no graphs found (files named "
+                    "*.hlo, *.mlir, *.txt, or XLA's "
+                    "*.before_optimizations.txt dumps)\n";
+    return ExitInputError;
+  }
+
+  // 2. Import and key in parallel; one job per key.
+  double since = getMonotonicSeconds();
+  bool external = !options.compilerCommand.empty();
+  std::vector<GraphKey> keys =
+      computeGraphKeys(paths, options.keys, canonical, /*keepText=*/true,
+                       /*exportHlo=*/external);
+  phase("import and key", since);
+  reportGraphProblems(keys);
+  std::vector<CompileJob> jobs;
+  std::vector<ReportGraph> importErrors;
+  llvm::StringMap<size_t> jobOfKey;
+  for (GraphKey &graph : keys) {
+    if (!graph.ok) {
+      ReportGraph error;
+      error.name = llvm::sys::path::filename(graph.path).str();
+      error.source = graph.path;
+      error.files = {graph.path};
+      error.status = "error";
+      error.reason = llvm::StringRef(graph.diagnostics).trim().str();
+      importErrors.push_back(std::move(error));
+      continue;
+    }
+    std::string key = graph.parts.key().toHex();
+    auto [found, inserted] = jobOfKey.try_emplace(key, jobs.size());
+    if (!inserted) {
+      jobs[found->second].duplicates.push_back(graph.path);
+      continue;
+    }
+    CompileJob job;
+    job.name = graph.graphName.empty()
+                   ? llvm::sys::path::filename(graph.path).str()
+                   : graph.graphName;
+    job.source = graph.path;
+    job.parts = graph.parts;
+    job.key = key;
+    job.ops = graph.sketch.size();
+    job.sketch = std::move(graph.sketch);
+    job.text = std::move(graph.text);
+    if (external) {
+      // The external compiler's input, written once per key.
+      std::string input = inputDirectory + "/" + key + ".hlo";
+      std::error_code error;
+      llvm::raw_fd_ostream os(input, error);
+      os << graph.exportedHlo;
+    }
+    jobs.push_back(std::move(job));
+  }
+
+  // 3. Look every key up. A dry run reads a cache without changing it,
+  // and takes a missing one for an empty one.
+  since = getMonotonicSeconds();
+  std::unique_ptr<Cache> openedCache;
+  bool noCacheYet =
+      options.dryRun &&
+      !llvm::sys::fs::exists(cacheDirectory + "/index.db");
+  if (!noCacheYet) {
+    Cache::OpenOptions openOptions;
+    openOptions.readOnly = options.dryRun;
+    llvm::Expected<std::unique_ptr<Cache>> opened =
+        Cache::open(cacheDirectory, openOptions);
+    if (!opened) {
+      llvm::errs() << "kiln precompile: error: "
+                   << llvm::toString(opened.takeError()) << "\n";
+      return ExitInputError;
+    }
+    openedCache = std::move(*opened);
+  }
+  std::vector<JobOutcome> outcomes(jobs.size());
+  std::vector<Decision> decisions(jobs.size());
+  std::vector<CompileJob> misses;
+  std::vector<size_t> missIndex;
+  double savedSeconds = 0;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    CompileJob &job = jobs[i];
+    job.estimateSeconds =
+        kEstimatedSecondsPerGraph + kEstimatedSecondsPerOp * job.ops;
+    if (!openedCache) {
+      decisions[i] = {true, "miss: the cache is empty"};
+      missIndex.push_back(i);
+      misses.push_back(job);
+      continue;
+    }
+    Cache &cache = *openedCache;
+    llvm::Expected<LookupResult> found =
+        cache.lookup(job.key, /*verify=*/true);
+    if (!found) {
+      llvm::errs() << "kiln precompile: error: "
+                   << llvm::toString(found.takeError()) << "\n";
+      return ExitSomeFailed;
+    }
+    Decision &decision = decisions[i];
+    JobOutcome &outcome = outcomes[i];
+    switch (found->status) {
+    case LookupStatus::Hit:
+      outcome.status = JobStatus::Cached;
+      savedSeconds += found->entry->compileSeconds;
+      outcome.seconds = found->entry->compileSeconds;
+      decision.reason = "cached";
+      if (options.force) {
+        decision.compile = true;
+        decision.reason = "forced (--force; cached)";
+      }
+      break;
+    case LookupStatus::Failed:
+      decision.reason = "failed before";
+      outcome.status = JobStatus::Failed;
+      outcome.failedBefore = true;
+      outcome.reason = "its compilation failed before (not retried without "
+                       "--retry-failed)";
+      outcome.logPath = cache.getLogPath(job.key);
+      if (options.retryFailed || options.force) {
+        decision.compile = true;
+        decision.reason = options.force ? "forced (--force; failed before)"
+                                        : "failed before, retried "
+                                          "(--retry-failed)";
+      }
+      break;
+    case LookupStatus::Corrupt:
+      decision.compile = true;
+      decision.reason = "miss: the cached artifact was corrupt (" +
+                        found->problem + ") and was removed";
+      break;
+    case LookupStatus::Miss: {
+      decision.compile = true;
+      decision.reason = "miss";
+      llvm::Expected<std::vector<CacheEntry>> same =
+          cache.findEntriesWithSignature(job.parts.signature.toHex());
+      if (same && !same->empty())
+        decision.reason =
+            "miss: this computation is cached for other key parts";
+      else if (!same)
+        llvm::consumeError(same.takeError());
+      break;
+    }
+    }
+    if (!decision.compile)
+      continue;
+    outcome = JobOutcome();
+    // Largest first: an earlier compile of this computation says how long
+    // it takes; else its size does.
+    llvm::Expected<std::vector<CacheEntry>> earlier =
+        cache.findEntriesWithSignature(job.parts.signature.toHex());
+    if (earlier) {
+      for (const CacheEntry &entry : *earlier)
+        if (entry.compileSeconds > 0) {
+          job.estimateSeconds = entry.compileSeconds;
+          job.remembered = true;
+          break;
+        }
+    } else {
+      llvm::consumeError(earlier.takeError());
+    }
+    missIndex.push_back(i);
+    misses.push_back(job);
+  }
+  phase("cache lookup", since);
+
+  // Workers: as many as cores and memory allow, no more than there is work.
+  unsigned cores = llvm::hardware_concurrency().compute_thread_count();
+  uint64_t available = getAvailableMemoryBytes();
+  unsigned workers = options.jobs;
+  std::string why;
+  if (!workers) {
+    workers = cores;
+    why = std::to_string(cores) + " cores";
+    if (*jobMemory && available) {
+      unsigned byMemory = std::max<uint64_t>(1, available / *jobMemory);
+      why += llvm::formatv("; {0} available, {1} per job",
+                           formatGiB(available), formatGiB(*jobMemory));
+      workers = std::min(workers, byMemory);
+    }
+  } else {
+    why = "-j";
+  }
+  workers = std::max(1u, std::min<unsigned>(workers, misses.size()));
+
+  size_t cached = 0, failedBefore = 0;
+  for (size_t i = 0; i < jobs.size(); ++i)
+    if (!decisions[i].compile) {
+      cached += outcomes[i].status == JobStatus::Cached;
+      failedBefore += outcomes[i].status == JobStatus::Failed;
+    }
+  size_t duplicates = keys.size() - importErrors.size() - jobs.size();
+  llvm::errs() << llvm::formatv(
+      "kiln precompile: {0} graphs ({1} files{2}{3}): {4} cached, {5} failed "
+      "before, {6} to compile",
+      jobs.size() + importErrors.size(), keys.size(),
+      duplicates ? llvm::formatv(", {0} duplicates", duplicates).str() : "",
+      importErrors.empty()
+          ? ""
+          : llvm::formatv(", {0} did not import", importErrors.size()).str(),
+      cached, failedBefore, misses.size());
+  if (!misses.empty())
+    llvm::errs() << " on " << workers << " workers (" << why << ")";
+  llvm::errs() << "\n";
+
+  if (options.dryRun) {
+    for (size_t i = 0; i < jobs.size(); ++i)
+      llvm::outs() << llvm::formatv(
+          "{0,-12} {1}  {2}  {3}{4}\n",
+          decisions[i].compile ? "compile" : "skip", jobs[i].key,
+          jobs[i].source, decisions[i].reason,
+          decisions[i].compile
+              ? llvm::formatv(" (estimated {0:F1} s{1})",
+                              jobs[i].estimateSeconds,
+                              jobs[i].remembered ? ", remembered" : "")
+                    .str()
+              : "");
+    for (const ReportGraph &error : importErrors)
+      llvm::outs() << llvm::formatv("{0,-12} {1,-32}  {2}  did not import\n",
+                                    "error", "", error.source);
+    return ExitSuccess;
+  }
+
+  // 4. Compile the misses.
+  Cache &cache = *openedCache;
+  WorkerCommandBuilder buildCommand =
+      [&](const CompileJob &job, unsigned attempt) -> WorkerCommand {
+    WorkerCommand command;
+    command.outputPath = outputDirectory + "/" + job.key;
+    if (external) {
+      command.argv = expandCompilerTemplate(
+          options.compilerCommand, inputDirectory + "/" + job.key + ".hlo",
+          command.outputPath, options.keys.compilerOptions);
+      return command;
+    }
+    command.argv = {options.executable, "compile", job.source, "-o",
+                    command.outputPath, "--expect-key", job.key};
+    llvm::SmallVector<llvm::StringRef> lines;
+    llvm::StringRef(canonical).split(lines, '\n', -1, false);
+    for (llvm::StringRef line : lines) {
+      command.argv.push_back("--option");
+      command.argv.push_back(line.str());
+    }
+    if (!options.keys.targetTriple.empty())
+      command.argv.insert(command.argv.end(),
+                          {"--target", options.keys.targetTriple});
+    if (!options.keys.cpu.empty())
+      command.argv.insert(command.argv.end(),
+                          {"--target-cpu", options.keys.cpu});
+    command.outOfMemoryStatus = kExitOutOfMemory;
+    return command;
+  };
+  ScheduleOptions schedule;
+  schedule.jobs = workers;
+  schedule.jobMemoryBytes = *jobMemory;
+  schedule.timeoutSeconds = options.timeout;
+  schedule.retries = options.retries;
+  schedule.retryFailed = options.retryFailed;
+  schedule.force = options.force;
+  schedule.logDirectory = logDirectory;
+  bool live = llvm::sys::Process::StandardErrIsDisplayed();
+  ProgressDisplay progress(llvm::errs(), live, misses.size());
+  Scheduler scheduler(cache, misses, buildCommand, schedule, progress);
+  double scheduleStart = getMonotonicSeconds() - runStart;
+  since = getMonotonicSeconds();
+  std::vector<JobOutcome> compiled;
+  if (!misses.empty())
+    compiled = scheduler.run();
+  progress.finish();
+  if (!misses.empty())
+    phase("compile", since);
+  for (size_t m = 0; m < missIndex.size(); ++m) {
+    outcomes[missIndex[m]] = compiled[m];
+    // A compiled graph's log goes with a temporary work directory.
+    if (options.workDir.empty() && options.command.empty() &&
+        compiled[m].status != JobStatus::Failed)
+      outcomes[missIndex[m]].logPath.clear();
+  }
+
+  // 5. The totals, the report and the trace.
+  size_t succeeded = 0, failed = importErrors.size(), hits = 0, elsewhere = 0;
+  double compileSeconds = 0;
+  std::vector<ReportGraph> rows;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const JobOutcome &outcome = outcomes[i];
+    switch (outcome.status) {
+    case JobStatus::Compiled:
+      ++succeeded;
+      compileSeconds += outcome.seconds;
+      break;
+    case JobStatus::CompiledElsewhere:
+      ++elsewhere;
+      break;
+    case JobStatus::Cached:
+      ++hits;
+      break;
+    default:
+      ++failed;
+    }
+    ReportGraph row;
+    row.name = jobs[i].name;
+    row.source = jobs[i].source;
+    row.files = {jobs[i].source};
+    row.files.insert(row.files.end(), jobs[i].duplicates.begin(),
+                     jobs[i].duplicates.end());
+    row.key = jobs[i].key;
+    row.status = getJobStatusName(outcome.status).str();
+    row.reason = outcome.reason;
+    row.seconds = outcome.seconds;
+    row.worker = outcome.worker;
+    row.peakMemoryBytes = outcome.peakMemoryBytes;
+    row.logPath = outcome.logPath;
+    row.attempts = outcome.attempts;
+    rows.push_back(std::move(row));
+  }
+  rows.insert(rows.end(), importErrors.begin(), importErrors.end());
+  double elapsed = getMonotonicSeconds() - runStart;
+
+  llvm::outs() << "Total graphs: " << jobs.size() + importErrors.size()
+               << "\n";
+  llvm::outs() << "Total successful compilations: " << succeeded << "\n";
+  llvm::outs() << "Total failed compilations: " << failed << "\n";
+  llvm::outs() << "Cache hits: " << hits << "\n";
+  if (elsewhere)
+    llvm::outs() << "Compiled by other processes meanwhile: " << elsewhere
+                 << "\n";
+  llvm::outs() << llvm::formatv(
+      "Compile time saved: {0:F1} s (what the cached graphs took to compile)\n",
+      savedSeconds);
+  llvm::outs() << llvm::formatv("Elapsed: {0:F1} s", elapsed);
+  if (!misses.empty())
+    llvm::outs() << llvm::formatv(" ({0:F1} s of compilation on {1} workers)",
+                                  compileSeconds, workers);
+  llvm::outs() << "\n";
+  if (failed)
+    llvm::outs() << "Failed graphs (kiln cache check says why; "
+                    "--retry-failed compiles them again):\n";
+  for (const ReportGraph &row : rows)
+    if (row.status == "failed" || row.status == "error")
+      llvm::outs() << "  " << row.source << ": "
+                   << llvm::StringRef(row.reason).split('\n').first
+                   << (row.logPath.empty() ? "" : "; log: " + row.logPath)
+                   << "\n";
+
+  llvm::json::Object totals{{"graphs", (int64_t)(jobs.size() + importErrors.size())},
+                            {"files", (int64_t)keys.size()},
+                            {"compiled", (int64_t)succeeded},
+                            {"failed", (int64_t)failed},
+                            {"cache_hits", (int64_t)hits},
+                            {"compiled_elsewhere", (int64_t)elsewhere},
+                            {"compile_seconds", compileSeconds},
+                            {"compile_seconds_saved", savedSeconds},
+                            {"elapsed_seconds", elapsed},
+                            {"workers", (int64_t)workers},
+                            {"cache", cache.getDirectory()}};
+  int status = failed ? ExitSomeFailed : ExitSuccess;
+  if (!options.report.empty())
+    if (llvm::Error error =
+            writeJsonFile(options.report, makeReport(rows, std::move(totals)))) {
+      llvm::errs() << "kiln precompile: error: "
+                   << llvm::toString(std::move(error)) << "\n";
+      status = ExitSomeFailed;
+    }
+  if (!options.trace.empty())
+    if (llvm::Error error = writeJsonFile(
+            options.trace,
+            makeChromeTrace(misses, scheduler.getAttempts(), phases,
+                            scheduleStart, workers))) {
+      llvm::errs() << "kiln precompile: error: "
+                   << llvm::toString(std::move(error)) << "\n";
+      status = ExitSomeFailed;
+    }
+  // A temporary work directory goes, unless it holds what a user needs:
+  // the dumps of a training command (kiln cache check reads them later).
+  if (options.workDir.empty()) {
+    llvm::sys::fs::remove_directories(inputDirectory);
+    llvm::sys::fs::remove_directories(outputDirectory);
+    if (options.command.empty())
+      llvm::sys::fs::remove_directories(*workDirectory);
+    else
+      llvm::errs() << "kiln precompile: the dumped graphs are in "
+                   << *workDirectory << "/dumps\n";
+  }
+  return status;
+}
