@@ -118,18 +118,23 @@ Executable::load(llvm::StringRef artifact) {
   if (!generator)
     return generator.takeError();
   (*jit)->getMainJITDylib().addGenerator(std::move(*generator));
-#if defined(__x86_64__)
   llvm::orc::SymbolMap runtimeSymbols;
+  // The collective interface of compiled code (CollectiveAbi.h).
+  for (auto [name, address] : getCollectiveRuntimeSymbols())
+    runtimeSymbols[(*jit)->mangleAndIntern(name)] = {
+        llvm::orc::ExecutorAddr::fromPtr(address),
+        llvm::JITSymbolFlags::Exported};
+#if defined(__x86_64__)
   runtimeSymbols[(*jit)->mangleAndIntern("__truncsfbf2")] = {
       llvm::orc::ExecutorAddr::fromPtr(&truncateFloatToBf16),
       llvm::JITSymbolFlags::Exported};
   runtimeSymbols[(*jit)->mangleAndIntern("__truncdfbf2")] = {
       llvm::orc::ExecutorAddr::fromPtr(&truncateDoubleToBf16),
       llvm::JITSymbolFlags::Exported};
+#endif
   if (llvm::Error defined = (*jit)->getMainJITDylib().define(
           llvm::orc::absoluteSymbols(std::move(runtimeSymbols))))
     return std::move(defined);
-#endif
   if (llvm::Error added = (*jit)->addObjectFile(
           llvm::MemoryBuffer::getMemBufferCopy(parsed->object,
                                                manifest.graphName + ".o")))
@@ -179,7 +184,8 @@ interp::HostTensor kiln::unpackTensor(Type type, llvm::StringRef bytes) {
 
 llvm::Expected<std::vector<interp::HostTensor>>
 Executable::run(llvm::ArrayRef<interp::HostTensor> inputs,
-                MLIRContext *context) {
+                MLIRContext *context, ParticipantGroup *group,
+                int participant) {
   if (inputs.size() != manifest.inputs.size())
     return error(llvm::formatv("the graph takes {0} parameters, {1} given",
                                manifest.inputs.size(), inputs.size()));
@@ -204,7 +210,13 @@ Executable::run(llvm::ArrayRef<interp::HostTensor> inputs,
   std::vector<void *> pointers;
   for (std::string &buffer : buffers)
     pointers.push_back(buffer.data());
-  call(pointers.data());
+  {
+    ParticipantScope scope(group, participant);
+    call(pointers.data());
+    std::string failed = ParticipantScope::takeError();
+    if (!failed.empty())
+      return error(failed);
+  }
   std::vector<interp::HostTensor> outputs;
   for (auto [i, type] : llvm::enumerate(outputTypes))
     outputs.push_back(unpackTensor(type, buffers[inputs.size() + i]));

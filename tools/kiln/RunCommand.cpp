@@ -28,6 +28,7 @@
 
 #include <cmath>
 #include <random>
+#include <thread>
 #include <xxhash.h>
 
 using namespace mlir;
@@ -291,15 +292,75 @@ makeArguments(const kiln::RunOptions &options, func::FuncOp entry,
   return arguments;
 }
 
+/// Runs compiled code as `ranks` participants, one thread each, on the same
+/// parameters: every participant's outputs, by rank.
+FailureOr<std::vector<std::vector<HostTensor>>>
+runCompiledRanks(kiln::Executable &executable,
+                 llvm::ArrayRef<HostTensor> arguments, int ranks,
+                 MLIRContext *context) {
+  std::vector<std::vector<HostTensor>> outputs(ranks);
+  std::vector<std::string> errors(ranks);
+  if (ranks == 1) {
+    auto out = executable.run(arguments, context);
+    if (!out)
+      errors[0] = llvm::toString(out.takeError());
+    else
+      outputs[0] = std::move(*out);
+  } else {
+    kiln::ParticipantGroup group(ranks);
+    std::vector<std::thread> threads;
+    for (int rank = 0; rank < ranks; ++rank)
+      threads.emplace_back([&, rank] {
+        auto out = executable.run(arguments, context, &group, rank);
+        if (!out) {
+          errors[rank] = llvm::toString(out.takeError());
+          group.abort();
+        } else {
+          outputs[rank] = std::move(*out);
+        }
+      });
+    for (std::thread &thread : threads)
+      thread.join();
+  }
+  bool failed = false;
+  for (auto [rank, error] : llvm::enumerate(errors))
+    if (!error.empty()) {
+      llvm::errs() << "kiln run: error: "
+                   << (ranks > 1 ? "rank " + std::to_string(rank) + ": " : "")
+                   << error << "\n";
+      failed = true;
+    }
+  if (failed)
+    return failure();
+  return outputs;
+}
+
 /// The checks of a compiled program, compared as the evaluator compares.
-unsigned printCompiledChecks(const kiln::ArtifactManifest &manifest,
-                             llvm::ArrayRef<HostTensor> outputs,
-                             MLIRContext *context) {
+unsigned
+printCompiledChecks(const kiln::ArtifactManifest &manifest,
+                    llvm::ArrayRef<std::vector<HostTensor>> outputsByRank,
+                    MLIRContext *context) {
   std::vector<std::string> where;
   for (const kiln::CheckSpec &spec : manifest.checks)
     where.push_back(spec.location);
-  return printChecks({kiln::compareChecks(manifest, outputs, context)},
-                     {where}, 1);
+  std::vector<std::vector<CheckOutcome>> checksByRank;
+  std::vector<std::vector<std::string>> whereByRank;
+  for (const std::vector<HostTensor> &outputs : outputsByRank) {
+    checksByRank.push_back(kiln::compareChecks(manifest, outputs, context));
+    whereByRank.push_back(where);
+  }
+  return printChecks(checksByRank, whereByRank, outputsByRank.size());
+}
+
+/// Each rank's graph results (its outputs without the checks' values).
+std::vector<std::vector<HostTensor>>
+getGraphResults(const kiln::ArtifactManifest &manifest,
+                llvm::ArrayRef<std::vector<HostTensor>> outputsByRank) {
+  std::vector<std::vector<HostTensor>> results;
+  for (const std::vector<HostTensor> &outputs : outputsByRank)
+    results.emplace_back(outputs.begin(),
+                         outputs.begin() + manifest.graphOutputs);
+  return results;
 }
 
 int runInterpreted(const kiln::RunOptions &options) {
@@ -358,12 +419,9 @@ int runInterpreted(const kiln::RunOptions &options) {
 }
 
 int runCompiled(const kiln::RunOptions &options) {
-  if (options.ranks > 1) {
-    llvm::errs() << "kiln run: error: --ranks runs several participants on "
-                    "the evaluator; add --interpret\n";
-    return ExitInputError;
-  }
-  MLIRContext context(MLIRContext::Threading::DISABLED);
+  // Several ranks run on threads of their own, which make types at once.
+  MLIRContext context(options.ranks > 1 ? MLIRContext::Threading::ENABLED
+                                        : MLIRContext::Threading::DISABLED);
   kiln::registerCompilerDialects(context);
   OwningOpRef<ModuleOp> module =
       kiln::loadGraph(options.input, &context, llvm::errs());
@@ -429,49 +487,65 @@ int runCompiled(const kiln::RunOptions &options) {
                  << llvm::toString(executable.takeError()) << "\n";
     return ExitSomeFailed;
   }
-  auto outputs = (*executable)->run(*arguments, &context);
-  if (!outputs) {
-    llvm::errs() << "kiln run: error: " << llvm::toString(outputs.takeError())
-                 << "\n";
+  FailureOr<std::vector<std::vector<HostTensor>>> outputs =
+      runCompiledRanks(**executable, *arguments, options.ranks, &context);
+  if (failed(outputs))
     return ExitInputError;
-  }
   const kiln::ArtifactManifest &manifest = (*executable)->getManifest();
   unsigned failedChecks = printCompiledChecks(manifest, *outputs, &context);
-  std::vector<HostTensor> results(outputs->begin(),
-                                  outputs->begin() + manifest.graphOutputs);
+  std::vector<std::vector<HostTensor>> results =
+      getGraphResults(manifest, *outputs);
   if (options.compare) {
-    Evaluator referenceEvaluator(*reference);
-    func::FuncOp referenceEntry = referenceEvaluator.getEntry();
-    FailureOr<std::vector<HostTensor>> expected =
-        referenceEvaluator.call(referenceEntry, *arguments);
-    if (failed(expected))
-      return ExitInputError;
-    for (auto [i, pair] : llvm::enumerate(llvm::zip(results, *expected))) {
-      auto [got, want] = pair;
-      if (got.kind == ElementKind::Token)
-        continue;
-      ResultError error = compareResults(got, want);
-      std::string type;
-      llvm::raw_string_ostream(type) << got.type;
-      llvm::outs() << llvm::formatv(
-          "result {0}: {1}  max abs error {2}  max rel error {3}{4}\n", i,
-          type, formatNumber(error.absolute), formatNumber(error.relative),
-          error.nanMismatches
-              ? llvm::formatv("  {0} NaN mismatches", error.nanMismatches).str()
-              : std::string());
+    EvaluatorOptions evaluatorOptions;
+    if (options.maxWork > 0)
+      evaluatorOptions.maxWork = options.maxWork;
+    std::vector<std::vector<HostTensor>> expected;
+    if (options.ranks > 1) {
+      std::vector<std::vector<HostTensor>> perRank(options.ranks, *arguments);
+      FailureOr<std::vector<std::vector<HostTensor>>> out =
+          runRanks(*reference, options.ranks, perRank, evaluatorOptions);
+      if (failed(out))
+        return ExitInputError;
+      expected = std::move(*out);
+    } else {
+      Evaluator referenceEvaluator(*reference, evaluatorOptions);
+      FailureOr<std::vector<HostTensor>> out = referenceEvaluator.call(
+          referenceEvaluator.getEntry(), *arguments);
+      if (failed(out))
+        return ExitInputError;
+      expected.push_back(std::move(*out));
     }
+    for (int rank = 0; rank < options.ranks; ++rank)
+      for (auto [i, pair] :
+           llvm::enumerate(llvm::zip(results[rank], expected[rank]))) {
+        auto [got, want] = pair;
+        if (got.kind == ElementKind::Token)
+          continue;
+        ResultError error = compareResults(got, want);
+        std::string type;
+        llvm::raw_string_ostream(type) << got.type;
+        llvm::outs() << llvm::formatv(
+            "{5}result {0}: {1}  max abs error {2}  max rel error {3}{4}\n",
+            i, type, formatNumber(error.absolute),
+            formatNumber(error.relative),
+            error.nanMismatches
+                ? llvm::formatv("  {0} NaN mismatches", error.nanMismatches)
+                      .str()
+                : std::string(),
+            options.ranks > 1 ? "rank " + std::to_string(rank) + " " : "");
+      }
     return failedChecks ? ExitSomeFailed : ExitSuccess;
   }
-  if (int status = printResults(options, {results}))
+  if (int status = printResults(options, results))
     return status;
   return failedChecks ? ExitSomeFailed : ExitSuccess;
 }
 
 int runArtifact(const kiln::RunOptions &options, llvm::StringRef bytes) {
-  if (options.interpret || options.compare || options.ranks > 1) {
+  if (options.interpret || options.compare) {
     llvm::errs() << "kiln run: error: " << options.input
-                 << " is an artifact: --interpret, --compare and --ranks "
-                    "need the graph\n";
+                 << " is an artifact: --interpret and --compare need the "
+                    "graph\n";
     return ExitInputError;
   }
   auto executable = kiln::Executable::load(bytes);
@@ -480,7 +554,8 @@ int runArtifact(const kiln::RunOptions &options, llvm::StringRef bytes) {
                  << llvm::toString(executable.takeError()) << "\n";
     return ExitSomeFailed;
   }
-  MLIRContext context(MLIRContext::Threading::DISABLED);
+  MLIRContext context(options.ranks > 1 ? MLIRContext::Threading::ENABLED
+                                        : MLIRContext::Threading::DISABLED);
   kiln::registerCompilerDialects(context);
   const kiln::ArtifactManifest &manifest = (*executable)->getManifest();
   std::vector<HostTensor> arguments;
@@ -509,16 +584,12 @@ int runArtifact(const kiln::RunOptions &options, llvm::StringRef bytes) {
                                     "(--seed {1})\n",
                                     arguments.size(), options.seed);
   }
-  auto outputs = (*executable)->run(arguments, &context);
-  if (!outputs) {
-    llvm::errs() << "kiln run: error: " << llvm::toString(outputs.takeError())
-                 << "\n";
+  FailureOr<std::vector<std::vector<HostTensor>>> outputs =
+      runCompiledRanks(**executable, arguments, options.ranks, &context);
+  if (failed(outputs))
     return ExitInputError;
-  }
   unsigned failedChecks = printCompiledChecks(manifest, *outputs, &context);
-  std::vector<HostTensor> results(outputs->begin(),
-                                  outputs->begin() + manifest.graphOutputs);
-  if (int status = printResults(options, {results}))
+  if (int status = printResults(options, getGraphResults(manifest, *outputs)))
     return status;
   return failedChecks ? ExitSomeFailed : ExitSuccess;
 }

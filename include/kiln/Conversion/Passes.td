@@ -30,7 +30,9 @@ def ConvertKilnToLinalgPass : Pass<"convert-kiln-to-linalg", "mlir::ModuleOp"> {
     "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
     "mlir::math::MathDialect", "mlir::scf::SCFDialect",
     "mlir::tensor::TensorDialect", "mlir::func::FuncDialect",
-    "mlir::LLVM::LLVMDialect", "mlir::complex::ComplexDialect"
+    "mlir::LLVM::LLVMDialect", "mlir::complex::ComplexDialect",
+    "mlir::memref::MemRefDialect",
+    "mlir::bufferization::BufferizationDialect"
   ];
 }
 

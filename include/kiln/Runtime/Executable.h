@@ -13,6 +13,7 @@
 #include "kiln/Interpreter/Evaluator.h"
 #include "kiln/Interpreter/HostTensor.h"
 #include "kiln/Runtime/Artifact.h"
+#include "kiln/Runtime/Collectives.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -47,9 +48,12 @@ public:
   /// Calls the code on `inputs` (the parameters' values, of the manifest's
   /// types); every output (the graph's results, then the checks' values).
   /// Output buffers are filled with 0xff bytes first, so that an element
-  /// the code never writes shows as NaN or -1.
+  /// the code never writes shows as NaN or -1. With a `group`, this thread
+  /// is its participant number `participant` at collectives (the others
+  /// run the same code on threads of their own); without, the only one.
   llvm::Expected<std::vector<interp::HostTensor>>
-  run(llvm::ArrayRef<interp::HostTensor> inputs, mlir::MLIRContext *context);
+  run(llvm::ArrayRef<interp::HostTensor> inputs, mlir::MLIRContext *context,
+      ParticipantGroup *group = nullptr, int participant = 0);
 
   /// Calls the code on raw buffers: the parameters', then the outputs'.
   void call(void **buffers) const { entry(buffers); }

@@ -5,8 +5,7 @@
 // (a predicate: branch 0 when true) or scf.index_switch (an index: out of
 // range runs the last branch, as HLO says). The regions move into the scf
 // ops and their kiln ops are lowered in place; a kiln.return left in an
-// scf region becomes its terminator. On one device, partition-id and
-// replica-id are 0.
+// scf region becomes its terminator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -136,29 +135,10 @@ struct ReturnLowering : public OpConversionPattern<kiln::ReturnOp> {
   }
 };
 
-/// partition-id and replica-id of the only participant.
-template <typename OpTy>
-struct ParticipantIdLowering : public OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  using OpAdaptor = typename OpTy::Adaptor;
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto type = cast<RankedTensorType>(
-        this->getTypeConverter()->convertType(op.getType()));
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        op, type, DenseElementsAttr::get(
-                      type, rewriter.getZeroAttr(type.getElementType())));
-    return success();
-  }
-};
-
 } // namespace
 
 void kiln::populateKilnControlFlowToScfPatterns(const TypeConverter &converter,
                                                 RewritePatternSet &patterns) {
-  patterns.add<WhileLowering, ConditionalLowering, ReturnLowering,
-               ParticipantIdLowering<kiln::PartitionIdOp>,
-               ParticipantIdLowering<kiln::ReplicaIdOp>>(converter,
-                                                         patterns.getContext());
+  patterns.add<WhileLowering, ConditionalLowering, ReturnLowering>(
+      converter, patterns.getContext());
 }

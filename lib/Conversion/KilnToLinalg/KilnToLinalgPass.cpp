@@ -14,12 +14,14 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -56,6 +58,7 @@ void kiln::populateKilnToLinalgPatterns(const TypeConverter &converter,
   populateKilnCustomCallToLinalgPatterns(converter, patterns);
   populateKilnNormalizationToLinalgPatterns(converter, patterns);
   populateKilnSortToScfPatterns(converter, patterns);
+  populateKilnCollectiveToRuntimePatterns(converter, patterns);
 }
 
 namespace {
@@ -72,7 +75,9 @@ struct ConvertKilnToLinalgPass
     target.addLegalOp<ModuleOp, UnrealizedConversionCastOp>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, tensor::TensorDialect,
-                           LLVM::LLVMDialect, complex::ComplexDialect>();
+                           LLVM::LLVMDialect, complex::ComplexDialect,
+                           memref::MemRefDialect,
+                           bufferization::BufferizationDialect>();
     // scf and func ops are legal once their types are.
     target.addDynamicallyLegalDialect<scf::SCFDialect>(
         [&](Operation *op) { return converter.isLegal(op); });

@@ -61,6 +61,11 @@ void populateKilnCustomCallToLinalgPatterns(
 
 /// sort (any number of operands, any comparator): a stable insertion
 /// sort of each line.
+/// Collectives and participant ids as calls of the runtime's collective
+/// interface (kiln/Runtime/CollectiveAbi.h).
+void populateKilnCollectiveToRuntimePatterns(
+    const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
+
 void populateKilnSortToScfPatterns(const mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 

@@ -4,7 +4,10 @@ its element type allows (relative to the result's largest magnitude), or
 if NaNs appear where the evaluator has none. Compiled outputs are poisoned
 (0xff bytes) before each run, so an element the code never writes shows.
 
-    compare.py KILN GRAPH...
+    compare.py KILN [--ranks N] GRAPH...
+
+With --ranks, every graph runs as N participants (one thread each, on the
+same parameters), and every rank's results are compared.
 """
 import random
 import re
@@ -15,17 +18,22 @@ TOLERANCE = {"f64": 1e-12, "f32": 1e-5, "f16": 1e-2, "bf16": 1e-2,
              "complex<f64>": 1e-12, "complex<f32>": 1e-5}
 
 kiln, graphs = sys.argv[1], sys.argv[2:]
+ranks = []
+if graphs[:1] == ["--ranks"]:
+    ranks, graphs = ["--ranks", graphs[1]], graphs[2:]
 failures = 0
+compared = 0
 for graph in graphs:
     seed = random.randrange(1 << 31)
-    run = subprocess.run([kiln, "run", "--compare", "--seed", str(seed), graph],
+    run = subprocess.run([kiln, "run", "--compare", "--seed", str(seed)] +
+                         ranks + [graph],
                          capture_output=True, text=True)
     name = graph.rsplit("/", 1)[-1]
     if run.returncode != 0:
         print(f"{name}: kiln run --compare failed (seed {seed}): {run.stderr.strip()}")
         failures += 1
         continue
-    results = re.findall(r"result (\d+): tensor<(.*?)>  max abs error (\S+)"
+    results = re.findall(r"(?:rank \d+ )?result (\d+): tensor<(.*?)>  max abs error (\S+)"
                          r"  max rel error (\S+)(.*)", run.stdout)
     if not results:
         print(f"{name}: no result compared (seed {seed})")
@@ -39,4 +47,6 @@ for graph in graphs:
             failures += 1
         else:
             print(f"{name}: result {index} ({element}) within {limit}")
+        compared += 1
+print(f"{compared} results compared, {failures} failures")
 sys.exit(1 if failures else 0)

@@ -1,0 +1,96 @@
+//===- CollectiveAbi.h - compiled code's calls into collectives -*- C++ -*-===//
+//
+// This file declares the small interface between compiled graphs and the
+// runtime that moves data between participants: the two C functions that
+// convert-kiln-to-linalg calls, and the numbers they take. Compiled code
+// knows nothing of who the participants are; the runtime (Collectives.h)
+// implements it with threads of one process, and a multi-process
+// transport can implement the same two functions.
+//
+//   void kiln_rt_collective(i64 kind, i64 reduction, i64 element,
+//                           i64 input, i64 output,      // addresses
+//                           i64 outer, i64 extent, i64 resultExtent,
+//                           i64 inner,
+//                           i64 groups, i64 groupCount, i64 groupSize);
+//   i64  kiln_rt_participant();
+//
+// The operand is seen as [outer, extent, inner] around the op's dimension
+// (all_gather, reduce_scatter, all_to_all; [1, elements, 1] otherwise),
+// the result as [outer, resultExtent, inner]. `groups` is the address of
+// groupCount rows of groupSize participant numbers (-1 pads short rows;
+// none: every participant in one group); for collective_permute, the
+// (source, target) pairs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_RUNTIME_COLLECTIVEABI_H
+#define KILN_RUNTIME_COLLECTIVEABI_H
+
+#include <cstdint>
+
+namespace kiln::collective_abi {
+
+constexpr const char *kCollectiveFunction = "kiln_rt_collective";
+constexpr unsigned kCollectiveArguments = 12;
+constexpr const char *kParticipantFunction = "kiln_rt_participant";
+
+enum class CollectiveKind : int64_t {
+  AllReduce = 0,
+  AllGather = 1,
+  ReduceScatter = 2,
+  AllToAll = 3,
+  Permute = 4,
+  Broadcast = 5,
+};
+
+enum class Reduction : int64_t {
+  None = 0,
+  Add = 1,
+  Multiply = 2,
+  Maximum = 3,
+  Minimum = 4,
+  And = 5,
+  Or = 6,
+  Xor = 7,
+};
+
+enum class ElementKind : int64_t {
+  F32 = 0,
+  F64 = 1,
+  BF16 = 2,
+  F16 = 3,
+  S8 = 4,
+  S16 = 5,
+  S32 = 6,
+  S64 = 7,
+  U8 = 8,
+  U16 = 9,
+  U32 = 10,
+  U64 = 11,
+  Pred = 12,
+};
+
+/// Bytes per element of `kind` in compiled code's buffers.
+inline int64_t getElementBytes(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::F64:
+  case ElementKind::S64:
+  case ElementKind::U64:
+    return 8;
+  case ElementKind::F32:
+  case ElementKind::S32:
+  case ElementKind::U32:
+    return 4;
+  case ElementKind::BF16:
+  case ElementKind::F16:
+  case ElementKind::S16:
+  case ElementKind::U16:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+} // namespace kiln::collective_abi
+
+#endif // KILN_RUNTIME_COLLECTIVEABI_H

@@ -1,0 +1,345 @@
+//===- Collectives.cpp - collectives as calls into the runtime --*- C++ -*-===//
+//
+// This file lowers kiln's collectives (all_reduce, all_gather,
+// reduce_scatter, all_to_all, collective_permute, collective_broadcast) and
+// partition_id/replica_id to calls of kiln's runtime collective interface
+// (include/kiln/Runtime/CollectiveAbi.h): the operand is copied into a
+// buffer of its own, the runtime writes the result's buffer from every
+// participant's operand, and the result is that buffer as a tensor. The
+// runtime decides who the participants are (threads of one process today;
+// a multi-process transport can implement the same calls); with one
+// participant every collective is a copy.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Runtime/CollectiveAbi.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/StringExtras.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+using namespace mlir;
+using namespace kiln::collective_abi;
+
+namespace {
+
+/// The runtime's element kind of a kiln element type (signedness is the
+/// kiln type's, before the type converter makes integers signless); none
+/// for types the runtime does not reduce.
+std::optional<ElementKind> getElementKind(Type type) {
+  if (type.isF32())
+    return ElementKind::F32;
+  if (type.isF64())
+    return ElementKind::F64;
+  if (type.isBF16())
+    return ElementKind::BF16;
+  if (type.isF16())
+    return ElementKind::F16;
+  if (type.isInteger(1))
+    return ElementKind::Pred;
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    bool isUnsigned = integer.isUnsigned();
+    switch (integer.getWidth()) {
+    case 8:
+      return isUnsigned ? ElementKind::U8 : ElementKind::S8;
+    case 16:
+      return isUnsigned ? ElementKind::U16 : ElementKind::S16;
+    case 32:
+      return isUnsigned ? ElementKind::U32 : ElementKind::S32;
+    case 64:
+      return isUnsigned ? ElementKind::U64 : ElementKind::S64;
+    default:
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+/// The reduction a collective's region computes, if it is one op of its two
+/// arguments.
+std::optional<Reduction> getReduction(Region &region) {
+  if (region.empty() || !region.hasOneBlock())
+    return std::nullopt;
+  Block &block = region.front();
+  if (block.getNumArguments() != 2 || block.getOperations().size() != 2)
+    return std::nullopt;
+  Operation &op = block.front();
+  if (op.getNumOperands() != 2 ||
+      op.getOperand(0) != block.getArgument(0) ||
+      op.getOperand(1) != block.getArgument(1) ||
+      block.back().getOperands() != op.getResults())
+    return std::nullopt;
+  if (isa<kiln::AddOp>(op))
+    return Reduction::Add;
+  if (isa<kiln::MultiplyOp>(op))
+    return Reduction::Multiply;
+  if (isa<kiln::MaximumOp>(op))
+    return Reduction::Maximum;
+  if (isa<kiln::MinimumOp>(op))
+    return Reduction::Minimum;
+  if (isa<kiln::AndOp>(op))
+    return Reduction::And;
+  if (isa<kiln::OrOp>(op))
+    return Reduction::Or;
+  if (isa<kiln::XorOp>(op))
+    return Reduction::Xor;
+  return std::nullopt;
+}
+
+/// The i64 address of `buffer`'s first element.
+Value getAddress(OpBuilder &builder, Location loc, Value buffer) {
+  Value index =
+      builder.create<memref::ExtractAlignedPointerAsIndexOp>(loc, buffer);
+  return builder.create<arith::IndexCastOp>(loc, builder.getI64Type(), index);
+}
+
+Value getI64(OpBuilder &builder, Location loc, int64_t value) {
+  return builder.create<arith::ConstantIntOp>(loc, builder.getI64Type(),
+                                              value);
+}
+
+/// Declares `name` (`count` i64 arguments, `results` i64 results) in the
+/// module, once.
+void declareRuntimeFunction(ModuleOp module, StringRef name, unsigned count,
+                            unsigned results, OpBuilder &builder) {
+  if (module.lookupSymbol(name))
+    return;
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(module.getBody());
+  SmallVector<Type> arguments(count, builder.getI64Type());
+  SmallVector<Type> resultTypes(results, builder.getI64Type());
+  auto function = builder.create<func::FuncOp>(
+      module.getLoc(), name, builder.getFunctionType(arguments, resultTypes));
+  function.setPrivate();
+}
+
+/// The address of a constant array of `values` (replica groups, pairs):
+/// a private global of the module.
+Value getConstantArray(OpBuilder &builder, Location loc, ModuleOp module,
+                       ArrayRef<int64_t> values) {
+  SmallVector<int64_t> data(values);
+  if (data.empty())
+    data.push_back(-1);
+  auto type = MemRefType::get({(int64_t)data.size()}, builder.getI64Type());
+  auto tensorType =
+      RankedTensorType::get({(int64_t)data.size()}, builder.getI64Type());
+  // One global per distinct array, named by its contents.
+  std::string name =
+      "kiln_collective_groups_" +
+      llvm::utohexstr(llvm::hash_value(ArrayRef<int64_t>(data)));
+  if (!module.lookupSymbol(name)) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(module.getBody());
+    builder.create<memref::GlobalOp>(
+        loc, name, builder.getStringAttr("private"), type,
+        DenseElementsAttr::get(tensorType, ArrayRef<int64_t>(data)),
+        /*constant=*/true, /*alignment=*/nullptr);
+  }
+  Value array = builder.create<memref::GetGlobalOp>(loc, type, name);
+  return getAddress(builder, loc, array);
+}
+
+/// Replica groups as the runtime reads them: every row of one size (rows
+/// shorter than the longest are padded with -1), and that size.
+std::pair<SmallVector<int64_t>, int64_t> getGroups(Attribute attribute) {
+  auto groups = dyn_cast_or_null<DenseIntElementsAttr>(attribute);
+  if (!groups || groups.getNumElements() == 0)
+    return {{}, 0};
+  auto shape = cast<RankedTensorType>(groups.getType()).getShape();
+  auto values = llvm::to_vector(groups.getValues<int64_t>());
+  int64_t size = shape.size() == 2 ? shape[1] : (int64_t)values.size();
+  return {values, size};
+}
+
+/// Emits one runtime collective: `operand` (of kiln type `kilnType`) in,
+/// a tensor of `resultType` out.
+FailureOr<Value> emitCollective(ConversionPatternRewriter &rewriter,
+                                Operation *op, Value operand,
+                                RankedTensorType kilnType,
+                                RankedTensorType resultType, CollectiveKind kind,
+                                Reduction reduction, int64_t dimension,
+                                ArrayRef<int64_t> groups, int64_t groupSize) {
+  Location loc = op->getLoc();
+  std::optional<ElementKind> element =
+      getElementKind(kilnType.getElementType());
+  if (!element)
+    return rewriter.notifyMatchFailure(op, "element type not exchanged");
+  auto operandType = cast<RankedTensorType>(operand.getType());
+  if (!operandType.hasStaticShape() || !resultType.hasStaticShape())
+    return rewriter.notifyMatchFailure(op, "dynamic shape");
+  ModuleOp module = op->getParentOfType<ModuleOp>();
+  declareRuntimeFunction(module, kCollectiveFunction, kCollectiveArguments, 0,
+                         rewriter);
+
+  // The operand in a buffer of its own, the result in a fresh one.
+  auto inputType = MemRefType::get(operandType.getShape(),
+                                   operandType.getElementType());
+  auto outputType =
+      MemRefType::get(resultType.getShape(), resultType.getElementType());
+  Value input = rewriter.create<memref::AllocOp>(loc, inputType);
+  auto copy = rewriter.create<bufferization::MaterializeInDestinationOp>(
+      loc, TypeRange(), operand, input);
+  copy.setRestrict(true);
+  copy.setWritable(true);
+  Value output = rewriter.create<memref::AllocOp>(loc, outputType);
+
+  // The operand seen as [outer, extent, inner] around `dimension`.
+  int64_t outer = 1, inner = 1;
+  ArrayRef<int64_t> shape = operandType.getShape();
+  int64_t extent = operandType.getNumElements(), resultExtent =
+                                                    resultType.getNumElements();
+  if (dimension >= 0) {
+    for (int64_t d = 0; d < dimension; ++d)
+      outer *= shape[d];
+    for (int64_t d = dimension + 1; d < (int64_t)shape.size(); ++d)
+      inner *= shape[d];
+    extent = shape[dimension];
+    resultExtent = resultType.getDimSize(dimension);
+  }
+  int64_t groupCount = groupSize ? (int64_t)groups.size() / groupSize : 0;
+  SmallVector<Value> arguments = {
+      getI64(rewriter, loc, (int64_t)kind),
+      getI64(rewriter, loc, (int64_t)reduction),
+      getI64(rewriter, loc, (int64_t)*element),
+      getAddress(rewriter, loc, input),
+      getAddress(rewriter, loc, output),
+      getI64(rewriter, loc, outer),
+      getI64(rewriter, loc, extent),
+      getI64(rewriter, loc, resultExtent),
+      getI64(rewriter, loc, inner),
+      getConstantArray(rewriter, loc, module, groups),
+      getI64(rewriter, loc, groupCount),
+      getI64(rewriter, loc, groupSize)};
+  rewriter.create<func::CallOp>(loc, kCollectiveFunction, TypeRange(),
+                                arguments);
+  auto result = rewriter.create<bufferization::ToTensorOp>(
+      loc, resultType, output, /*restrict=*/true, /*writable=*/true);
+  return result.getResult();
+}
+
+template <typename OpTy>
+struct CollectiveLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    CollectiveKind kind;
+    Reduction reduction = Reduction::None;
+    int64_t dimension = -1;
+    SmallVector<int64_t> groups;
+    int64_t groupSize = 0;
+    Operation *operation = op.getOperation();
+    if (auto groupsAttr = operation->getAttr("replica_groups"))
+      std::tie(groups, groupSize) = getGroups(groupsAttr);
+    if (auto dims = operation->template getAttrOfType<DenseI64ArrayAttr>(
+            "dimensions")) {
+      if (dims.size() > 1)
+        return rewriter.notifyMatchFailure(op, "several dimensions");
+      if (dims.size() == 1)
+        dimension = dims[0];
+    }
+    if constexpr (std::is_same_v<OpTy, kiln::AllReduceOp> ||
+                  std::is_same_v<OpTy, kiln::ReduceScatterOp>) {
+      std::optional<Reduction> found = getReduction(op.getToApply());
+      if (!found)
+        return rewriter.notifyMatchFailure(op, "reducer is not one op");
+      reduction = *found;
+    }
+    if constexpr (std::is_same_v<OpTy, kiln::AllReduceOp>)
+      kind = CollectiveKind::AllReduce;
+    else if constexpr (std::is_same_v<OpTy, kiln::AllGatherOp>)
+      kind = CollectiveKind::AllGather;
+    else if constexpr (std::is_same_v<OpTy, kiln::ReduceScatterOp>)
+      kind = CollectiveKind::ReduceScatter;
+    else if constexpr (std::is_same_v<OpTy, kiln::AllToAllOp>)
+      kind = CollectiveKind::AllToAll;
+    else if constexpr (std::is_same_v<OpTy, kiln::CollectiveBroadcastOp>)
+      kind = CollectiveKind::Broadcast;
+    else
+      kind = CollectiveKind::Permute;
+    if constexpr (std::is_same_v<OpTy, kiln::CollectivePermuteOp>) {
+      auto pairs = op.getSourceTargetPairs();
+      groups = llvm::to_vector(pairs.template getValues<int64_t>());
+      groupSize = 2;
+    }
+    if ((kind == CollectiveKind::AllGather ||
+         kind == CollectiveKind::ReduceScatter ||
+         kind == CollectiveKind::AllToAll) &&
+        dimension < 0)
+      return rewriter.notifyMatchFailure(op, "tuple form of all_to_all");
+
+    SmallVector<Value> results;
+    for (auto [k, operand] : llvm::enumerate(adaptor.getOperands())) {
+      if (k >= operation->getNumResults())
+        break;
+      auto kilnType =
+          dyn_cast<RankedTensorType>(operation->getOperand(k).getType());
+      auto resultType = dyn_cast_or_null<RankedTensorType>(
+          this->getTypeConverter()->convertType(
+              operation->getResult(k).getType()));
+      if (!kilnType || !resultType)
+        return rewriter.notifyMatchFailure(op, "not a tensor");
+      FailureOr<Value> result =
+          emitCollective(rewriter, operation, operand, kilnType, resultType,
+                         kind, reduction, dimension, groups, groupSize);
+      if (failed(result))
+        return failure();
+      results.push_back(*result);
+    }
+    if (results.size() != operation->getNumResults())
+      return rewriter.notifyMatchFailure(op, "results without operands");
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// partition-id and replica-id: the participant's number, from the
+/// runtime (one number per participant: kiln runs one replica of
+/// num_partitions partitions, or num_replicas replicas of one).
+template <typename OpTy>
+struct ParticipantIdLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(
+        this->getTypeConverter()->convertType(op.getType()));
+    Location loc = op.getLoc();
+    declareRuntimeFunction(op->template getParentOfType<ModuleOp>(),
+                           kParticipantFunction, 0, 1, rewriter);
+    Value id = rewriter
+                   .create<func::CallOp>(loc, kParticipantFunction,
+                                         TypeRange{rewriter.getI64Type()},
+                                         ValueRange())
+                   .getResult(0);
+    Value narrowed =
+        rewriter.create<arith::TruncIOp>(loc, type.getElementType(), id);
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, type, narrowed);
+    return success();
+  }
+};
+
+} // namespace
+
+void kiln::populateKilnCollectiveToRuntimePatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<CollectiveLowering<kiln::AllReduceOp>,
+               CollectiveLowering<kiln::AllGatherOp>,
+               CollectiveLowering<kiln::ReduceScatterOp>,
+               CollectiveLowering<kiln::AllToAllOp>,
+               CollectiveLowering<kiln::CollectivePermuteOp>,
+               CollectiveLowering<kiln::CollectiveBroadcastOp>,
+               ParticipantIdLowering<kiln::PartitionIdOp>,
+               ParticipantIdLowering<kiln::ReplicaIdOp>>(converter,
+                                                         patterns.getContext());
+}
