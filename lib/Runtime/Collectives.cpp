@@ -1,6 +1,6 @@
 //===- Collectives.cpp - participants of compiled code as threads -*- C++ -*-===//
 //
-// The runtime functions that compiled collectives call (CollectiveAbi.h),
+// The runtime functions that compiled collectives call (RuntimeAbi.h),
 // for participants that are threads of this process. Results follow HLO:
 // all_reduce and reduce_scatter combine the group's operands in group
 // order (bf16 and f16 rounded after each step, as their reducer would),
@@ -12,14 +12,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Runtime/Collectives.h"
-#include "kiln/Runtime/CollectiveAbi.h"
+#include "kiln/Runtime/RuntimeAbi.h"
+#include "kiln/Interpreter/RandomBits.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
 using namespace kiln;
-using namespace kiln::collective_abi;
+using namespace kiln::runtime_abi;
 
 const std::vector<const void *> *
 ParticipantGroup::arrive(uint64_t sequence, int participant,
@@ -219,6 +220,8 @@ bool reduceBlocks(ElementKind element, char *out,
     else if (reduction == Reduction::Multiply)
       reduction = Reduction::And;
     return run(Element<uint8_t>());
+  case ElementKind::NarrowInteger:
+    return false;
   }
   return false;
 }
@@ -409,4 +412,33 @@ kiln::getCollectiveRuntimeSymbols() {
   return {{kCollectiveFunction, reinterpret_cast<void *>(&kiln_rt_collective)},
           {kParticipantFunction,
            reinterpret_cast<void *>(&kiln_rt_participant)}};
+}
+
+namespace {
+/// rng_bit_generator for compiled code (RuntimeAbi.h).
+extern "C" void kiln_rt_random_bits(int64_t threeFry, int64_t stateAddress,
+                                    int64_t stateWords,
+                                    int64_t newStateAddress,
+                                    int64_t outputAddress, int64_t width,
+                                    int64_t shapeAddress, int64_t rank) {
+  const uint64_t *state = reinterpret_cast<const uint64_t *>(stateAddress);
+  const int64_t *shape = reinterpret_cast<const int64_t *>(shapeAddress);
+  char *output = reinterpret_cast<char *>(outputAddress);
+  int64_t bytes = width / 8;
+  kiln::generateRandomBits(
+      threeFry != 0, llvm::ArrayRef<uint64_t>(state, stateWords),
+      reinterpret_cast<uint64_t *>(newStateAddress),
+      llvm::ArrayRef<int64_t>(shape, rank), (unsigned)width,
+      [&](int64_t i, uint64_t bits) {
+        std::memcpy(output + i * bytes, &bits, bytes); // little-endian
+      });
+}
+} // namespace
+
+std::vector<std::pair<const char *, void *>> kiln::getRuntimeSymbols() {
+  std::vector<std::pair<const char *, void *>> symbols =
+      getCollectiveRuntimeSymbols();
+  symbols.push_back(
+      {kRandomBitsFunction, reinterpret_cast<void *>(&kiln_rt_random_bits)});
+  return symbols;
 }

@@ -119,8 +119,8 @@ Executable::load(llvm::StringRef artifact) {
     return generator.takeError();
   (*jit)->getMainJITDylib().addGenerator(std::move(*generator));
   llvm::orc::SymbolMap runtimeSymbols;
-  // The collective interface of compiled code (CollectiveAbi.h).
-  for (auto [name, address] : getCollectiveRuntimeSymbols())
+  // What compiled code calls in the runtime (RuntimeAbi.h).
+  for (auto [name, address] : getRuntimeSymbols())
     runtimeSymbols[(*jit)->mangleAndIntern(name)] = {
         llvm::orc::ExecutorAddr::fromPtr(address),
         llvm::JITSymbolFlags::Exported};

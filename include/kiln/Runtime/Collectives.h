@@ -1,7 +1,7 @@
 //===- Collectives.h - participants of compiled code as threads -*- C++ -*-===//
 //
 // This file declares the runtime side of the collective interface
-// (CollectiveAbi.h) for participants that are threads of one process: each
+// (RuntimeAbi.h) for participants that are threads of one process: each
 // thread runs the same compiled graph under a ParticipantScope naming its
 // number and the group it belongs to. At a collective, every participant
 // publishes the address of its operand and waits for the others'; each
@@ -64,9 +64,12 @@ public:
   static std::string takeError();
 };
 
-/// The address of each runtime function, by name, for linking compiled
-/// code.
+/// The address of each collective function, by name.
 std::vector<std::pair<const char *, void *>> getCollectiveRuntimeSymbols();
+
+/// The address of every function of RuntimeAbi.h, by name, for linking
+/// compiled code (collectives and random bits).
+std::vector<std::pair<const char *, void *>> getRuntimeSymbols();
 
 } // namespace kiln
 

@@ -3,7 +3,7 @@
 // This file lowers kiln's collectives (all_reduce, all_gather,
 // reduce_scatter, all_to_all, collective_permute, collective_broadcast) and
 // partition_id/replica_id to calls of kiln's runtime collective interface
-// (include/kiln/Runtime/CollectiveAbi.h): the operand is copied into a
+// (include/kiln/Runtime/RuntimeAbi.h): the operand is copied into a
 // buffer of its own, the runtime writes the result's buffer from every
 // participant's operand, and the result is that buffer as a tensor. The
 // runtime decides who the participants are (threads of one process today;
@@ -14,19 +14,23 @@
 
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
-#include "kiln/Runtime/CollectiveAbi.h"
+#include "kiln/Runtime/RuntimeAbi.h"
+
+#include "RuntimeCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "llvm/ADT/Hashing.h"
-#include "llvm/ADT/StringExtras.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
-using namespace kiln::collective_abi;
+using namespace kiln::runtime_abi;
+using kiln::declareRuntimeFunction;
+using kiln::getAddress;
+using kiln::getConstantArray;
+using kiln::getI64;
 
 namespace {
 
@@ -56,6 +60,8 @@ std::optional<ElementKind> getElementKind(Type type) {
     case 64:
       return isUnsigned ? ElementKind::U64 : ElementKind::S64;
     default:
+      if (integer.getWidth() < 8)
+        return ElementKind::NarrowInteger;
       return std::nullopt;
     }
   }
@@ -93,59 +99,6 @@ std::optional<Reduction> getReduction(Region &region) {
   return std::nullopt;
 }
 
-/// The i64 address of `buffer`'s first element.
-Value getAddress(OpBuilder &builder, Location loc, Value buffer) {
-  Value index =
-      builder.create<memref::ExtractAlignedPointerAsIndexOp>(loc, buffer);
-  return builder.create<arith::IndexCastOp>(loc, builder.getI64Type(), index);
-}
-
-Value getI64(OpBuilder &builder, Location loc, int64_t value) {
-  return builder.create<arith::ConstantIntOp>(loc, builder.getI64Type(),
-                                              value);
-}
-
-/// Declares `name` (`count` i64 arguments, `results` i64 results) in the
-/// module, once.
-void declareRuntimeFunction(ModuleOp module, StringRef name, unsigned count,
-                            unsigned results, OpBuilder &builder) {
-  if (module.lookupSymbol(name))
-    return;
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToStart(module.getBody());
-  SmallVector<Type> arguments(count, builder.getI64Type());
-  SmallVector<Type> resultTypes(results, builder.getI64Type());
-  auto function = builder.create<func::FuncOp>(
-      module.getLoc(), name, builder.getFunctionType(arguments, resultTypes));
-  function.setPrivate();
-}
-
-/// The address of a constant array of `values` (replica groups, pairs):
-/// a private global of the module.
-Value getConstantArray(OpBuilder &builder, Location loc, ModuleOp module,
-                       ArrayRef<int64_t> values) {
-  SmallVector<int64_t> data(values);
-  if (data.empty())
-    data.push_back(-1);
-  auto type = MemRefType::get({(int64_t)data.size()}, builder.getI64Type());
-  auto tensorType =
-      RankedTensorType::get({(int64_t)data.size()}, builder.getI64Type());
-  // One global per distinct array, named by its contents.
-  std::string name =
-      "kiln_collective_groups_" +
-      llvm::utohexstr(llvm::hash_value(ArrayRef<int64_t>(data)));
-  if (!module.lookupSymbol(name)) {
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(module.getBody());
-    builder.create<memref::GlobalOp>(
-        loc, name, builder.getStringAttr("private"), type,
-        DenseElementsAttr::get(tensorType, ArrayRef<int64_t>(data)),
-        /*constant=*/true, /*alignment=*/nullptr);
-  }
-  Value array = builder.create<memref::GetGlobalOp>(loc, type, name);
-  return getAddress(builder, loc, array);
-}
-
 /// Replica groups as the runtime reads them: every row of one size (rows
 /// shorter than the longest are padded with -1), and that size.
 std::pair<SmallVector<int64_t>, int64_t> getGroups(Attribute attribute) {
@@ -169,7 +122,8 @@ FailureOr<Value> emitCollective(ConversionPatternRewriter &rewriter,
   Location loc = op->getLoc();
   std::optional<ElementKind> element =
       getElementKind(kilnType.getElementType());
-  if (!element)
+  if (!element || (*element == ElementKind::NarrowInteger &&
+                   reduction != Reduction::None))
     return rewriter.notifyMatchFailure(op, "element type not exchanged");
   auto operandType = cast<RankedTensorType>(operand.getType());
   if (!operandType.hasStaticShape() || !resultType.hasStaticShape())
@@ -281,6 +235,18 @@ struct CollectiveLowering : public OpConversionPattern<OpTy> {
     for (auto [k, operand] : llvm::enumerate(adaptor.getOperands())) {
       if (k >= operation->getNumResults())
         break;
+      // Groups of one participant each: every collective but a permute
+      // gives each its own operand (PyTorch/XLA writes these, even over
+      // scalars).
+      if (groupSize == 1 && kind != CollectiveKind::Permute &&
+          operand.getType() == this->getTypeConverter()->convertType(
+                                   operation->getResult(k).getType())) {
+        results.push_back(operand);
+        continue;
+      }
+      if (dimension >= 0 &&
+          dimension >= cast<RankedTensorType>(operand.getType()).getRank())
+        return rewriter.notifyMatchFailure(op, "dimension out of range");
       auto kilnType =
           dyn_cast<RankedTensorType>(operation->getOperand(k).getType());
       auto resultType = dyn_cast_or_null<RankedTensorType>(

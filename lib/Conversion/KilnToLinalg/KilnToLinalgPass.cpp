@@ -59,6 +59,7 @@ void kiln::populateKilnToLinalgPatterns(const TypeConverter &converter,
   populateKilnNormalizationToLinalgPatterns(converter, patterns);
   populateKilnSortToScfPatterns(converter, patterns);
   populateKilnCollectiveToRuntimePatterns(converter, patterns);
+  populateKilnRandomToRuntimePatterns(converter, patterns);
 }
 
 namespace {

@@ -62,9 +62,13 @@ void populateKilnCustomCallToLinalgPatterns(
 /// sort (any number of operands, any comparator): a stable insertion
 /// sort of each line.
 /// Collectives and participant ids as calls of the runtime's collective
-/// interface (kiln/Runtime/CollectiveAbi.h).
+/// interface (kiln/Runtime/RuntimeAbi.h).
 void populateKilnCollectiveToRuntimePatterns(
     const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
+
+/// rng_bit_generator as a call of the runtime's generators.
+void populateKilnRandomToRuntimePatterns(const mlir::TypeConverter &converter,
+                                         mlir::RewritePatternSet &patterns);
 
 void populateKilnSortToScfPatterns(const mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);

@@ -1,11 +1,12 @@
-//===- CollectiveAbi.h - compiled code's calls into collectives -*- C++ -*-===//
+//===- RuntimeAbi.h - compiled code's calls into kiln's runtime -*- C++ -*-===//
 //
 // This file declares the small interface between compiled graphs and the
-// runtime that moves data between participants: the two C functions that
-// convert-kiln-to-linalg calls, and the numbers they take. Compiled code
-// knows nothing of who the participants are; the runtime (Collectives.h)
-// implements it with threads of one process, and a multi-process
-// transport can implement the same two functions.
+// runtime: the C functions that convert-kiln-to-linalg calls, and the
+// numbers they take. Collectives move data between participants; compiled
+// code knows nothing of who they are: the runtime (Collectives.h)
+// implements them with threads of one process, and a multi-process
+// transport can implement the same functions. rng_bit_generator calls the
+// one implementation of XLA's generators (kiln/Interpreter/RandomBits.h).
 //
 //   void kiln_rt_collective(i64 kind, i64 reduction, i64 element,
 //                           i64 input, i64 output,      // addresses
@@ -13,6 +14,10 @@
 //                           i64 inner,
 //                           i64 groups, i64 groupCount, i64 groupSize);
 //   i64  kiln_rt_participant();
+//   void kiln_rt_random_bits(i64 threeFry, i64 state, i64 stateWords,
+//                            i64 newState, i64 output, i64 width,
+//                            i64 shape, i64 rank);   // addresses: state,
+//                                                    // newState, output, shape
 //
 // The operand is seen as [outer, extent, inner] around the op's dimension
 // (all_gather, reduce_scatter, all_to_all; [1, elements, 1] otherwise),
@@ -28,11 +33,13 @@
 
 #include <cstdint>
 
-namespace kiln::collective_abi {
+namespace kiln::runtime_abi {
 
 constexpr const char *kCollectiveFunction = "kiln_rt_collective";
 constexpr unsigned kCollectiveArguments = 12;
 constexpr const char *kParticipantFunction = "kiln_rt_participant";
+constexpr const char *kRandomBitsFunction = "kiln_rt_random_bits";
+constexpr unsigned kRandomBitsArguments = 8;
 
 enum class CollectiveKind : int64_t {
   AllReduce = 0,
@@ -68,6 +75,9 @@ enum class ElementKind : int64_t {
   U32 = 10,
   U64 = 11,
   Pred = 12,
+  /// Integers narrower than a byte (s4, u4, s2, u2), one per byte: moved,
+  /// never reduced.
+  NarrowInteger = 13,
 };
 
 /// Bytes per element of `kind` in compiled code's buffers.
@@ -91,6 +101,6 @@ inline int64_t getElementBytes(ElementKind kind) {
   }
 }
 
-} // namespace kiln::collective_abi
+} // namespace kiln::runtime_abi
 
 #endif // KILN_RUNTIME_COLLECTIVEABI_H
