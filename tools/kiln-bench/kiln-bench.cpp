@@ -12,6 +12,7 @@
 #include "BenchFiles.h"
 #include "CacheBench.h"
 #include "CpuBench.h"
+#include "PrecompileBench.h"
 #include "FrontendBench.h"
 #include "SignatureBench.h"
 #include "StableHloBench.h"
@@ -570,6 +571,28 @@ int main(int argc, char **argv) {
                   "The CPU the code is built for (default: the portable "
                   "level; 'native': this machine's)");
 
+  kiln::bench::PrecompileBenchOptions precompileOptions;
+  CLI::App *precompile = app.add_subcommand(
+      "precompile",
+      "kiln precompile end to end on graphs of varied size written for the\n"
+      "run: the cold run's makespan against max(longest compilation, total\n"
+      "/ N) and against xargs -P N kiln compile, the warm run against the\n"
+      "cold one and against reading and hashing the files, and the\n"
+      "overhead per graph.");
+  precompile->add_option("--kiln", precompileOptions.kiln,
+                         "The kiln binary (default: beside kiln-bench)");
+  precompile->add_option("--graphs", precompileOptions.graphs,
+                         "How many graphs")
+      ->capture_default_str();
+  precompile->add_option("--max-layers", precompileOptions.maxLayers,
+                         "The largest graph's layers")
+      ->capture_default_str();
+  precompile->add_option("-j,--jobs", precompileOptions.jobs,
+                         "Workers (default: one per core)");
+  precompile->add_flag("--keep", precompileOptions.keep,
+                       "Keep the graphs, cache and logs (the directory is "
+                       "printed)");
+
   std::vector<std::string> frontendPaths;
   CLI::App *frontend = app.add_subcommand(
       "frontend",
@@ -589,6 +612,15 @@ int main(int argc, char **argv) {
   }
   if (cpu->parsed())
     return kiln::bench::runCpuBench(cpuOptions);
+  if (precompile->parsed()) {
+    if (precompileOptions.kiln.empty())
+      precompileOptions.kiln =
+          (llvm::sys::path::parent_path(
+               llvm::sys::fs::getMainExecutable(argv[0], (void *)&main)) +
+           "/kiln")
+              .str();
+    return kiln::bench::runPrecompileBench(precompileOptions);
+  }
   if (frontend->parsed()) {
     if (frontendPaths.empty())
       frontendPaths.push_back("test/Inputs/corpus/hlo");

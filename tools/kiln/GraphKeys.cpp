@@ -8,6 +8,7 @@
 
 #include "GraphKeys.h"
 
+#include "kiln/Cache/Cache.h"
 #include "kiln/Driver/ChildProcess.h"
 #include "kiln/Driver/TrainingCommand.h"
 #include "kiln/Export/Hlo/HloExporter.h"
@@ -243,3 +244,58 @@ void kiln::reportGraphProblems(const std::vector<GraphKey> &keys) {
                       "values, and the graph cannot be compiled\n";
   }
 }
+
+std::vector<kiln::GraphKey>
+kiln::keyGraphsWithMemo(Cache &cache, const std::vector<std::string> &paths,
+                        const KeyOptions &options, const std::string &canonical,
+                        bool keepText, bool exportHlo) {
+  std::vector<std::string> contents(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    auto bytes = llvm::MemoryBuffer::getFile(paths[i], /*IsText=*/false,
+                                             /*RequiresNullTerminator=*/false);
+    if (bytes) // an unreadable file is reported by the import below
+      contents[i] = Hash128::of((*bytes)->getBuffer()).toHex();
+  }
+  std::map<std::string, SignatureMemo> memos;
+  llvm::Expected<std::map<std::string, SignatureMemo>> found =
+      cache.findSignatureMemos(contents);
+  if (found)
+    memos = std::move(*found);
+  else // the memo only saves time
+    llvm::consumeError(found.takeError());
+
+  std::vector<GraphKey> keys(paths.size());
+  std::vector<std::string> toImport;
+  std::vector<size_t> importedAt;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    auto memo = contents[i].empty() ? memos.end() : memos.find(contents[i]);
+    if (memo == memos.end()) {
+      toImport.push_back(paths[i]);
+      importedAt.push_back(i);
+      continue;
+    }
+    GraphKey &key = keys[i];
+    key.path = paths[i];
+    key.ok = true;
+    key.fromMemo = true;
+    key.content = contents[i];
+    key.parts = makeGraphKeyParts(memo->second.signature, options, canonical);
+    key.graphName = memo->second.graphName;
+    key.sketch = memo->second.sketch;
+    key.elidedConstants = memo->second.elidedConstants;
+  }
+  std::vector<GraphKey> imported =
+      computeGraphKeys(toImport, options, canonical, keepText, exportHlo);
+  std::vector<SignatureMemo> learnt;
+  for (size_t j = 0; j < imported.size(); ++j) {
+    GraphKey &key = imported[j];
+    if (key.ok)
+      learnt.push_back({key.content, key.parts.signature, key.graphName,
+                        key.elidedConstants, key.sketch});
+    keys[importedAt[j]] = std::move(key);
+  }
+  if (cache.canWrite() && !cache.isReadOnly())
+    llvm::consumeError(cache.storeSignatureMemos(learnt));
+  return keys;
+}
+

@@ -16,6 +16,8 @@
 
 namespace kiln {
 
+class Cache;
+
 /// The key of one graph, or why there is none.
 struct GraphKey {
   std::string path;
@@ -89,6 +91,18 @@ std::vector<GraphKey> computeGraphKeys(const std::vector<std::string> &paths,
 /// compiler's that resolveCompilerIdentity found).
 KeyParts makeGraphKeyParts(const Hash128 &signature, const KeyOptions &options,
                            const std::string &canonicalOptions);
+
+/// Keys `paths` as computeGraphKeys does, but takes the signature of each
+/// file whose bytes this kiln build keyed before from the cache's memo
+/// instead of importing it (those keys are `fromMemo`: no text, no HLO
+/// export), and remembers the others'; `keepText` and `exportHlo` are for
+/// the graphs imported, as for computeGraphKeys.
+std::vector<GraphKey> keyGraphsWithMemo(Cache &cache,
+                                        const std::vector<std::string> &paths,
+                                        const KeyOptions &options,
+                                        const std::string &canonical,
+                                        bool keepText = false,
+                                        bool exportHlo = false);
 
 /// Prints each failed graph's diagnostics and each elided-constant warning
 /// to stderr, in input order.

@@ -233,12 +233,35 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     return ExitInputError;
   }
 
-  // 2. Import and key in parallel; one job per key.
+  // The cache. A dry run reads it without changing it, and takes a
+  // missing one for an empty one.
+  std::unique_ptr<Cache> openedCache;
+  bool noCacheYet =
+      options.dryRun &&
+      !llvm::sys::fs::exists(cacheDirectory + "/index.db");
+  if (!noCacheYet) {
+    Cache::OpenOptions openOptions;
+    openOptions.readOnly = options.dryRun;
+    llvm::Expected<std::unique_ptr<Cache>> opened =
+        Cache::open(cacheDirectory, openOptions);
+    if (!opened) {
+      llvm::errs() << "kiln precompile: error: "
+                   << llvm::toString(opened.takeError()) << "\n";
+      return ExitInputError;
+    }
+    openedCache = std::move(*opened);
+  }
+
+  // 2. Import and key in parallel; one job per key. A file this kiln build
+  // keyed before is read and hashed, not imported (the cache's memo).
   double since = getMonotonicSeconds();
   bool external = !options.compilerCommand.empty();
   std::vector<GraphKey> keys =
-      computeGraphKeys(paths, options.keys, canonical, /*keepText=*/true,
-                       /*exportHlo=*/external);
+      openedCache
+          ? keyGraphsWithMemo(*openedCache, paths, options.keys, canonical,
+                              /*keepText=*/!options.dryRun,
+                              /*exportHlo=*/external && !options.dryRun)
+          : computeGraphKeys(paths, options.keys, canonical);
   phase("import and key", since);
   reportGraphProblems(keys);
   std::vector<CompileJob> jobs;
@@ -271,35 +294,13 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     job.ops = graph.sketch.size();
     job.sketch = std::move(graph.sketch);
     job.text = std::move(graph.text);
-    if (external) {
-      // The external compiler's input, written once per key.
-      std::string input = inputDirectory + "/" + key + ".hlo";
-      std::error_code error;
-      llvm::raw_fd_ostream os(input, error);
-      os << graph.exportedHlo;
-    }
+    job.exportedHlo = std::move(graph.exportedHlo);
+    job.fromMemo = graph.fromMemo;
     jobs.push_back(std::move(job));
   }
 
-  // 3. Look every key up. A dry run reads a cache without changing it,
-  // and takes a missing one for an empty one.
+  // 3. Look every key up.
   since = getMonotonicSeconds();
-  std::unique_ptr<Cache> openedCache;
-  bool noCacheYet =
-      options.dryRun &&
-      !llvm::sys::fs::exists(cacheDirectory + "/index.db");
-  if (!noCacheYet) {
-    Cache::OpenOptions openOptions;
-    openOptions.readOnly = options.dryRun;
-    llvm::Expected<std::unique_ptr<Cache>> opened =
-        Cache::open(cacheDirectory, openOptions);
-    if (!opened) {
-      llvm::errs() << "kiln precompile: error: "
-                   << llvm::toString(opened.takeError()) << "\n";
-      return ExitInputError;
-    }
-    openedCache = std::move(*opened);
-  }
   std::vector<JobOutcome> outcomes(jobs.size());
   std::vector<Decision> decisions(jobs.size());
   std::vector<CompileJob> misses;
@@ -389,6 +390,40 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     misses.push_back(job);
   }
   phase("cache lookup", since);
+
+  // What compiling needs beyond the key: the graph's text for its entry
+  // and, for an external compiler, the graph as HLO text. Graphs keyed from
+  // the memo (not imported) are read again, only if they are compiled.
+  if (!misses.empty() && !options.dryRun) {
+    since = getMonotonicSeconds();
+    std::vector<std::string> sources;
+    std::vector<size_t> reread;
+    for (size_t m = 0; m < misses.size(); ++m)
+      if (misses[m].fromMemo) {
+        sources.push_back(misses[m].source);
+        reread.push_back(m);
+      }
+    std::vector<GraphKey> full =
+        computeGraphKeys(sources, options.keys, canonical, /*keepText=*/true,
+                         /*exportHlo=*/external);
+    for (size_t r = 0; r < reread.size(); ++r) {
+      CompileJob &job = misses[reread[r]];
+      job.text = std::move(full[r].text);
+      job.sketch = std::move(full[r].sketch);
+      job.exportedHlo = std::move(full[r].exportedHlo);
+    }
+    // The external compiler's input, written once per key.
+    for (CompileJob &job : misses) {
+      if (!external)
+        break;
+      std::error_code error;
+      llvm::raw_fd_ostream os(inputDirectory + "/" + job.key + ".hlo", error);
+      os << job.exportedHlo;
+      job.exportedHlo.clear();
+    }
+    if (!reread.empty())
+      phase("read graphs to compile", since);
+  }
 
   // Workers: as many as cores and memory allow, no more than there is work.
   unsigned cores = llvm::hardware_concurrency().compute_thread_count();

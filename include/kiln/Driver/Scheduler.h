@@ -30,6 +30,10 @@ struct CompileJob {
   std::string key;
   std::vector<uint64_t> sketch; ///< kept with the entry (cache explain)
   std::string text;             ///< the graph's text, kept with the entry
+  /// For an external compiler: the graph as HLO text, until written out.
+  std::string exportedHlo;
+  /// Keyed from the cache's memo: text and export are read when needed.
+  bool fromMemo = false;
   uint64_t ops = 0;
   /// What the compilation is expected to take: an earlier compile of the
   /// same computation (`remembered`), else an estimate from its size.
