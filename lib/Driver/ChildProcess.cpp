@@ -163,8 +163,7 @@ llvm::Expected<ChildProcess> ChildProcess::spawn(const ChildSpec &spec) {
     ::close(nullFd);
   if (pid < 0) {
     ::close(errorPipe[0]);
-    return llvm::createStringError(std::string("fork: ") +
-                                   strerror(forkError));
+    return llvm::createStringError(std::string("fork: ") + strerror(forkError));
   }
   // The child's group is set by the parent too, so that a kill() right
   // after spawn reaches it whichever runs first.

@@ -14,8 +14,7 @@ std::string kiln::formatDuration(double seconds) {
   return llvm::formatv("{0}:{1:d2}", minutes, rest).str();
 }
 
-ProgressDisplay::ProgressDisplay(llvm::raw_ostream &os, bool live,
-                                 size_t total)
+ProgressDisplay::ProgressDisplay(llvm::raw_ostream &os, bool live, size_t total)
     : os(os), live(live), total(total) {}
 
 void ProgressDisplay::printLine(const std::string &line) {
@@ -30,9 +29,8 @@ void ProgressDisplay::printLine(const std::string &line) {
 void ProgressDisplay::jobFinished(const CompileJob &job,
                                   const JobOutcome &outcome) {
   ++finished;
-  std::string where = job.name == job.source
-                          ? job.source
-                          : job.name + " (" + job.source + ")";
+  std::string where =
+      job.name == job.source ? job.source : job.name + " (" + job.source + ")";
   switch (outcome.status) {
   case JobStatus::Compiled:
     // A terminal shows the count moving; a log gets a line per graph.
@@ -40,8 +38,7 @@ void ProgressDisplay::jobFinished(const CompileJob &job,
       printLine(llvm::formatv("[{0}/{1}] compiled {2} in {3:F1} s (worker "
                               "{4}, peak {5} MiB)",
                               finished, total, where, outcome.seconds,
-                              outcome.worker,
-                              outcome.peakMemoryBytes >> 20));
+                              outcome.worker, outcome.peakMemoryBytes >> 20));
     break;
   case JobStatus::CompiledElsewhere:
     if (!live)
@@ -49,11 +46,9 @@ void ProgressDisplay::jobFinished(const CompileJob &job,
                               outcome.reason));
     break;
   case JobStatus::Failed:
-    printLine(llvm::formatv("[{0}/{1}] FAILED {2}: {3}{4}", finished, total,
-                            where, outcome.reason,
-                            outcome.logPath.empty()
-                                ? std::string()
-                                : "; log: " + outcome.logPath));
+    printLine(llvm::formatv(
+        "[{0}/{1}] FAILED {2}: {3}{4}", finished, total, where, outcome.reason,
+        outcome.logPath.empty() ? std::string() : "; log: " + outcome.logPath));
     break;
   default:
     break;

@@ -41,12 +41,12 @@ llvm::json::Value kiln::makeChromeTrace(llvm::ArrayRef<CompileJob> jobs,
                                         unsigned workers) {
   llvm::json::Array events;
   auto name = [&](int track, std::string text) {
-    events.push_back(llvm::json::Object{{"name", "thread_name"},
-                                        {"ph", "M"},
-                                        {"pid", 1},
-                                        {"tid", track},
-                                        {"args", llvm::json::Object{
-                                                     {"name", std::move(text)}}}});
+    events.push_back(llvm::json::Object{
+        {"name", "thread_name"},
+        {"ph", "M"},
+        {"pid", 1},
+        {"tid", track},
+        {"args", llvm::json::Object{{"name", std::move(text)}}}});
   };
   events.push_back(llvm::json::Object{
       {"name", "process_name"},
@@ -76,12 +76,12 @@ llvm::json::Value kiln::makeChromeTrace(llvm::ArrayRef<CompileJob> jobs,
         {"tid", attempt.worker + 1},
         {"ts", micros(scheduleStart + attempt.startSeconds)},
         {"dur", micros(attempt.endSeconds - attempt.startSeconds)},
-        {"args", llvm::json::Object{{"key", job.key},
-                                    {"source", job.source},
-                                    {"result", attempt.result},
-                                    {"ops", (int64_t)job.ops},
-                                    {"estimate_seconds",
-                                     job.estimateSeconds}}}});
+        {"args",
+         llvm::json::Object{{"key", job.key},
+                            {"source", job.source},
+                            {"result", attempt.result},
+                            {"ops", (int64_t)job.ops},
+                            {"estimate_seconds", job.estimateSeconds}}}});
   }
   return llvm::json::Object{{"traceEvents", std::move(events)},
                             {"displayTimeUnit", "ms"}};

@@ -1,4 +1,5 @@
-//===- Scheduler.cpp - compile a batch of graphs in worker processes -*- C++ -*-===//
+//===- Scheduler.cpp - compile a batch of graphs in worker processes -*- C++
+//-*-===//
 //
 // One thread drives everything: it claims leases, starts workers, polls
 // them, renews the leases of running jobs, and publishes what they wrote.
@@ -44,8 +45,8 @@ struct Scheduler::Running {
   int worker;
   ChildProcess child;
   WorkerCommand command;
-  double startedAt;  ///< since the schedule began
-  double renewedAt;  ///< monotonic
+  double startedAt; ///< since the schedule began
+  double renewedAt; ///< monotonic
 };
 
 namespace {
@@ -102,8 +103,8 @@ ScheduleCounts Scheduler::count() const {
   }
   double now = getMonotonicSeconds();
   for (const Running &job : running)
-    remaining -= std::min(jobs[job.job].estimateSeconds,
-                          job.child.getElapsedSeconds());
+    remaining -=
+        std::min(jobs[job.job].estimateSeconds, job.child.getElapsedSeconds());
   counts.running = running.size();
   counts.waiting = deferred.size();
   counts.queued = queue.size();
@@ -118,8 +119,8 @@ bool Scheduler::claimOrDefer(size_t job) {
       cache.claim(graph.key, options.leaseSeconds,
                   options.retryFailed || options.force, options.force);
   if (!claim) {
-    failJob(job, "the cache refused a lease: " +
-                     llvm::toString(claim.takeError()),
+    failJob(job,
+            "the cache refused a lease: " + llvm::toString(claim.takeError()),
             "", 0);
     return false;
   }
@@ -167,8 +168,9 @@ bool Scheduler::startJob(size_t job, int worker) {
   outcome.logPath = spec.logPath;
   llvm::Expected<ChildProcess> child = ChildProcess::spawn(spec);
   if (!child) {
-    failJob(job, "the compiler could not be started: " +
-                     llvm::toString(child.takeError()),
+    failJob(job,
+            "the compiler could not be started: " +
+                llvm::toString(child.takeError()),
             "", 0);
     return false;
   }
@@ -192,9 +194,9 @@ void Scheduler::failJob(size_t job, const std::string &reason,
   text += "kiln precompile: " + graph.source + ": " + reason + "\n";
   // The failure is recorded with its log, which also ends the lease: later
   // runs say why without compiling again (unless --retry-failed).
-  if (llvm::Error error =
-          cache.recordFailure(graph.parts, text, seconds, graph.source,
-                              graph.sketch, EntryGraph{graph.name, graph.text})) {
+  if (llvm::Error error = cache.recordFailure(
+          graph.parts, text, seconds, graph.source, graph.sketch,
+          EntryGraph{graph.name, graph.text})) {
     outcome.reason += " (and the failure could not be recorded: " +
                       llvm::toString(std::move(error)) + ")";
     llvm::consumeError(cache.release(graph.key));
@@ -249,9 +251,10 @@ void Scheduler::finishJob(Running &run, const ChildExit &exit, bool timedOut) {
       }
   }
   if (failure.empty()) {
-    auto artifact = llvm::MemoryBuffer::getFile(run.command.outputPath,
-                                                /*IsText=*/false,
-                                                /*RequiresNullTerminator=*/false);
+    auto artifact =
+        llvm::MemoryBuffer::getFile(run.command.outputPath,
+                                    /*IsText=*/false,
+                                    /*RequiresNullTerminator=*/false);
     if (!artifact || (*artifact)->getBufferSize() == 0) {
       failure = "the compiler exited with status 0 but wrote no artifact at " +
                 run.command.outputPath;
@@ -283,8 +286,10 @@ void Scheduler::finishJob(Running &run, const ChildExit &exit, bool timedOut) {
     queue.insert(queue.begin(), job);
     return;
   }
-  record(timedOut ? "timed out" : outOfMemory ? "out of memory"
-                  : crashed ? "crashed" : "failed");
+  record(timedOut      ? "timed out"
+         : outOfMemory ? "out of memory"
+         : crashed     ? "crashed"
+                       : "failed");
   failJob(job, failure, log, exit.seconds);
 }
 
@@ -322,8 +327,7 @@ std::vector<JobOutcome> Scheduler::run() {
       std::vector<size_t> retry;
       retry.swap(deferred);
       for (size_t job : retry) {
-        if (freeWorkers.empty() ||
-            !claimOrDefer(job)) {
+        if (freeWorkers.empty() || !claimOrDefer(job)) {
           if (freeWorkers.empty())
             deferred.push_back(job);
           continue;

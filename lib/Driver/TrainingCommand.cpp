@@ -1,4 +1,5 @@
-//===- TrainingCommand.cpp - graphs from a trial run of training -*- C++ -*-===//
+//===- TrainingCommand.cpp - graphs from a trial run of training -*- C++
+//-*-===//
 
 #include "kiln/Driver/TrainingCommand.h"
 
@@ -21,8 +22,7 @@ std::string kiln::addXlaDumpFlags(llvm::StringRef userFlags,
 
 std::vector<std::string>
 kiln::getTrialRunEnvironment(llvm::StringRef dumpDirectory) {
-  std::string userFlags =
-      llvm::sys::Process::GetEnv("XLA_FLAGS").value_or("");
+  std::string userFlags = llvm::sys::Process::GetEnv("XLA_FLAGS").value_or("");
   return {"XLA_FLAGS=" + addXlaDumpFlags(userFlags, dumpDirectory),
           "KILN_EXTRACT_ONLY=1"};
 }
@@ -69,8 +69,8 @@ kiln::collectDumpedModules(llvm::StringRef dumpDirectory) {
     if (it->type() != llvm::sys::fs::file_type::regular_file)
       continue;
     llvm::StringRef path = it->path();
-    if (path.ends_with(".before_optimizations.txt") ||
-        path.ends_with(".hlo") || path.ends_with(".mlir"))
+    if (path.ends_with(".before_optimizations.txt") || path.ends_with(".hlo") ||
+        path.ends_with(".mlir"))
       modules.push_back(path.str());
   }
   llvm::sort(modules);

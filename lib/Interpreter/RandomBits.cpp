@@ -12,7 +12,9 @@ namespace {
 
 uint32_t low(uint64_t v) { return (uint32_t)v; }
 uint32_t high(uint64_t v) { return (uint32_t)(v >> 32); }
-uint32_t rotateLeft(uint32_t v, unsigned r) { return (v << r) | (v >> (32 - r)); }
+uint32_t rotateLeft(uint32_t v, unsigned r) {
+  return (v << r) | (v >> (32 - r));
+}
 
 /// Threefry-2x32 with 20 rounds of counter (x0, x1) under key (k0, k1).
 std::pair<uint32_t, uint32_t> threefry(uint32_t x0, uint32_t x1, uint32_t k0,

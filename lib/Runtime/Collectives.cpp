@@ -1,4 +1,5 @@
-//===- Collectives.cpp - participants of compiled code as threads -*- C++ -*-===//
+//===- Collectives.cpp - participants of compiled code as threads -*- C++
+//-*-===//
 //
 // The runtime functions that compiled collectives call (RuntimeAbi.h),
 // for participants that are threads of this process. Results follow HLO:
@@ -12,8 +13,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Runtime/Collectives.h"
-#include "kiln/Runtime/RuntimeAbi.h"
 #include "kiln/Interpreter/RandomBits.h"
+#include "kiln/Runtime/RuntimeAbi.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,9 +23,9 @@
 using namespace kiln;
 using namespace kiln::runtime_abi;
 
-const std::vector<const void *> *
-ParticipantGroup::arrive(uint64_t sequence, int participant,
-                         const void *operand) {
+const std::vector<const void *> *ParticipantGroup::arrive(uint64_t sequence,
+                                                          int participant,
+                                                          const void *operand) {
   std::unique_lock<std::mutex> lock(mutex);
   Slot &slot = slots[sequence];
   if (slot.operands.empty())
@@ -32,8 +33,7 @@ ParticipantGroup::arrive(uint64_t sequence, int participant,
   slot.operands[participant] = operand;
   if (++slot.arrived == participants)
     changed.notify_all();
-  changed.wait(lock,
-               [&] { return aborted || slot.arrived == participants; });
+  changed.wait(lock, [&] { return aborted || slot.arrived == participants; });
   return aborted ? nullptr : &slot.operands;
 }
 
@@ -42,8 +42,7 @@ void ParticipantGroup::depart(uint64_t sequence) {
   Slot &slot = slots[sequence];
   if (++slot.departed == participants)
     changed.notify_all();
-  changed.wait(lock,
-               [&] { return aborted || slot.departed == participants; });
+  changed.wait(lock, [&] { return aborted || slot.departed == participants; });
   if (++slot.released == participants)
     slots.erase(sequence);
 }
@@ -77,7 +76,7 @@ uint16_t floatToBf16(float value) {
   std::memcpy(&bits, &value, 4);
   if (std::isnan(value))
     return (uint16_t)((bits >> 16) | 0x40); // quiet, sign and payload kept
-  bits += 0x7fff + ((bits >> 16) & 1);     // round to nearest even
+  bits += 0x7fff + ((bits >> 16) & 1);      // round to nearest even
   return (uint16_t)(bits >> 16);
 }
 
@@ -324,15 +323,15 @@ extern "C" void kiln_rt_collective(int64_t kindCode, int64_t reductionCode,
     return finish();
   }
   int64_t n = members.size();
-  int64_t position = std::find(members.begin(), members.end(), me) -
-                     members.begin();
+  int64_t position =
+      std::find(members.begin(), members.end(), me) - members.begin();
   std::vector<const char *> in;
   for (int64_t member : members)
     in.push_back(operandOf(member));
   auto mismatch = [&] {
     fail(output, outBytes,
-         "a collective's result does not fit a group of " +
-             std::to_string(n) + " participants");
+         "a collective's result does not fit a group of " + std::to_string(n) +
+             " participants");
   };
 
   switch (kind) {
@@ -341,8 +340,8 @@ extern "C" void kiln_rt_collective(int64_t kindCode, int64_t reductionCode,
       mismatch();
       break;
     }
-    if (!reduceBlocks(element, output, in, reduction, 1,
-                      outer * extent * inner, 0, 0))
+    if (!reduceBlocks(element, output, in, reduction, 1, outer * extent * inner,
+                      0, 0))
       fail(output, outBytes, "this element type is not reduced");
     break;
   case CollectiveKind::ReduceScatter: {
@@ -409,16 +408,15 @@ std::string ParticipantScope::takeError() {
 
 std::vector<std::pair<const char *, void *>>
 kiln::getCollectiveRuntimeSymbols() {
-  return {{kCollectiveFunction, reinterpret_cast<void *>(&kiln_rt_collective)},
-          {kParticipantFunction,
-           reinterpret_cast<void *>(&kiln_rt_participant)}};
+  return {
+      {kCollectiveFunction, reinterpret_cast<void *>(&kiln_rt_collective)},
+      {kParticipantFunction, reinterpret_cast<void *>(&kiln_rt_participant)}};
 }
 
 namespace {
 /// rng_bit_generator for compiled code (RuntimeAbi.h).
 extern "C" void kiln_rt_random_bits(int64_t threeFry, int64_t stateAddress,
-                                    int64_t stateWords,
-                                    int64_t newStateAddress,
+                                    int64_t stateWords, int64_t newStateAddress,
                                     int64_t outputAddress, int64_t width,
                                     int64_t shapeAddress, int64_t rank) {
   const uint64_t *state = reinterpret_cast<const uint64_t *>(stateAddress);

@@ -55,9 +55,10 @@ std::string writeMlpGraph(unsigned index, unsigned layers, unsigned width) {
                         width, 1 + 2 * l);
     os << llvm::formatv("  b{0} = f32[{1}]{{0} parameter({2})\n", l, width,
                         2 + 2 * l);
-    os << llvm::formatv("  d{0} = {1} dot({2}, w{0}), "
-                        "lhs_contracting_dims={{1}, rhs_contracting_dims={{0}\n",
-                        l, row, previous);
+    os << llvm::formatv(
+        "  d{0} = {1} dot({2}, w{0}), "
+        "lhs_contracting_dims={{1}, rhs_contracting_dims={{0}\n",
+        l, row, previous);
     os << llvm::formatv("  bb{0} = {1} broadcast(b{0}), dimensions={{1}\n", l,
                         row);
     os << llvm::formatv("  a{0} = {1} add(d{0}, bb{0})\n", l, row);
@@ -168,10 +169,10 @@ int kiln::bench::runPrecompileBench(const PrecompileBenchOptions &options) {
   }
 
   // The naive way first, so that the page cache is as warm for both.
-  std::string script =
-      "ls " + graphs + "/*.hlo | xargs -P " + std::to_string(jobs) +
-      " -I{} sh -c '" + kiln + " compile {} -o " + out +
-      "/$(basename {}).art 2>/dev/null'";
+  std::string script = "ls " + graphs + "/*.hlo | xargs -P " +
+                       std::to_string(jobs) + " -I{} sh -c '" + kiln +
+                       " compile {} -o " + out +
+                       "/$(basename {}).art 2>/dev/null'";
   RunResult xargs = runTimed({"/bin/sh", "-c", script}, dir + "/xargs.log");
   if (!xargs.ok) {
     llvm::errs() << "kiln-bench precompile: error: the xargs baseline failed: "
@@ -180,10 +181,17 @@ int kiln::bench::runPrecompileBench(const PrecompileBenchOptions &options) {
   }
 
   std::string cache = dir + "/cache", report = dir + "/report.json";
-  std::vector<std::string> precompile = {
-      kiln,          "precompile", graphs,     "--cache-dir", cache,
-      "-j",          std::to_string(jobs),     "--report",    report,
-      "--work-dir",  dir + "/work"};
+  std::vector<std::string> precompile = {kiln,
+                                         "precompile",
+                                         graphs,
+                                         "--cache-dir",
+                                         cache,
+                                         "-j",
+                                         std::to_string(jobs),
+                                         "--report",
+                                         report,
+                                         "--work-dir",
+                                         dir + "/work"};
   RunResult cold = runTimed(precompile, dir + "/cold.log");
   if (!cold.ok) {
     llvm::errs() << "kiln-bench precompile: error: the cold run failed:\n"
@@ -213,9 +221,8 @@ int kiln::bench::runPrecompileBench(const PrecompileBenchOptions &options) {
         inner += readInnerCompileSeconds((*log)->getBuffer());
   }
   double total = std::accumulate(seconds.begin(), seconds.end(), 0.0);
-  double longest = seconds.empty()
-                       ? 0
-                       : *std::max_element(seconds.begin(), seconds.end());
+  double longest =
+      seconds.empty() ? 0 : *std::max_element(seconds.begin(), seconds.end());
   double bound = std::max(longest, total / jobs);
 
   RunResult warm = runTimed(precompile, dir + "/warm.log");
@@ -223,8 +230,8 @@ int kiln::bench::runPrecompileBench(const PrecompileBenchOptions &options) {
   // its libraries), best of 5: the part of a warm run no cache can save.
   double start = 1e30;
   for (int repeat = 0; repeat < 5; ++repeat)
-    start = std::min(start, runTimed({kiln, "--version"}, dir + "/version.log")
-                                .seconds);
+    start = std::min(
+        start, runTimed({kiln, "--version"}, dir + "/version.log").seconds);
   bool allHits =
       warm.ok &&
       llvm::StringRef(warm.log).contains(
@@ -253,9 +260,9 @@ int kiln::bench::runPrecompileBench(const PrecompileBenchOptions &options) {
   double perGraphWorker =
       seconds.empty() ? 0 : (total - inner) / seconds.size();
   double perGraphIdle =
-      seconds.empty() ? 0
-                      : std::max(0.0, cold.seconds * jobs - total) /
-                            seconds.size();
+      seconds.empty()
+          ? 0
+          : std::max(0.0, cold.seconds * jobs - total) / seconds.size();
   llvm::outs() << llvm::formatv(
       "  per graph: compilation {0:F3} s (inside kiln compile), worker "
       "process beyond it {1:F3} s (start, load, import), driver and idle "

@@ -15,12 +15,12 @@
 namespace kiln::bench {
 
 struct PrecompileBenchOptions {
-  std::string kiln;      ///< the kiln binary (default: beside kiln-bench)
-  unsigned graphs = 40;  ///< how many graphs
+  std::string kiln;     ///< the kiln binary (default: beside kiln-bench)
+  unsigned graphs = 40; ///< how many graphs
   unsigned maxLayers = 40;
   unsigned width = 64;
-  unsigned jobs = 0;     ///< workers; 0: one per core
-  bool keep = false;     ///< keep the graphs, cache and logs
+  unsigned jobs = 0; ///< workers; 0: one per core
+  bool keep = false; ///< keep the graphs, cache and logs
 };
 
 /// `kiln-bench precompile`: prints each figure beside its baseline; exits

@@ -51,7 +51,8 @@ bool kiln::canonicalizeKeyOptions(const KeyOptions &options,
   }
   if (options.noFoldCausalMask) {
     auto given = parsed.find("fold-causal-mask");
-    if (given != parsed.end() && llvm::StringRef(given->second).lower() != "false" &&
+    if (given != parsed.end() &&
+        llvm::StringRef(given->second).lower() != "false" &&
         given->second != "0") {
       llvm::errs() << "kiln: error: --no-fold-causal-mask contradicts "
                       "--option fold-causal-mask="
@@ -87,9 +88,8 @@ bool kiln::resolveCompilerIdentity(KeyOptions &options) {
   if (options.compilerVersionCommand.empty())
     return true;
   llvm::SmallString<64> output;
-  if (std::error_code error =
-          llvm::sys::fs::createTemporaryFile("kiln-compiler-version", "txt",
-                                             output)) {
+  if (std::error_code error = llvm::sys::fs::createTemporaryFile(
+          "kiln-compiler-version", "txt", output)) {
     llvm::errs() << "kiln: error: cannot run --compiler-version-cmd: "
                  << error.message() << "\n";
     return false;
@@ -112,7 +112,7 @@ bool kiln::resolveCompilerIdentity(KeyOptions &options) {
   if (!exit || !exit->succeeded() || version.empty()) {
     llvm::errs() << "kiln: error: --compiler-version-cmd '"
                  << options.compilerVersionCommand << "' "
-                 << (!exit ? "could not be run"
+                 << (!exit                ? "could not be run"
                      : !exit->succeeded() ? exit->describe()
                                           : "printed nothing")
                  << (version.empty() ? "" : ": " + version) << "\n";
@@ -159,11 +159,9 @@ kiln::expandGraphPaths(const std::vector<std::string> &inputs) {
   return paths;
 }
 
-std::vector<kiln::GraphKey>
-kiln::computeGraphKeys(const std::vector<std::string> &paths,
-                       const KeyOptions &options,
-                       const std::string &canonicalOptions, bool keepText,
-                       bool exportHlo) {
+std::vector<kiln::GraphKey> kiln::computeGraphKeys(
+    const std::vector<std::string> &paths, const KeyOptions &options,
+    const std::string &canonicalOptions, bool keepText, bool exportHlo) {
   size_t count = paths.size();
   std::vector<GraphKey> keys(count);
   if (count == 0)
@@ -298,4 +296,3 @@ kiln::keyGraphsWithMemo(Cache &cache, const std::vector<std::string> &paths,
     llvm::consumeError(cache.storeSignatureMemos(learnt));
   return keys;
 }
-

@@ -48,7 +48,7 @@ struct KeyOptions {
   std::vector<std::string> compilerOptions;
   std::string targetTriple; ///< empty: this machine's
   std::string cpu;          ///< empty: the portable level; or "native"
-  unsigned jobs = 0; ///< 0: one per core
+  unsigned jobs = 0;        ///< 0: one per core
   /// `--no-fold-causal-mask`: compile without kiln-fold-causal-mask (the
   /// option fold-causal-mask=false, part of the key).
   bool noFoldCausalMask = false;
@@ -76,7 +76,8 @@ TargetSpec getKeyTarget(const KeyOptions &options);
 /// to be reported with the others), directories searched recursively for
 /// `*.hlo`, `*.mlir` and `*.txt` (XLA's dumps: `*.before_optimizations.txt`,
 /// not its optimized modules and reports; see isGraphFileName).
-std::vector<std::string> expandGraphPaths(const std::vector<std::string> &inputs);
+std::vector<std::string>
+expandGraphPaths(const std::vector<std::string> &inputs);
 
 /// Imports and keys `paths` on `options.jobs` threads, in input order;
 /// with `keepText`, each key keeps the bytes it was computed from; with
@@ -97,12 +98,10 @@ KeyParts makeGraphKeyParts(const Hash128 &signature, const KeyOptions &options,
 /// instead of importing it (those keys are `fromMemo`: no text, no HLO
 /// export), and remembers the others'; `keepText` and `exportHlo` are for
 /// the graphs imported, as for computeGraphKeys.
-std::vector<GraphKey> keyGraphsWithMemo(Cache &cache,
-                                        const std::vector<std::string> &paths,
-                                        const KeyOptions &options,
-                                        const std::string &canonical,
-                                        bool keepText = false,
-                                        bool exportHlo = false);
+std::vector<GraphKey>
+keyGraphsWithMemo(Cache &cache, const std::vector<std::string> &paths,
+                  const KeyOptions &options, const std::string &canonical,
+                  bool keepText = false, bool exportHlo = false);
 
 /// Prints each failed graph's diagnostics and each elided-constant warning
 /// to stderr, in input order.

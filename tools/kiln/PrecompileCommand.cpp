@@ -145,7 +145,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
                     "directories) or a training command after '--'\n";
     return ExitInputError;
   }
-  if (options.compilerCommand.empty() && !options.keys.compilerOptions.empty()) {
+  if (options.compilerCommand.empty() &&
+      !options.keys.compilerOptions.empty()) {
     llvm::errs() << "kiln precompile: error: --compiler-option is for an "
                     "external compiler (--compiler-cmd)\n";
     return ExitInputError;
@@ -237,8 +238,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   // missing one for an empty one.
   std::unique_ptr<Cache> openedCache;
   bool noCacheYet =
-      options.dryRun &&
-      !llvm::sys::fs::exists(cacheDirectory + "/index.db");
+      options.dryRun && !llvm::sys::fs::exists(cacheDirectory + "/index.db");
   if (!noCacheYet) {
     Cache::OpenOptions openOptions;
     openOptions.readOnly = options.dryRun;
@@ -317,8 +317,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       continue;
     }
     Cache &cache = *openedCache;
-    llvm::Expected<LookupResult> found =
-        cache.lookup(job.key, /*verify=*/true);
+    llvm::Expected<LookupResult> found = cache.lookup(job.key, /*verify=*/true);
     if (!found) {
       llvm::errs() << "kiln precompile: error: "
                    << llvm::toString(found.takeError()) << "\n";
@@ -435,8 +434,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     why = std::to_string(cores) + " cores";
     if (*jobMemory && available) {
       unsigned byMemory = std::max<uint64_t>(1, available / *jobMemory);
-      why += llvm::formatv("; {0} available, {1} per job",
-                           formatGiB(available), formatGiB(*jobMemory));
+      why += llvm::formatv("; {0} available, {1} per job", formatGiB(available),
+                           formatGiB(*jobMemory));
       workers = std::min(workers, byMemory);
     }
   } else {
@@ -484,8 +483,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
 
   // 4. Compile the misses.
   Cache &cache = *openedCache;
-  WorkerCommandBuilder buildCommand =
-      [&](const CompileJob &job, unsigned attempt) -> WorkerCommand {
+  WorkerCommandBuilder buildCommand = [&](const CompileJob &job,
+                                          unsigned attempt) -> WorkerCommand {
     WorkerCommand command;
     command.outputPath = outputDirectory + "/" + job.key;
     if (external) {
@@ -494,7 +493,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
           command.outputPath, options.keys.compilerOptions);
       return command;
     }
-    command.argv = {options.executable, "compile", job.source, "-o",
+    command.argv = {options.executable, "compile",      job.source, "-o",
                     command.outputPath, "--expect-key", job.key};
     llvm::SmallVector<llvm::StringRef> lines;
     llvm::StringRef(canonical).split(lines, '\n', -1, false);
@@ -577,8 +576,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   rows.insert(rows.end(), importErrors.begin(), importErrors.end());
   double elapsed = getMonotonicSeconds() - runStart;
 
-  llvm::outs() << "Total graphs: " << jobs.size() + importErrors.size()
-               << "\n";
+  llvm::outs() << "Total graphs: " << jobs.size() + importErrors.size() << "\n";
   llvm::outs() << "Total successful compilations: " << succeeded << "\n";
   llvm::outs() << "Total failed compilations: " << failed << "\n";
   llvm::outs() << "Cache hits: " << hits << "\n";
@@ -603,30 +601,30 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
                    << (row.logPath.empty() ? "" : "; log: " + row.logPath)
                    << "\n";
 
-  llvm::json::Object totals{{"graphs", (int64_t)(jobs.size() + importErrors.size())},
-                            {"files", (int64_t)keys.size()},
-                            {"compiled", (int64_t)succeeded},
-                            {"failed", (int64_t)failed},
-                            {"cache_hits", (int64_t)hits},
-                            {"compiled_elsewhere", (int64_t)elsewhere},
-                            {"compile_seconds", compileSeconds},
-                            {"compile_seconds_saved", savedSeconds},
-                            {"elapsed_seconds", elapsed},
-                            {"workers", (int64_t)workers},
-                            {"cache", cache.getDirectory()}};
+  llvm::json::Object totals{
+      {"graphs", (int64_t)(jobs.size() + importErrors.size())},
+      {"files", (int64_t)keys.size()},
+      {"compiled", (int64_t)succeeded},
+      {"failed", (int64_t)failed},
+      {"cache_hits", (int64_t)hits},
+      {"compiled_elsewhere", (int64_t)elsewhere},
+      {"compile_seconds", compileSeconds},
+      {"compile_seconds_saved", savedSeconds},
+      {"elapsed_seconds", elapsed},
+      {"workers", (int64_t)workers},
+      {"cache", cache.getDirectory()}};
   int status = failed ? ExitSomeFailed : ExitSuccess;
   if (!options.report.empty())
-    if (llvm::Error error =
-            writeJsonFile(options.report, makeReport(rows, std::move(totals)))) {
+    if (llvm::Error error = writeJsonFile(
+            options.report, makeReport(rows, std::move(totals)))) {
       llvm::errs() << "kiln precompile: error: "
                    << llvm::toString(std::move(error)) << "\n";
       status = ExitSomeFailed;
     }
   if (!options.trace.empty())
     if (llvm::Error error = writeJsonFile(
-            options.trace,
-            makeChromeTrace(misses, scheduler.getAttempts(), phases,
-                            scheduleStart, workers))) {
+            options.trace, makeChromeTrace(misses, scheduler.getAttempts(),
+                                           phases, scheduleStart, workers))) {
       llvm::errs() << "kiln precompile: error: "
                    << llvm::toString(std::move(error)) << "\n";
       status = ExitSomeFailed;

@@ -181,21 +181,19 @@ unsigned printChecks(llvm::ArrayRef<std::vector<CheckOutcome>> checksByRank,
             : check.comparison == "almost_eq"
                 ? "worst difference " + formatNumber(check.worstError)
                 : std::string("equal");
-        llvm::outs() << llvm::formatv("{6}check {0} ({1}) at {2}: passed, "
-                                      "{3} element{4}, {5}\n",
-                                      i + 1, check.comparison, where,
-                                      check.elements,
-                                      check.elements == 1 ? "" : "s", worst,
-                                      rankPrefix(rank));
+        llvm::outs() << llvm::formatv(
+            "{6}check {0} ({1}) at {2}: passed, "
+            "{3} element{4}, {5}\n",
+            i + 1, check.comparison, where, check.elements,
+            check.elements == 1 ? "" : "s", worst, rankPrefix(rank));
         continue;
       }
       ++failedChecks;
-      llvm::outs() << llvm::formatv("{7}check {0} ({1}) at {2}: FAILED, {3} "
-                                    "of {4} elements, worst {5} at {6}\n",
-                                    i + 1, check.comparison, where,
-                                    check.failing, check.elements,
-                                    formatNumber(check.worstError), check.worst,
-                                    rankPrefix(rank));
+      llvm::outs() << llvm::formatv(
+          "{7}check {0} ({1}) at {2}: FAILED, {3} "
+          "of {4} elements, worst {5} at {6}\n",
+          i + 1, check.comparison, where, check.failing, check.elements,
+          formatNumber(check.worstError), check.worst, rankPrefix(rank));
     }
   if (allChecks)
     llvm::outs() << llvm::formatv("{0} of {1} checks passed\n",
@@ -214,11 +212,11 @@ int printResults(const kiln::RunOptions &options,
     for (auto [rank, rankResults] : llvm::enumerate(results))
       for (auto [i, result] : llvm::enumerate(rankResults))
         if (result.kind != ElementKind::Token)
-          arrays.push_back({(options.ranks > 1
-                                 ? "rank_" + std::to_string(rank) + "_"
-                                 : std::string()) +
-                                "result_" + std::to_string(i),
-                            result});
+          arrays.push_back(
+              {(options.ranks > 1 ? "rank_" + std::to_string(rank) + "_"
+                                  : std::string()) +
+                   "result_" + std::to_string(i),
+               result});
     if (llvm::Error error = writeNumpyFile(options.output, arrays)) {
       llvm::errs() << "kiln run: error: " << llvm::toString(std::move(error))
                    << "\n";
@@ -435,9 +433,10 @@ int runCompiled(const kiln::RunOptions &options) {
   module->walk([&](Operation *op) {
     hasChecks |= op->getName().getStringRef() == "kiln.check";
   });
-  bool foldConstantsGiven = llvm::any_of(keys.options, [](const std::string &o) {
-    return llvm::StringRef(o).starts_with("fold-constants=");
-  });
+  bool foldConstantsGiven =
+      llvm::any_of(keys.options, [](const std::string &o) {
+        return llvm::StringRef(o).starts_with("fold-constants=");
+      });
   if (hasChecks && !foldConstantsGiven)
     keys.options.push_back("fold-constants=false");
   std::string canonical;
@@ -509,8 +508,8 @@ int runCompiled(const kiln::RunOptions &options) {
       expected = std::move(*out);
     } else {
       Evaluator referenceEvaluator(*reference, evaluatorOptions);
-      FailureOr<std::vector<HostTensor>> out = referenceEvaluator.call(
-          referenceEvaluator.getEntry(), *arguments);
+      FailureOr<std::vector<HostTensor>> out =
+          referenceEvaluator.call(referenceEvaluator.getEntry(), *arguments);
       if (failed(out))
         return ExitInputError;
       expected.push_back(std::move(*out));
@@ -525,9 +524,8 @@ int runCompiled(const kiln::RunOptions &options) {
         std::string type;
         llvm::raw_string_ostream(type) << got.type;
         llvm::outs() << llvm::formatv(
-            "{5}result {0}: {1}  max abs error {2}  max rel error {3}{4}\n",
-            i, type, formatNumber(error.absolute),
-            formatNumber(error.relative),
+            "{5}result {0}: {1}  max abs error {2}  max rel error {3}{4}\n", i,
+            type, formatNumber(error.absolute), formatNumber(error.relative),
             error.nanMismatches
                 ? llvm::formatv("  {0} NaN mismatches", error.nanMismatches)
                       .str()
@@ -550,8 +548,9 @@ int runArtifact(const kiln::RunOptions &options, llvm::StringRef bytes) {
   }
   auto executable = kiln::Executable::load(bytes);
   if (!executable) {
-    llvm::errs() << options.input << ": error: "
-                 << llvm::toString(executable.takeError()) << "\n";
+    llvm::errs() << options.input
+                 << ": error: " << llvm::toString(executable.takeError())
+                 << "\n";
     return ExitSomeFailed;
   }
   MLIRContext context(options.ranks > 1 ? MLIRContext::Threading::ENABLED
@@ -572,8 +571,9 @@ int runArtifact(const kiln::RunOptions &options, llvm::StringRef bytes) {
     for (const kiln::BufferSpec &input : manifest.inputs) {
       Type type = parseType(input.type, &context);
       if (!type) {
-        llvm::errs() << options.input << ": error: a parameter of unknown "
-                                         "type "
+        llvm::errs() << options.input
+                     << ": error: a parameter of unknown "
+                        "type "
                      << input.type << "\n";
         return ExitInputError;
       }

@@ -1,4 +1,5 @@
-//===- Scheduler.h - compile a batch of graphs in worker processes -*- C++ -*-===//
+//===- Scheduler.h - compile a batch of graphs in worker processes -*- C++
+//-*-===//
 //
 // This file declares the heart of `kiln precompile`: the graphs that missed
 // the cache are compiled by N isolated worker processes, largest first, each

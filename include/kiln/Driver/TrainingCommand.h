@@ -30,8 +30,9 @@ std::vector<std::string> getTrialRunEnvironment(llvm::StringRef dumpDirectory);
 
 /// Runs `command` (its output goes to this process's) with the trial-run
 /// environment and waits for it.
-llvm::Expected<ChildExit> runTrainingCommand(
-    const std::vector<std::string> &command, llvm::StringRef dumpDirectory);
+llvm::Expected<ChildExit>
+runTrainingCommand(const std::vector<std::string> &command,
+                   llvm::StringRef dumpDirectory);
 
 /// Whether a file found in a directory is a graph to key and compile:
 /// `*.hlo`, `*.mlir`, and `*.txt` but XLA's dump products that are not the

@@ -27,7 +27,8 @@ namespace kiln {
 
 /// The CPU features that `manifest` needs and this machine lacks (empty:
 /// it can run here).
-std::vector<std::string> getMissingCpuFeatures(const ArtifactManifest &manifest);
+std::vector<std::string>
+getMissingCpuFeatures(const ArtifactManifest &manifest);
 
 /// Those of `required` that this machine lacks.
 std::vector<std::string>

@@ -77,8 +77,7 @@ std::optional<Reduction> getReduction(Region &region) {
   if (block.getNumArguments() != 2 || block.getOperations().size() != 2)
     return std::nullopt;
   Operation &op = block.front();
-  if (op.getNumOperands() != 2 ||
-      op.getOperand(0) != block.getArgument(0) ||
+  if (op.getNumOperands() != 2 || op.getOperand(0) != block.getArgument(0) ||
       op.getOperand(1) != block.getArgument(1) ||
       block.back().getOperands() != op.getResults())
     return std::nullopt;
@@ -116,14 +115,15 @@ std::pair<SmallVector<int64_t>, int64_t> getGroups(Attribute attribute) {
 FailureOr<Value> emitCollective(ConversionPatternRewriter &rewriter,
                                 Operation *op, Value operand,
                                 RankedTensorType kilnType,
-                                RankedTensorType resultType, CollectiveKind kind,
-                                Reduction reduction, int64_t dimension,
-                                ArrayRef<int64_t> groups, int64_t groupSize) {
+                                RankedTensorType resultType,
+                                CollectiveKind kind, Reduction reduction,
+                                int64_t dimension, ArrayRef<int64_t> groups,
+                                int64_t groupSize) {
   Location loc = op->getLoc();
   std::optional<ElementKind> element =
       getElementKind(kilnType.getElementType());
-  if (!element || (*element == ElementKind::NarrowInteger &&
-                   reduction != Reduction::None))
+  if (!element ||
+      (*element == ElementKind::NarrowInteger && reduction != Reduction::None))
     return rewriter.notifyMatchFailure(op, "element type not exchanged");
   auto operandType = cast<RankedTensorType>(operand.getType());
   if (!operandType.hasStaticShape() || !resultType.hasStaticShape())
@@ -133,8 +133,8 @@ FailureOr<Value> emitCollective(ConversionPatternRewriter &rewriter,
                          rewriter);
 
   // The operand in a buffer of its own, the result in a fresh one.
-  auto inputType = MemRefType::get(operandType.getShape(),
-                                   operandType.getElementType());
+  auto inputType =
+      MemRefType::get(operandType.getShape(), operandType.getElementType());
   auto outputType =
       MemRefType::get(resultType.getShape(), resultType.getElementType());
   Value input = rewriter.create<memref::AllocOp>(loc, inputType);
@@ -147,8 +147,8 @@ FailureOr<Value> emitCollective(ConversionPatternRewriter &rewriter,
   // The operand seen as [outer, extent, inner] around `dimension`.
   int64_t outer = 1, inner = 1;
   ArrayRef<int64_t> shape = operandType.getShape();
-  int64_t extent = operandType.getNumElements(), resultExtent =
-                                                    resultType.getNumElements();
+  int64_t extent = operandType.getNumElements(),
+          resultExtent = resultType.getNumElements();
   if (dimension >= 0) {
     for (int64_t d = 0; d < dimension; ++d)
       outer *= shape[d];

@@ -1,4 +1,5 @@
-//===- RuntimeCalls.cpp - calls of kiln's runtime from lowered code -*- C++ -*-===//
+//===- RuntimeCalls.cpp - calls of kiln's runtime from lowered code -*- C++
+//-*-===//
 
 #include "RuntimeCalls.h"
 
@@ -18,14 +19,14 @@ Value kiln::getAddress(OpBuilder &builder, Location loc, Value buffer) {
 }
 
 Value kiln::getI64(OpBuilder &builder, Location loc, int64_t value) {
-  return builder.create<arith::ConstantIntOp>(loc, builder.getI64Type(),
-                                              value);
+  return builder.create<arith::ConstantIntOp>(loc, builder.getI64Type(), value);
 }
 
 /// Declares `name` (`count` i64 arguments, `results` i64 results) in the
 /// module, once.
-void kiln::declareRuntimeFunction(ModuleOp module, StringRef name, unsigned count,
-                            unsigned results, OpBuilder &builder) {
+void kiln::declareRuntimeFunction(ModuleOp module, StringRef name,
+                                  unsigned count, unsigned results,
+                                  OpBuilder &builder) {
   if (module.lookupSymbol(name))
     return;
   OpBuilder::InsertionGuard guard(builder);
@@ -40,7 +41,7 @@ void kiln::declareRuntimeFunction(ModuleOp module, StringRef name, unsigned coun
 /// The address of a constant array of `values` (replica groups, pairs):
 /// a private global of the module.
 Value kiln::getConstantArray(OpBuilder &builder, Location loc, ModuleOp module,
-                       ArrayRef<int64_t> values) {
+                             ArrayRef<int64_t> values) {
   SmallVector<int64_t> data(values);
   if (data.empty())
     data.push_back(-1);
@@ -48,9 +49,8 @@ Value kiln::getConstantArray(OpBuilder &builder, Location loc, ModuleOp module,
   auto tensorType =
       RankedTensorType::get({(int64_t)data.size()}, builder.getI64Type());
   // One global per distinct array, named by its contents.
-  std::string name =
-      "kiln_collective_groups_" +
-      llvm::utohexstr(llvm::hash_value(ArrayRef<int64_t>(data)));
+  std::string name = "kiln_collective_groups_" +
+                     llvm::utohexstr(llvm::hash_value(ArrayRef<int64_t>(data)));
   if (!module.lookupSymbol(name)) {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(module.getBody());
@@ -62,4 +62,3 @@ Value kiln::getConstantArray(OpBuilder &builder, Location loc, ModuleOp module,
   Value array = builder.create<memref::GetGlobalOp>(loc, type, name);
   return getAddress(builder, loc, array);
 }
-

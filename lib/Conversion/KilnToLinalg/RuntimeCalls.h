@@ -1,4 +1,5 @@
-//===- RuntimeCalls.h - calls of kiln's runtime from lowered code -*- C++ -*-===//
+//===- RuntimeCalls.h - calls of kiln's runtime from lowered code -*- C++
+//-*-===//
 //
 // What the lowerings that call kiln's runtime (RuntimeAbi.h) share: buffer
 // addresses as i64, the functions' declarations, constant arrays.
@@ -18,8 +19,7 @@ mlir::Value getAddress(mlir::OpBuilder &builder, mlir::Location loc,
                        mlir::Value buffer);
 
 /// An i64 constant.
-mlir::Value getI64(mlir::OpBuilder &builder, mlir::Location loc,
-                   int64_t value);
+mlir::Value getI64(mlir::OpBuilder &builder, mlir::Location loc, int64_t value);
 
 /// Declares `name` (`count` i64 arguments, `results` i64 results) in the
 /// module, once.
