@@ -1,9 +1,12 @@
-//===- Contraction.cpp - kiln.dot_general to linalg -------------*- C++ -*-===//
+//===- Contraction.cpp - dot_general and convolution to linalg --*- C++ -*-===//
 //
 // This file lowers dot_general to a linalg contraction: loops over the
 // batch dimensions, lhs free, rhs free and contracting dimensions, in that
 // order, so that the result's dimensions (batch, lhs free, rhs free) are
-// the leading loops. bf16 and f16 operands are multiplied and accumulated
+// the leading loops. A convolution is the same kind of contraction over
+// its input padded and dilated first (an index computation per element),
+// with the window's strides, dilations, reversal and feature and batch
+// groups in the input's indexing map. bf16 and f16 operands are multiplied and accumulated
 // in f32 and rounded once at the end, as the reference evaluator and XLA's
 // CPU code accumulate; integers are extended to the result's width by the
 // operands' signedness.
@@ -499,10 +502,248 @@ struct DotGeneralToNamedMatmul : public OpConversionPattern<kiln::DotGeneralOp> 
   }
 };
 
+/// The lhs of a convolution with its padding (negative: cropping) and base
+/// dilation applied, as one element-wise computation from indices: an
+/// element between dilated ones or in the padding is 0. Null when there is
+/// nothing to apply.
+Value padAndDilate(OpBuilder &b, Location loc, Value input,
+                   llvm::ArrayRef<int64_t> spatialDims,
+                   llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,
+                   llvm::ArrayRef<int64_t> dilations) {
+  auto type = cast<RankedTensorType>(input.getType());
+  auto at = [](llvm::ArrayRef<int64_t> values, size_t i, int64_t dflt) {
+    return i < values.size() ? values[i] : dflt;
+  };
+  bool trivial = true;
+  llvm::SmallVector<int64_t> shape(type.getShape());
+  for (auto [s, d] : llvm::enumerate(spatialDims)) {
+    int64_t l = at(low, s, 0), h = at(high, s, 0), dil = at(dilations, s, 1);
+    trivial &= l == 0 && h == 0 && dil == 1;
+    int64_t size = type.getDimSize(d);
+    shape[d] = (size > 0 ? (size - 1) * dil + 1 : 0) + l + h;
+    if (shape[d] < 0)
+      shape[d] = 0;
+  }
+  if (trivial)
+    return input;
+  Type element = type.getElementType();
+  auto paddedType = RankedTensorType::get(shape, element);
+  int64_t rank = type.getRank();
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{paddedType}, ValueRange{},
+             ValueRange{tensor::EmptyOp::create(b, loc, shape, element)},
+             llvm::SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank)},
+             llvm::SmallVector<utils::IteratorType>(
+                 rank, utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nested, ValueRange) {
+               auto constant = [&](int64_t value) -> Value {
+                 return arith::ConstantIndexOp::create(nb, nested, value);
+               };
+               Value inside = arith::ConstantIntOp::create(
+                   nb, nested, nb.getI1Type(), 1);
+               llvm::SmallVector<Value> indices;
+               for (int64_t d = 0; d < rank; ++d) {
+                 Value q = linalg::IndexOp::create(nb, nested, d);
+                 auto spatial = llvm::find(spatialDims, d);
+                 if (spatial == spatialDims.end()) {
+                   indices.push_back(q);
+                   continue;
+                 }
+                 size_t s = spatial - spatialDims.begin();
+                 int64_t dil = at(dilations, s, 1);
+                 Value source = arith::SubIOp::create(
+                     nb, nested, q, constant(at(low, s, 0)));
+                 Value index = arith::DivSIOp::create(nb, nested, source,
+                                                      constant(dil));
+                 Value ok = arith::AndIOp::create(
+                     nb, nested,
+                     arith::CmpIOp::create(nb, nested,
+                                           arith::CmpIPredicate::sge, source,
+                                           constant(0)),
+                     arith::CmpIOp::create(
+                         nb, nested, arith::CmpIPredicate::eq,
+                         arith::RemSIOp::create(nb, nested, source,
+                                                constant(dil)),
+                         constant(0)));
+                 ok = arith::AndIOp::create(
+                     nb, nested, ok,
+                     arith::CmpIOp::create(nb, nested,
+                                           arith::CmpIPredicate::slt, index,
+                                           constant(type.getDimSize(d))));
+                 inside = arith::AndIOp::create(nb, nested, inside, ok);
+                 indices.push_back(arith::SelectOp::create(nb, nested, ok,
+                                                           index, constant(0)));
+               }
+               Value value =
+                   tensor::ExtractOp::create(nb, nested, input, indices);
+               Value zero = arith::ConstantOp::create(
+                   nb, nested, element, nb.getZeroAttr(element));
+               linalg::YieldOp::create(
+                   nb, nested,
+                   arith::SelectOp::create(nb, nested, inside, value, zero)
+                       .getResult());
+             })
+      .getResult(0);
+}
+
+/// convolution as a linalg contraction: loops over the output's
+/// dimensions, then the kernel's input feature and spatial dimensions.
+/// The padded, dilated input is read at out * stride + k * window
+/// dilation (k counted from the end where the window is reversed), its
+/// feature offset by the output feature's group and its batch by the
+/// output feature's batch group; floats narrower than f32 accumulate in
+/// f32, as for dot_general.
+struct ConvolutionLowering : public OpConversionPattern<kiln::ConvolutionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kiln::ConvolutionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+    auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
+    for (Type type : {lhsType.getElementType(), rhsType.getElementType(),
+                      op.getType().getElementType()})
+      if (!isa<IntegerType>(type) && !type.isBF16() && !type.isF16() &&
+          !type.isF32() && !type.isF64())
+        return op.emitError() << "convolution on element type " << type
+                              << " is not compiled by the CPU backend";
+    if (!lhsType.hasStaticShape() || !rhsType.hasStaticShape() ||
+        !resultType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shape");
+    Type resultElement = resultType.getElementType();
+    bool narrow = resultElement.isBF16() || resultElement.isF16();
+    Type accumulator = narrow ? rewriter.getF32Type() : resultElement;
+    auto at = [](llvm::ArrayRef<int64_t> values, size_t i, int64_t dflt) {
+      return i < values.size() ? values[i] : dflt;
+    };
+    llvm::ArrayRef<int64_t> inSpatial = op.getInputSpatialDimensions(),
+                            kSpatial = op.getKernelSpatialDimensions(),
+                            outSpatial = op.getOutputSpatialDimensions(),
+                            strides = op.getWindowStrides(),
+                            windowDilations = op.getWindowDilations();
+    std::optional<llvm::ArrayRef<bool>> reversal = op.getWindowReversal();
+    int64_t inBatch = op.getInputBatchDimension(),
+            inFeature = op.getInputFeatureDimension(),
+            kIn = op.getKernelInputFeatureDimension(),
+            kOut = op.getKernelOutputFeatureDimension(),
+            outBatch = op.getOutputBatchDimension(),
+            outFeature = op.getOutputFeatureDimension();
+    int64_t featureGroups = op.getFeatureGroupCount(),
+            batchGroups = op.getBatchGroupCount();
+    size_t spatialRank = inSpatial.size();
+    int64_t rank = resultType.getRank();
+    int64_t loops = rank + 1 + spatialRank;
+    int64_t outFeatures = resultType.getDimSize(outFeature);
+    int64_t kernelInFeatures = rhsType.getDimSize(kIn);
+    if (featureGroups < 1 || batchGroups < 1 ||
+        outFeatures % featureGroups || outFeatures % batchGroups)
+      return rewriter.notifyMatchFailure(op, "groups do not divide features");
+
+    Value input =
+        padAndDilate(rewriter, loc, adaptor.getLhs(), inSpatial,
+                     op.getPaddingLow(), op.getPaddingHigh(),
+                     op.getBaseDilations());
+    auto dim = [&](int64_t d) { return rewriter.getAffineDimExpr(d); };
+    AffineExpr feature = dim(outFeature);
+    llvm::SmallVector<AffineExpr> inputExprs(lhsType.getRank());
+    inputExprs[inBatch] =
+        batchGroups > 1
+            ? feature.floorDiv(outFeatures / batchGroups) *
+                      resultType.getDimSize(outBatch) +
+                  dim(outBatch)
+            : dim(outBatch);
+    inputExprs[inFeature] =
+        featureGroups > 1
+            ? feature.floorDiv(outFeatures / featureGroups) *
+                      kernelInFeatures +
+                  dim(rank)
+            : dim(rank);
+    llvm::SmallVector<AffineExpr> kernelExprs(rhsType.getRank());
+    kernelExprs[kIn] = dim(rank);
+    kernelExprs[kOut] = feature;
+    for (size_t s = 0; s < spatialRank; ++s) {
+      AffineExpr k = dim(rank + 1 + s);
+      kernelExprs[kSpatial[s]] = k;
+      AffineExpr position = k;
+      if (reversal && s < reversal->size() && (*reversal)[s])
+        position = (rhsType.getDimSize(kSpatial[s]) - 1) - k;
+      inputExprs[inSpatial[s]] = dim(outSpatial[s]) * at(strides, s, 1) +
+                                 position * at(windowDilations, s, 1);
+    }
+    llvm::SmallVector<AffineExpr> outputExprs;
+    for (int64_t d = 0; d < rank; ++d)
+      outputExprs.push_back(dim(d));
+    MLIRContext *context = rewriter.getContext();
+    llvm::SmallVector<AffineMap> maps = {
+        AffineMap::get(loops, 0, inputExprs, context),
+        AffineMap::get(loops, 0, kernelExprs, context),
+        AffineMap::get(loops, 0, outputExprs, context)};
+    llvm::SmallVector<utils::IteratorType> iterators(
+        rank, utils::IteratorType::parallel);
+    iterators.append(1 + spatialRank, utils::IteratorType::reduction);
+
+    auto accumulatorType =
+        RankedTensorType::get(resultType.getShape(), accumulator);
+    Value zero = arith::ConstantOp::create(rewriter, loc, accumulator,
+                                           rewriter.getZeroAttr(accumulator));
+    Value init =
+        linalg::FillOp::create(
+            rewriter, loc, ValueRange{zero},
+            ValueRange{tensor::EmptyOp::create(rewriter, loc,
+                                               accumulatorType.getShape(),
+                                               accumulator)})
+            .getResult(0);
+    Type lhsKiln = lhsType.getElementType(), rhsKiln = rhsType.getElementType();
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{accumulatorType},
+            ValueRange{input, adaptor.getRhs()}, ValueRange{init}, maps,
+            iterators,
+            [&](OpBuilder &b, Location nested, ValueRange args) {
+              Value x = extendTo(b, nested, args[0], lhsKiln, accumulator);
+              Value y = extendTo(b, nested, args[1], rhsKiln, accumulator);
+              Value sum;
+              if (isa<FloatType>(accumulator))
+                sum = arith::AddFOp::create(
+                    b, nested, args[2], arith::MulFOp::create(b, nested, x, y));
+              else if (accumulator.getIntOrFloatBitWidth() == 1)
+                sum = arith::OrIOp::create(
+                    b, nested, args[2], arith::AndIOp::create(b, nested, x, y));
+              else
+                sum = arith::AddIOp::create(
+                    b, nested, args[2], arith::MulIOp::create(b, nested, x, y));
+              linalg::YieldOp::create(b, nested, sum);
+            })
+            .getResult(0);
+    if (narrow)
+      result =
+          linalg::GenericOp::create(
+              rewriter, loc, TypeRange{resultType}, ValueRange{result},
+              ValueRange{tensor::EmptyOp::create(rewriter, loc,
+                                                 resultType.getShape(),
+                                                 resultElement)},
+              llvm::SmallVector<AffineMap>(
+                  2, rewriter.getMultiDimIdentityMap(rank)),
+              llvm::SmallVector<utils::IteratorType>(
+                  rank, utils::IteratorType::parallel),
+              [&](OpBuilder &b, Location nested, ValueRange args) {
+                linalg::YieldOp::create(
+                    b, nested,
+                    arith::TruncFOp::create(b, nested, resultElement, args[0])
+                        .getResult());
+              })
+              .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void kiln::populateKilnContractionToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<DotGeneralLowering, DotGeneralToNamedMatmul>(
-      converter, patterns.getContext());
+  patterns.add<DotGeneralLowering, DotGeneralToNamedMatmul,
+               ConvolutionLowering>(converter, patterns.getContext());
 }

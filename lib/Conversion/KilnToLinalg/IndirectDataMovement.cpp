@@ -8,6 +8,7 @@
 // element that falls outside the operand is skipped, and one that lands is
 // combined with the update computation inlined as scalar code, in the
 // updates' row-major order, exactly as the reference evaluator does.
+// select_and_scatter is a loop of the same kind over its source.
 //
 //===----------------------------------------------------------------------===//
 
@@ -240,10 +241,194 @@ struct GatherLowering : public OpConversionPattern<kiln::GatherOp> {
   }
 };
 
+/// select_and_scatter (max-pooling's gradient): the output starts as the
+/// init value everywhere; one scf.for over the source elements, carrying
+/// the output, finds each window's selected element (an inner loop over the
+/// window: the first element that `select` prefers to every later one,
+/// padding and base-dilation holes taking no part) and combines the source
+/// element into it with `scatter`, both regions inlined as scalar code, in
+/// the source's row-major order, as the reference evaluator does.
+struct SelectAndScatterLowering
+    : public OpConversionPattern<kiln::SelectAndScatterOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kiln::SelectAndScatterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value operand = adaptor.getOperand(), source = adaptor.getSource();
+    auto operandType = cast<RankedTensorType>(operand.getType());
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    if (!operandType.hasStaticShape() || !sourceType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shape");
+    llvm::ArrayRef<int64_t> inShape = operandType.getShape(),
+                            sourceShape = sourceType.getShape(),
+                            windowShape = op.getWindowDimensions();
+    int64_t rank = inShape.size();
+    auto at = [](llvm::ArrayRef<int64_t> values, int64_t i, int64_t dflt) {
+      return i < (int64_t)values.size() ? values[i] : dflt;
+    };
+    llvm::ArrayRef<int64_t> strides = op.getWindowStrides(),
+                            baseDilations = op.getBaseDilations(),
+                            windowDilations = op.getWindowDilations(),
+                            low = op.getPaddingLow();
+    int64_t windowElements = 1;
+    for (int64_t size : windowShape)
+      windowElements *= size;
+    auto constant = [&](OpBuilder &b, int64_t value) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, value);
+    };
+    auto delinearize = [&](OpBuilder &b, Value linear,
+                           llvm::ArrayRef<int64_t> shape) {
+      llvm::SmallVector<Value> index(shape.size());
+      for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
+        Value size = constant(b, shape[d]);
+        index[d] = arith::RemUIOp::create(b, loc, linear, size);
+        linear = arith::DivUIOp::create(b, loc, linear, size);
+      }
+      return index;
+    };
+    Value init = tensor::ExtractOp::create(rewriter, loc,
+                                           adaptor.getInitValue(), ValueRange());
+    Value start =
+        linalg::FillOp::create(
+            rewriter, loc, ValueRange{init},
+            ValueRange{tensor::EmptyOp::create(rewriter, loc,
+                                               resultType.getShape(),
+                                               resultType.getElementType())})
+            .getResult(0);
+    bool built = true;
+    auto loop = scf::ForOp::create(
+        rewriter, loc, constant(rewriter, 0),
+        constant(rewriter, sourceType.getNumElements()),
+        constant(rewriter, 1), ValueRange{start},
+        [&](OpBuilder &b, Location, Value s, ValueRange carried) {
+          llvm::SmallVector<Value> position = delinearize(b, s, sourceShape);
+          // (found, selected index...) over the window.
+          llvm::SmallVector<Value> initial = {
+              arith::ConstantOp::create(b, loc, b.getBoolAttr(false))};
+          for (int64_t d = 0; d < rank; ++d)
+            initial.push_back(constant(b, 0));
+          auto search = scf::ForOp::create(
+              b, loc, constant(b, 0), constant(b, windowElements),
+              constant(b, 1), initial,
+              [&](OpBuilder &wb, Location, Value n, ValueRange state) {
+                llvm::SmallVector<Value> w = delinearize(wb, n, windowShape);
+                Value inside =
+                    arith::ConstantOp::create(wb, loc, wb.getBoolAttr(true));
+                llvm::SmallVector<Value> element;
+                for (int64_t d = 0; d < rank; ++d) {
+                  Value p = arith::AddIOp::create(
+                      wb, loc,
+                      arith::MulIOp::create(wb, loc, position[d],
+                                            constant(wb, at(strides, d, 1))),
+                      arith::MulIOp::create(
+                          wb, loc, w[d],
+                          constant(wb, at(windowDilations, d, 1))));
+                  p = arith::SubIOp::create(wb, loc, p,
+                                            constant(wb, at(low, d, 0)));
+                  Value dilation = constant(wb, at(baseDilations, d, 1));
+                  Value q = arith::DivSIOp::create(wb, loc, p, dilation);
+                  Value ok = arith::AndIOp::create(
+                      wb, loc,
+                      arith::CmpIOp::create(wb, loc, arith::CmpIPredicate::sge,
+                                            p, constant(wb, 0)),
+                      arith::CmpIOp::create(
+                          wb, loc, arith::CmpIPredicate::eq,
+                          arith::RemSIOp::create(wb, loc, p, dilation),
+                          constant(wb, 0)));
+                  ok = arith::AndIOp::create(
+                      wb, loc, ok,
+                      arith::CmpIOp::create(wb, loc, arith::CmpIPredicate::slt,
+                                            q, constant(wb, inShape[d])));
+                  inside = arith::AndIOp::create(wb, loc, inside, ok);
+                  element.push_back(q);
+                }
+                auto step = scf::IfOp::create(
+                    wb, loc, inside,
+                    [&](OpBuilder &then, Location) {
+                      Value found = state[0];
+                      ValueRange selected = state.drop_front();
+                      // The first element is taken; a later one replaces
+                      // the selection unless `select` keeps it.
+                      auto choose = scf::IfOp::create(
+                          then, loc, found,
+                          [&](OpBuilder &keepBuilder, Location) {
+                            Value current = tensor::ExtractOp::create(
+                                keepBuilder, loc, operand, selected);
+                            Value candidate = tensor::ExtractOp::create(
+                                keepBuilder, loc, operand, element);
+                            FailureOr<llvm::SmallVector<Value>> keep =
+                                kiln::inlineScalarRegion(
+                                    keepBuilder, op.getSelect(),
+                                    {current, candidate});
+                            Value kept =
+                                succeeded(keep)
+                                    ? keep->front()
+                                    : arith::ConstantOp::create(
+                                          keepBuilder, loc,
+                                          keepBuilder.getBoolAttr(true));
+                            built &= succeeded(keep);
+                            scf::YieldOp::create(keepBuilder, loc, kept);
+                          },
+                          [&](OpBuilder &first, Location) {
+                            scf::YieldOp::create(
+                                first, loc,
+                                ValueRange{arith::ConstantOp::create(
+                                    first, loc, first.getBoolAttr(false))});
+                          });
+                      Value keep = choose.getResult(0);
+                      llvm::SmallVector<Value> next = {arith::ConstantOp::create(
+                          then, loc, then.getBoolAttr(true))};
+                      for (int64_t d = 0; d < rank; ++d)
+                        next.push_back(arith::SelectOp::create(
+                            then, loc, keep, selected[d], element[d]));
+                      scf::YieldOp::create(then, loc, next);
+                    },
+                    [&](OpBuilder &otherwise, Location) {
+                      scf::YieldOp::create(otherwise, loc, state);
+                    });
+                scf::YieldOp::create(wb, loc, step.getResults());
+              });
+          Value found = search.getResult(0);
+          llvm::SmallVector<Value> selected(search.getResults().drop_front());
+          auto scatter = scf::IfOp::create(
+              b, loc, found,
+              [&](OpBuilder &then, Location) {
+                Value accumulated =
+                    tensor::ExtractOp::create(then, loc, carried[0], selected);
+                Value value =
+                    tensor::ExtractOp::create(then, loc, source, position);
+                FailureOr<llvm::SmallVector<Value>> combined =
+                    kiln::inlineScalarRegion(then, op.getScatter(),
+                                             {accumulated, value});
+                if (failed(combined)) {
+                  built = false;
+                  scf::YieldOp::create(then, loc, carried);
+                  return;
+                }
+                scf::YieldOp::create(
+                    then, loc,
+                    ValueRange{tensor::InsertOp::create(
+                        then, loc, combined->front(), carried[0], selected)});
+              },
+              [&](OpBuilder &otherwise, Location) {
+                scf::YieldOp::create(otherwise, loc, carried);
+              });
+          scf::YieldOp::create(b, loc, scatter.getResults());
+        });
+    if (!built)
+      return failure();
+    rewriter.replaceOp(op, loop.getResults());
+    return success();
+  }
+};
+
 } // namespace
 
 void kiln::populateKilnIndirectDataMovementToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ScatterLowering, GatherLowering>(converter,
-                                                patterns.getContext());
+  patterns.add<ScatterLowering, GatherLowering, SelectAndScatterLowering>(
+      converter, patterns.getContext());
 }

@@ -430,6 +430,34 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
                                 .getResult());
       op.erase();
     });
+    // MLIR's bare-pointer calling convention refuses memrefs without
+    // elements. Such a parameter or result is never read or written: the
+    // entry takes a one-element buffer in its place (the caller's empty
+    // buffer is never touched) and its body uses an empty one of its own.
+    module.walk([](func::FuncOp function) {
+      if (function.isExternal() || !function.isPublic())
+        return;
+      Block &body = function.getBody().front();
+      OpBuilder builder = OpBuilder::atBlockBegin(&body);
+      SmallVector<Type> inputs(function.getArgumentTypes());
+      bool changed = false;
+      for (BlockArgument argument : body.getArguments()) {
+        auto type = dyn_cast<MemRefType>(argument.getType());
+        if (!type || !type.hasStaticShape() || type.getNumElements() != 0 ||
+            !type.getLayout().isIdentity())
+          continue;
+        Value empty =
+            memref::AllocaOp::create(builder, function.getLoc(), type);
+        argument.replaceAllUsesWith(empty);
+        auto placeholder = MemRefType::get({1}, type.getElementType());
+        argument.setType(placeholder);
+        inputs[argument.getArgNumber()] = placeholder;
+        changed = true;
+      }
+      if (changed)
+        function.setType(FunctionType::get(function.getContext(), inputs,
+                                           function.getResultTypes()));
+    });
     if (failed(runPipeline(kLoopsToLLVMPipeline)))
       return failure();
   }
