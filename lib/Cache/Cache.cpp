@@ -767,13 +767,11 @@ Cache::publishArtifact(const KeyParts &parts, StringRef artifact,
   Expected<std::optional<PublishOutcome>> before = published();
   if (!before)
     return before.takeError();
-  if (*before == PublishOutcome::Conflict && replace) {
-    Expected<bool> removed = remove(key);
-    if (!removed)
-      return removed.takeError();
-  } else if (*before) {
+  // Other bytes to replace the cached ones are staged first: until the new
+  // file is renamed over the old one under the write lock, the old artifact
+  // stays whole (a full disk costs the new bytes, never the old).
+  if (*before && !(*before == PublishOutcome::Conflict && replace))
     return **before;
-  }
 
   // The bytes are written and synced before the write lock is taken (see
   // the file comment), so that a big artifact does not hold up every other
@@ -812,13 +810,14 @@ Cache::publishArtifact(const KeyParts &parts, StringRef artifact,
     if (!status)
       return status.takeError();
     if (*status == "ok") {
-      // Published meanwhile; the first stays.
+      // Published meanwhile (or before, and being replaced).
       Expected<std::optional<PublishOutcome>> now = published();
       if (!now)
         return now.takeError();
-      return now->value_or(PublishOutcome::AlreadyCached);
+      if (!(replace && *now == PublishOutcome::Conflict))
+        return now->value_or(PublishOutcome::AlreadyCached);
     }
-    replacesFailure = status->has_value();
+    replacesFailure = *status == "failed";
   }
   Error moved = files->moveStagedToObject(stagedName, key);
   stagedName.clear(); // renamed, or removed by moveStagedToObject

@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Program.h"
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -44,6 +45,38 @@ std::string ChildExit::describe() const {
 }
 
 namespace {
+/// The process groups of the running children that have one, for the
+/// termination handler (async-signal-safe: a fixed array of atomics).
+constexpr int kMaxTrackedChildren = 1024;
+std::atomic<int> trackedGroups[kMaxTrackedChildren];
+
+void trackGroup(int pid) {
+  for (std::atomic<int> &slot : trackedGroups) {
+    int empty = 0;
+    if (slot.compare_exchange_strong(empty, pid))
+      return;
+  }
+}
+
+void untrackGroup(int pid) {
+  for (std::atomic<int> &slot : trackedGroups) {
+    int expected = pid;
+    if (slot.compare_exchange_strong(expected, 0))
+      return;
+  }
+}
+
+void killTrackedGroups(int signal) {
+  for (std::atomic<int> &slot : trackedGroups) {
+    int pid = slot.load();
+    if (pid > 0)
+      ::kill(-pid, SIGKILL);
+  }
+  // Die of the signal, as the process would have without this handler.
+  ::signal(signal, SIG_DFL);
+  ::raise(signal);
+}
+
 /// The environment of the child: this process's, with `overrides` set.
 std::vector<std::string>
 buildEnvironment(const std::vector<std::string> &overrides) {
@@ -167,8 +200,10 @@ llvm::Expected<ChildProcess> ChildProcess::spawn(const ChildSpec &spec) {
   }
   // The child's group is set by the parent too, so that a kill() right
   // after spawn reaches it whichever runs first.
-  if (spec.ownProcessGroup)
+  if (spec.ownProcessGroup) {
     ::setpgid(pid, pid);
+    trackGroup(pid);
+  }
   int execError = 0;
   ssize_t got;
   do {
@@ -233,8 +268,10 @@ std::optional<ChildExit> ChildProcess::reap(bool block) {
   exit.peakMemoryBytes = (uint64_t)usage.ru_maxrss * 1024; // KiB on Linux
   // What the child started dies with it: a killed compiler's own children
   // would otherwise keep running (and writing) after its graph is done.
-  if (ownGroup && got > 0)
+  if (ownGroup && got > 0) {
     ::kill(-pid, SIGKILL);
+    untrackGroup(pid);
+  }
   ended = exit;
   return ended;
 }
@@ -242,6 +279,16 @@ std::optional<ChildExit> ChildProcess::reap(bool block) {
 std::optional<ChildExit> ChildProcess::poll() { return reap(false); }
 
 ChildExit ChildProcess::wait() { return *reap(true); }
+
+void kiln::killChildrenOnTermination() {
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction action;
+    std::memset(&action, 0, sizeof(action));
+    action.sa_handler = killTrackedGroups;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(signal, &action, nullptr);
+  }
+}
 
 void ChildProcess::kill() {
   if (pid <= 0 || ended)

@@ -62,6 +62,14 @@ void ProgressDisplay::jobRetried(const CompileJob &job,
 
 void ProgressDisplay::update(const ScheduleCounts &counts) {
   last = counts;
+  // A log says once why nothing seems to happen.
+  if (!live && counts.waiting && !counts.running && !counts.queued &&
+      !announcedWaiting) {
+    announcedWaiting = true;
+    printLine(llvm::formatv("waiting for {0} graphs that another process is "
+                            "compiling (their leases are in the cache)",
+                            counts.waiting));
+  }
   if (live) {
     draw();
     os.flush();

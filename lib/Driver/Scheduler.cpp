@@ -54,21 +54,47 @@ namespace {
 constexpr double kDeferredRetrySeconds = 0.25;
 constexpr auto kPollInterval = std::chrono::milliseconds(5);
 
+/// What a worker's log keeps: its beginning and its end, so that a
+/// compiler that prints gigabytes costs neither the driver's memory nor the
+/// cache's space.
+constexpr size_t kLogHeadBytes = 64 << 10;
+constexpr size_t kLogTailBytes = 256 << 10;
+
 std::string readLog(const std::string &path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  return buffer ? (*buffer)->getBuffer().str() : std::string();
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return std::string();
+  llvm::StringRef text = (*buffer)->getBuffer();
+  if (text.size() <= kLogHeadBytes + kLogTailBytes)
+    return text.str();
+  return (text.take_front(kLogHeadBytes) +
+          llvm::formatv("\n[... {0} bytes of the worker's output left out "
+                        "...]\n",
+                        text.size() - kLogHeadBytes - kLogTailBytes)
+              .str() +
+          text.take_back(kLogTailBytes))
+      .str();
 }
 
-/// Whether a failed worker's output says that memory ran out, as the
+/// Whether a failed worker's output says that host memory ran out, as the
 /// dynamic loader, C++, Python and the C library say it under an
 /// address-space limit (which fails allocations instead of killing).
-bool mentionsOutOfMemory(llvm::StringRef log) {
+bool mentionsHostOutOfMemory(llvm::StringRef log) {
   for (llvm::StringRef phrase :
-       {"out of memory", "Cannot allocate memory", "failed to map segment",
-        "std::bad_alloc", "MemoryError"})
+       {"Cannot allocate memory", "failed to map segment", "std::bad_alloc",
+        "MemoryError"})
     if (log.contains(phrase))
       return true;
   return false;
+}
+
+/// The first line of `log` that says `error:`, trimmed; empty if none.
+std::string firstErrorLine(llvm::StringRef log) {
+  for (llvm::StringRef line : llvm::split(log, '\n'))
+    if (line.contains("error:"))
+      return line.trim().str();
+  return std::string();
 }
 
 std::string formatBytes(uint64_t bytes) {
@@ -121,7 +147,7 @@ bool Scheduler::claimOrDefer(size_t job) {
   if (!claim) {
     failJob(job,
             "the cache refused a lease: " + llvm::toString(claim.takeError()),
-            "", 0);
+            "", 0, /*record=*/false);
     return false;
   }
   if (*claim == ClaimStatus::HeldElsewhere) {
@@ -171,7 +197,7 @@ bool Scheduler::startJob(size_t job, int worker) {
     failJob(job,
             "the compiler could not be started: " +
                 llvm::toString(child.takeError()),
-            "", 0);
+            "", 0, /*record=*/false);
     return false;
   }
   double now = getMonotonicSeconds();
@@ -182,7 +208,7 @@ bool Scheduler::startJob(size_t job, int worker) {
 }
 
 void Scheduler::failJob(size_t job, const std::string &reason,
-                        const std::string &log, double seconds) {
+                        const std::string &log, double seconds, bool record) {
   const CompileJob &graph = jobs[job];
   JobOutcome &outcome = outcomes[job];
   outcome.status = JobStatus::Failed;
@@ -192,17 +218,30 @@ void Scheduler::failJob(size_t job, const std::string &reason,
   if (!text.empty() && text.back() != '\n')
     text += '\n';
   text += "kiln precompile: " + graph.source + ": " + reason + "\n";
-  // The failure is recorded with its log, which also ends the lease: later
-  // runs say why without compiling again (unless --retry-failed).
-  if (llvm::Error error = cache.recordFailure(
-          graph.parts, text, seconds, graph.source, graph.sketch,
-          EntryGraph{graph.name, graph.text})) {
-    outcome.reason += " (and the failure could not be recorded: " +
-                      llvm::toString(std::move(error)) + ")";
-    llvm::consumeError(cache.release(graph.key));
-  } else {
-    outcome.logPath = cache.getLogPath(graph.key);
+  // The graph's own failure is recorded with its log: later runs say why
+  // without compiling again (unless --retry-failed). A failure of this
+  // run's environment (a compiler that cannot be started, a full disk, the
+  // cache refusing a lease) is not the graph's, and is not recorded.
+  if (record) {
+    if (llvm::Error error = cache.recordFailure(
+            graph.parts, text, seconds, graph.source, graph.sketch,
+            EntryGraph{graph.name, graph.text})) {
+      outcome.reason += " (and the failure could not be recorded: " +
+                        llvm::toString(std::move(error)) + ")";
+    } else {
+      llvm::Expected<LookupResult> now = cache.lookup(graph.key, false);
+      if (now && now->status == LookupStatus::Failed) {
+        outcome.logPath = cache.getLogPath(graph.key);
+      } else {
+        // A forced recompilation of a cached graph failed: the artifact
+        // stays, and the output stays in the worker's log.
+        if (!now)
+          llvm::consumeError(now.takeError());
+        outcome.reason += "; the cached artifact was kept";
+      }
+    }
   }
+  llvm::consumeError(cache.release(graph.key));
   observer.jobFinished(graph, outcome);
 }
 
@@ -222,11 +261,15 @@ void Scheduler::finishJob(Running &run, const ChildExit &exit, bool timedOut) {
   std::string failure;
   bool crashed = false;
   uint64_t limit = options.jobMemoryBytes;
+  // Under an address-space limit an allocation fails rather than the
+  // process being killed: kiln's worker says so by its status, others in
+  // their output (a device's "out of memory" is not the host's).
   bool outOfMemory =
       limit && !exit.succeeded() &&
       ((run.command.outOfMemoryStatus >= 0 && !exit.signaled &&
         exit.code == run.command.outOfMemoryStatus) ||
-       exit.peakMemoryBytes >= limit * 9 / 10 || mentionsOutOfMemory(log));
+       exit.peakMemoryBytes >= limit * 9 / 10 || mentionsHostOutOfMemory(log));
+  std::string errorLine = firstErrorLine(log);
   if (timedOut) {
     char seconds[32];
     std::snprintf(seconds, sizeof(seconds), "%g", options.timeoutSeconds);
@@ -238,17 +281,16 @@ void Scheduler::finishJob(Running &run, const ChildExit &exit, bool timedOut) {
                             "and {2}",
                             formatBytes(limit),
                             formatBytes(exit.peakMemoryBytes), exit.describe());
+    if (!errorLine.empty())
+      failure += ": " + errorLine;
   } else if (exit.signaled) {
     crashed = true;
     failure = "the worker crashed: " + exit.describe();
   } else if (exit.code != 0) {
     failure = "the compiler failed (" + exit.describe() + ")";
     // Its first error says what went wrong in a line.
-    for (llvm::StringRef line : llvm::split(log, '\n'))
-      if (line.contains("error:")) {
-        failure += ": " + line.trim().str();
-        break;
-      }
+    if (!errorLine.empty())
+      failure += ": " + errorLine;
   }
   if (failure.empty()) {
     auto artifact =
@@ -265,17 +307,23 @@ void Scheduler::finishJob(Running &run, const ChildExit &exit, bool timedOut) {
           EntryGraph{graph.name, graph.text});
       llvm::sys::fs::remove(run.command.outputPath);
       if (!published) {
-        failure = "the artifact could not be stored: " +
-                  llvm::toString(published.takeError());
-      } else {
-        outcome.status = JobStatus::Compiled;
-        if (*published == PublishOutcome::Conflict)
-          outcome.reason = "another process stored other bytes under this "
-                           "key first; they were kept";
-        record("compiled");
-        observer.jobFinished(graph, outcome);
+        // The environment's failure (a full disk), not the graph's.
+        record("not stored");
+        failJob(job,
+                "the artifact could not be stored: " +
+                    llvm::toString(published.takeError()),
+                log, exit.seconds, /*record=*/false);
         return;
       }
+      outcome.status = JobStatus::Compiled;
+      if (*published == PublishOutcome::Conflict)
+        outcome.reason = "another process stored other bytes under this "
+                         "key first; they were kept";
+      // Stored, or already there: either way the lease is done.
+      llvm::consumeError(cache.release(graph.key));
+      record("compiled");
+      observer.jobFinished(graph, outcome);
+      return;
     }
   }
   if (crashed && outcome.attempts <= options.retries) {
@@ -290,7 +338,7 @@ void Scheduler::finishJob(Running &run, const ChildExit &exit, bool timedOut) {
          : outOfMemory ? "out of memory"
          : crashed     ? "crashed"
                        : "failed");
-  failJob(job, failure, log, exit.seconds);
+  failJob(job, failure, log, exit.seconds, /*record=*/true);
 }
 
 std::vector<JobOutcome> Scheduler::run() {

@@ -1118,6 +1118,38 @@ TEST(CacheFullDisk, InjectedNoSpaceLeavesIndexUnchanged) {
   EXPECT_EQ(lookupStatus(*cache, keyOf(13), true), "hit");
 }
 
+TEST(CacheFullDisk, ReplacementThatDoesNotFitKeepsTheCachedArtifact) {
+  // A forced recompilation whose bytes cannot be written (a full disk)
+  // must not cost the artifact that was there: the new bytes are staged
+  // before the old ones are touched.
+  TempDir dir;
+  Cache::OpenOptions options;
+  options.testHooks.failWritesAfterBytes = 4096;
+  KILN_OPEN_CACHE(cache, dir.path, options);
+  std::string key = keyOf(1);
+  std::string first = makeArtifact(key, 1, 0, 1000);
+  KILN_ASSERT_OK(cache->publish(makeParts(1), first, 1, "a.hlo"));
+  auto replaced = cache->publishArtifact(makeParts(1),
+                                         makeArtifact(key, 2, 0, 8192), 1,
+                                         "b.hlo", {}, /*replace=*/true);
+  ASSERT_FALSE(bool(replaced));
+  llvm::consumeError(replaced.takeError());
+  KILN_ASSIGN_OR_FAIL(result, cache->lookup(key, true));
+  ASSERT_EQ(result.status, LookupStatus::Hit);
+  EXPECT_EQ(readPayload(result.entry->path), first);
+  // Bytes that fit replace it.
+  std::string second = makeArtifact(key, 3, 0, 900);
+  KILN_ASSIGN_OR_FAIL(outcome,
+                      cache->publishArtifact(makeParts(1), second, 1, "c.hlo",
+                                             {}, /*replace=*/true));
+  EXPECT_EQ(outcome, PublishOutcome::Stored);
+  KILN_ASSIGN_OR_FAIL(now, cache->lookup(key, true));
+  ASSERT_EQ(now.status, LookupStatus::Hit);
+  EXPECT_EQ(readPayload(now.entry->path), second);
+  KILN_ASSIGN_OR_FAIL(report, cache->verify(false));
+  EXPECT_TRUE(report.clean());
+}
+
 TEST(CacheFullDisk, RealTinyTmpfs) {
   if (geteuid() != 0)
     GTEST_SKIP() << "mounting a tmpfs needs root";

@@ -132,6 +132,33 @@ kiln::KeyParts kiln::makeGraphKeyParts(const Hash128 &signature,
   return parts;
 }
 
+/// Whether a file found in a directory is a graph: `*.hlo` and `*.mlir`
+/// are; a `*.txt` (a name other files share: notes, requirements) is if
+/// XLA named it a dump or it starts as HLO text does.
+static bool looksLikeGraph(llvm::StringRef path) {
+  if (!path.ends_with(".txt") || path.ends_with(".before_optimizations.txt"))
+    return true;
+  auto buffer = llvm::MemoryBuffer::getFileSlice(path, 4096, 0);
+  if (!buffer)
+    return true; // unreadable: reported when it is imported
+  llvm::StringRef text = (*buffer)->getBuffer();
+  // Leading blank lines and comments, then the module header.
+  while (true) {
+    text = text.ltrim();
+    if (text.starts_with("//")) {
+      text = text.drop_until([](char c) { return c == '\n'; });
+      continue;
+    }
+    if (text.starts_with("/*")) {
+      size_t end = text.find("*/");
+      text = end == llvm::StringRef::npos ? "" : text.drop_front(end + 2);
+      continue;
+    }
+    break;
+  }
+  return text.starts_with("HloModule");
+}
+
 std::vector<std::string>
 kiln::expandGraphPaths(const std::vector<std::string> &inputs) {
   std::vector<std::string> paths;
@@ -144,13 +171,17 @@ kiln::expandGraphPaths(const std::vector<std::string> &inputs) {
     // modules, in a stable order.
     std::vector<std::string> found;
     std::error_code error;
-    for (llvm::sys::fs::recursive_directory_iterator it(input, error), end;
+    // Links to directories are not followed (a link to a parent would
+    // make the walk endless); links to files are graphs like files.
+    for (llvm::sys::fs::recursive_directory_iterator
+             it(input, error, /*follow_symlinks=*/false),
+         end;
          !error && it != end; it.increment(error)) {
       llvm::StringRef path = it->path();
-      if (it->type() != llvm::sys::fs::file_type::regular_file &&
-          it->type() != llvm::sys::fs::file_type::symlink_file)
-        continue;
-      if (isGraphFileName(path))
+      bool isFile = it->type() == llvm::sys::fs::file_type::regular_file;
+      if (it->type() == llvm::sys::fs::file_type::symlink_file)
+        isFile = llvm::sys::fs::is_regular_file(path);
+      if (isFile && isGraphFileName(path) && looksLikeGraph(path))
         found.push_back(path.str());
     }
     llvm::sort(found);

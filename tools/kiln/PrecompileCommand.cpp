@@ -18,6 +18,7 @@
 #include "kiln/Driver/Scheduler.h"
 #include "kiln/Driver/TrainingCommand.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
@@ -123,6 +124,9 @@ struct Decision {
 int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   PrecompileOptions options = givenOptions;
   double runStart = getMonotonicSeconds();
+  // Ctrl-C stops the workers with the driver (their leases, whose owner
+  // is gone, are taken over by the next run).
+  killChildrenOnTermination();
   std::vector<PhaseSpan> phases;
   auto phase = [&](llvm::StringRef name, double since) {
     phases.push_back(
@@ -139,6 +143,16 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
                     "(4G, 512M, 0 for no limit), not '"
                  << options.jobMemory << "'\n";
     return ExitInputError;
+  }
+  for (const std::string &file : {options.report, options.trace}) {
+    llvm::StringRef parent = llvm::sys::path::parent_path(file);
+    if (!file.empty() && !parent.empty() &&
+        !llvm::sys::fs::is_directory(parent)) {
+      llvm::errs() << "kiln precompile: error: cannot write " << file
+                   << " (--" << (file == options.report ? "report" : "trace")
+                   << "): no directory " << parent << "\n";
+      return ExitInputError;
+    }
   }
   if (options.inputs.empty() && options.command.empty()) {
     llvm::errs() << "kiln precompile: error: name graphs (files or "
@@ -158,6 +172,12 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
                       "the artifact goes with {output}\n";
       return ExitInputError;
     }
+    if (!options.keys.compilerOptions.empty() &&
+        llvm::StringRef(options.compilerCommand).find("{flags}") ==
+            llvm::StringRef::npos)
+      llvm::errs() << "kiln precompile: warning: --compiler-option values "
+                      "enter the key, but --compiler-cmd has no {flags}: the "
+                      "compiler never sees them\n";
     if (options.keys.compilerVersionCommand.empty()) {
       // Without a version, the command itself names the compiler: a new
       // compiler behind the same command would share entries.
@@ -187,13 +207,31 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   for (const std::string &directory :
        {logDirectory, inputDirectory, outputDirectory})
     llvm::sys::fs::create_directories(directory);
+  // What the work directory must keep when the run ends: a training
+  // command's dumps (kiln cache check reads them before training), and the
+  // logs of failures that the cache did not take.
+  bool keepDumps = false, keepLogs = false;
+  llvm::scope_exit cleanUp([&] {
+    llvm::sys::fs::remove_directories(inputDirectory);
+    llvm::sys::fs::remove_directories(outputDirectory);
+    if (!options.workDir.empty())
+      return;
+    if (!keepLogs)
+      llvm::sys::fs::remove_directories(logDirectory);
+    if (!keepDumps && !keepLogs)
+      llvm::sys::fs::remove_directories(*workDirectory);
+  });
 
   // 1. The graphs: files and directories, and what a trial run dumps.
   std::vector<std::string> paths = expandGraphPaths(options.inputs);
   if (!options.command.empty()) {
     double since = getMonotonicSeconds();
+    // The dumps are this run's: a --work-dir used before holds an older
+    // run's, which would be taken for this one's.
     std::string dumpDirectory = *workDirectory + "/dumps";
+    llvm::sys::fs::remove_directories(dumpDirectory);
     llvm::sys::fs::create_directories(dumpDirectory);
+    keepDumps = true;
     llvm::errs() << "kiln precompile: running the training command with "
                     "XLA_FLAGS="
                  << addXlaDumpFlags(
@@ -328,7 +366,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     switch (found->status) {
     case LookupStatus::Hit:
       outcome.status = JobStatus::Cached;
-      savedSeconds += found->entry->compileSeconds;
+      if (!options.force)
+        savedSeconds += found->entry->compileSeconds;
       outcome.seconds = found->entry->compileSeconds;
       decision.reason = "cached";
       if (options.force) {
@@ -532,8 +571,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   for (size_t m = 0; m < missIndex.size(); ++m) {
     outcomes[missIndex[m]] = compiled[m];
     // A compiled graph's log goes with a temporary work directory.
-    if (options.workDir.empty() && options.command.empty() &&
-        compiled[m].status != JobStatus::Failed)
+    if (options.workDir.empty() && compiled[m].status != JobStatus::Failed)
       outcomes[missIndex[m]].logPath.clear();
   }
 
@@ -629,16 +667,11 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
                    << llvm::toString(std::move(error)) << "\n";
       status = ExitSomeFailed;
     }
-  // A temporary work directory goes, unless it holds what a user needs:
-  // the dumps of a training command (kiln cache check reads them later).
-  if (options.workDir.empty()) {
-    llvm::sys::fs::remove_directories(inputDirectory);
-    llvm::sys::fs::remove_directories(outputDirectory);
-    if (options.command.empty())
-      llvm::sys::fs::remove_directories(*workDirectory);
-    else
-      llvm::errs() << "kiln precompile: the dumped graphs are in "
-                   << *workDirectory << "/dumps\n";
-  }
+  for (const JobOutcome &outcome : outcomes)
+    keepLogs |= outcome.status == JobStatus::Failed &&
+                llvm::StringRef(outcome.logPath).starts_with(logDirectory);
+  if (options.workDir.empty() && keepDumps)
+    llvm::errs() << "kiln precompile: the dumped graphs are in "
+                 << *workDirectory << "/dumps\n";
   return status;
 }

@@ -94,6 +94,12 @@ private:
 /// Seconds on a monotonic clock (for durations and trace times).
 double getMonotonicSeconds();
 
+/// On SIGINT, SIGTERM or SIGHUP, kills every running child's process group
+/// (a worker and whatever it started) before this process dies of the
+/// signal, so that Ctrl-C leaves no compiler running. (A SIGKILLed process
+/// cannot do this: its direct children die with it by their death signal.)
+void killChildrenOnTermination();
+
 } // namespace kiln
 
 #endif // KILN_DRIVER_CHILDPROCESS_H

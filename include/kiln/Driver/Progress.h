@@ -40,6 +40,7 @@ private:
   size_t finished = 0;
   ScheduleCounts last;
   bool drawn = false;
+  bool announcedWaiting = false;
 };
 
 } // namespace kiln

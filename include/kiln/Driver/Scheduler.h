@@ -136,8 +136,10 @@ private:
   struct Running;
   bool startJob(size_t job, int worker);
   void finishJob(Running &running, const ChildExit &exit, bool timedOut);
+  /// Ends `job` as failed, and ends its lease. With `record`, the failure
+  /// is the graph's and is recorded in the cache with `log`.
   void failJob(size_t job, const std::string &reason, const std::string &log,
-               double seconds);
+               double seconds, bool record);
   /// Claims `job`'s lease; false when there is nothing to compile (done
   /// elsewhere, or waiting for another process's lease).
   bool claimOrDefer(size_t job);

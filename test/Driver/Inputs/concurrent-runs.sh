@@ -74,3 +74,20 @@ for _ in $(seq 200); do [ -s "$KILN_TEST_PID_FILE" ] && break; sleep 0.05; done
 kill -9 "$(cat "$KILN_TEST_PID_FILE")"
 wait $driver; echo "crashed run: exit $?"
 grep 'FAILED' "$dir/crash.txt"
+
+# SIGTERM (or Ctrl-C) of the driver stops its workers and what they
+# started; the next run takes the dead run's lease over.
+rm -f "$KILN_TEST_PID_FILE"
+"$kiln" precompile --cache-dir "$dir/term" "$dir/graphs/g4.hlo" "$version" \
+  --compiler-cmd "$fake spawn {input} {output}" > "$dir/term.txt" 2>&1 &
+driver=$!
+for _ in $(seq 200); do [ -s "$KILN_TEST_PID_FILE" ] && break; sleep 0.05; done
+started=$(cat "$KILN_TEST_PID_FILE")
+kill -TERM $driver; wait $driver
+echo "terminated run: exit $?"
+for _ in $(seq 100); do kill -0 "$started" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$started" 2>/dev/null && echo "what its worker started lives on" ||
+  echo "what its worker started is gone"
+timeout 60 "$kiln" precompile --cache-dir "$dir/term" "$dir/graphs/g4.hlo" \
+  "$version" --compiler-cmd "$fake ok {input} {output}" | grep successful
+"$kiln" cache stats --cache-dir "$dir/term" | grep 'in progress'

@@ -4,8 +4,9 @@
 # ok: writes an artifact (a line, then the input); slow: the same after
 # $KILN_TEST_DELAY seconds; fail: a compile error; hang: never ends;
 # nothing: exits 0 without an artifact; hold: writes its pid to
-# $KILN_TEST_PID_FILE and waits to be killed; die-once: as hold the first
-# time ($KILN_TEST_MARKER absent), ok after. Each call appends
+# $KILN_TEST_PID_FILE and waits to be killed; spawn: starts a process of
+# its own, writes that one's pid, and waits; die-once: as hold the first
+# time ($KILN_TEST_MARKER absent), ok after; big: prints 4 MB, then fails. Each call appends
 # "MODE FLAGS" to $KILN_TEST_COMPILE_LOG when it is set.
 mode=$1 input=$2 output=$3
 shift 3
@@ -24,14 +25,24 @@ case $mode in
     echo "compiling $input"
     echo "$input:5:3: error: fake-compiler cannot compile 'add'" >&2
     exit 1 ;;
-  hang) sleep 600 ;;
+  hang) exec sleep 600 ;;
   nothing) exit 0 ;;
-  hold) echo $$ > "$KILN_TEST_PID_FILE"; sleep 600 ;;
+  big)
+    head -c 4000000 /dev/zero | tr '\0' 'x' | fold -w 100
+    echo "$input:1:1: error: fake-compiler failed after a lot of output" >&2
+    exit 1 ;;
+  hold) echo $$ > "$KILN_TEST_PID_FILE"; exec sleep 600 ;;
+  spawn)
+    # Starts a process of its own and waits: the process a driver must
+    # stop with its worker.
+    sleep 600 &
+    echo $! > "$KILN_TEST_PID_FILE"
+    wait ;;
   die-once)
     if [ ! -e "$KILN_TEST_MARKER" ]; then
       touch "$KILN_TEST_MARKER"
       echo $$ > "$KILN_TEST_PID_FILE"
-      sleep 600
+      exec sleep 600
     fi
     artifact "$@" ;;
   *) echo "fake-compiler: unknown mode $mode" >&2; exit 2 ;;
