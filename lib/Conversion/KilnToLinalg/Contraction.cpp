@@ -18,6 +18,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -63,10 +64,14 @@ struct DotGeneralLowering : public OpConversionPattern<kiln::DotGeneralOp> {
     auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
     auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
     Type resultElement = resultType.getElementType();
+    // Complex numbers multiply and add through the complex dialect, all
+    // three of one type.
+    bool isComplex = isa<ComplexType>(resultElement);
     for (Type type : {lhsType.getElementType(), rhsType.getElementType(),
                       op.getType().getElementType()})
-      if (!isa<IntegerType>(type) && !type.isBF16() && !type.isF16() &&
-          !type.isF32() && !type.isF64())
+      if (isComplex ? type != resultElement
+                    : !isa<IntegerType>(type) && !type.isBF16() &&
+                          !type.isF16() && !type.isF32() && !type.isF64())
         return op.emitError() << "dot_general on element type " << type
                               << " is not compiled by the CPU backend";
     bool narrow = resultElement.isBF16() || resultElement.isF16();
@@ -112,8 +117,15 @@ struct DotGeneralLowering : public OpConversionPattern<kiln::DotGeneralOp> {
 
     auto accumulatorType =
         RankedTensorType::get(resultType.getShape(), accumulator);
-    Value zero = arith::ConstantOp::create(rewriter, loc, accumulator,
-                                           rewriter.getZeroAttr(accumulator));
+    Value zero;
+    if (auto complexType = dyn_cast<ComplexType>(accumulator)) {
+      Attribute part = rewriter.getFloatAttr(complexType.getElementType(), 0);
+      zero = complex::ConstantOp::create(rewriter, loc, complexType,
+                                         rewriter.getArrayAttr({part, part}));
+    } else {
+      zero = arith::ConstantOp::create(rewriter, loc, accumulator,
+                                       rewriter.getZeroAttr(accumulator));
+    }
     Value init =
         linalg::FillOp::create(
             rewriter, loc, ValueRange{zero},
@@ -126,6 +138,15 @@ struct DotGeneralLowering : public OpConversionPattern<kiln::DotGeneralOp> {
         rewriter, loc, TypeRange{accumulatorType},
         ValueRange{adaptor.getLhs(), adaptor.getRhs()}, ValueRange{init}, maps,
         iterators, [&](OpBuilder &b, Location nested, ValueRange args) {
+          if (isComplex) {
+            linalg::YieldOp::create(
+                b, nested,
+                complex::AddOp::create(
+                    b, nested, args[2],
+                    complex::MulOp::create(b, nested, args[0], args[1]))
+                    .getResult());
+            return;
+          }
           Value x = extendTo(b, nested, args[0], lhsKiln, accumulator);
           Value y = extendTo(b, nested, args[1], rhsKiln, accumulator);
           Value sum;
