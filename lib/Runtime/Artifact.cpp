@@ -91,13 +91,21 @@ Value ArtifactManifest::toJson() const {
     inputArray.push_back(bufferToJson(buffer));
   for (const BufferSpec &buffer : outputs)
     outputArray.push_back(bufferToJson(buffer));
-  for (const CheckSpec &check : checks)
-    checkArray.push_back(Object{{"actual", check.actual},
-                                {"comparison", check.comparison},
-                                {"tolerance", check.tolerance},
-                                {"max_ulp_difference", check.maxUlps},
-                                {"min_ulp_difference", check.minUlps},
-                                {"location", check.location}});
+  for (const CheckSpec &check : checks) {
+    Object object{{"actual", check.actual},
+                  {"comparison", check.comparison},
+                  {"tolerance", check.tolerance},
+                  {"max_ulp_difference", check.maxUlps},
+                  {"min_ulp_difference", check.minUlps},
+                  {"location", check.location}};
+    if (!check.answerResults.empty()) {
+      llvm::json::Array answers;
+      for (unsigned result : check.answerResults)
+        answers.push_back(result);
+      object["answer_results"] = std::move(answers);
+    }
+    checkArray.push_back(std::move(object));
+  }
   for (const std::string &feature : requiredFeatures)
     features.push_back(feature);
   return Object{{"entry", entry},
@@ -164,6 +172,15 @@ ArtifactManifest::fromJson(const Value &value) {
       spec.minUlps = check->getInteger("min_ulp_difference").value_or(0);
       if (auto location = check->getString("location"))
         spec.location = location->str();
+      if (const llvm::json::Array *answers =
+              check->getArray("answer_results"))
+        for (const llvm::json::Value &answer : *answers) {
+          std::optional<int64_t> index = answer.getAsInteger();
+          if (!index || *index < 0 || *index >= (int64_t)manifest.outputs.size())
+            return malformed("a check's answer names an output that is not "
+                             "there");
+          spec.answerResults.push_back((unsigned)*index);
+        }
       manifest.checks.push_back(std::move(spec));
     }
   }

@@ -10,6 +10,7 @@
 #include "kiln/Runtime/Executable.h"
 
 #include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "llvm/ExecutionEngine/Orc/AbsoluteSymbols.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -147,10 +148,18 @@ Executable::load(llvm::StringRef artifact) {
   return executable;
 }
 
+/// Bits of an element as compiled code stores it: a quantized type's
+/// storage integer's.
+static unsigned getElementBits(Type element) {
+  if (auto quantized = dyn_cast<quant::QuantizedType>(element))
+    return quantized.getStorageTypeIntegralWidth();
+  return element.getIntOrFloatBitWidth();
+}
+
 int64_t kiln::getElementBytes(Type element) {
   if (auto complex = dyn_cast<ComplexType>(element))
     return 2 * getElementBytes(complex.getElementType());
-  return (element.getIntOrFloatBitWidth() + 7) / 8;
+  return (getElementBits(element) + 7) / 8;
 }
 
 std::string kiln::packTensor(const interp::HostTensor &tensor) {
@@ -169,9 +178,8 @@ interp::HostTensor kiln::unpackTensor(Type type, llvm::StringRef bytes) {
   interp::HostTensor tensor(type);
   Type element = tensor.elementType();
   int64_t width = getElementBytes(element);
-  unsigned bitWidth = isa<ComplexType>(element)
-                          ? 8 * width
-                          : element.getIntOrFloatBitWidth();
+  unsigned bitWidth =
+      isa<ComplexType>(element) ? 8 * width : getElementBits(element);
   for (int64_t i = 0; i < tensor.size(); ++i) {
     llvm::SmallVector<uint64_t, 2> words((width + 7) / 8, 0);
     for (int64_t b = 0; b < width; ++b)
@@ -221,6 +229,16 @@ Executable::run(llvm::ArrayRef<interp::HostTensor> inputs,
   for (auto [i, type] : llvm::enumerate(outputTypes))
     outputs.push_back(unpackTensor(type, buffers[inputs.size() + i]));
   return outputs;
+}
+
+void kiln::writeCheckAnswers(const ArtifactManifest &manifest,
+                             llvm::ArrayRef<interp::CheckOutcome> outcomes,
+                             std::vector<interp::HostTensor> &outputs) {
+  for (auto [spec, outcome] : llvm::zip(manifest.checks, outcomes))
+    for (unsigned result : spec.answerResults)
+      if (result < outputs.size())
+        for (int64_t i = 0; i < outputs[result].size(); ++i)
+          outputs[result].ints[i] = outcome.passed ? 1 : 0;
 }
 
 std::vector<interp::CheckOutcome>

@@ -39,6 +39,10 @@ struct CheckSpec {
   double tolerance = 1e-4;
   int64_t maxUlps = 3, minUlps = 0;
   std::string location; ///< where the check is, for reports
+  /// The graph results that are this check's answer (a golden program that
+  /// returns whether it passed): the compiled code returns true there, and
+  /// the runtime writes the answer it computes.
+  std::vector<unsigned> answerResults;
 };
 
 struct ArtifactManifest {

@@ -74,6 +74,12 @@ compareChecks(const ArtifactManifest &manifest,
               llvm::ArrayRef<interp::HostTensor> outputs,
               mlir::MLIRContext *context);
 
+/// Writes each check's outcome into the graph results that return its
+/// answer (CheckSpec::answerResults), where compiled code wrote true.
+void writeCheckAnswers(const ArtifactManifest &manifest,
+                       llvm::ArrayRef<interp::CheckOutcome> outcomes,
+                       std::vector<interp::HostTensor> &outputs);
+
 /// A tensor's elements as the compiled code holds them: row-major, each in
 /// its type's width rounded up to whole bytes, little-endian.
 std::string packTensor(const interp::HostTensor &tensor);

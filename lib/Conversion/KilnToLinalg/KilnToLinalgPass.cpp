@@ -60,6 +60,7 @@ void kiln::populateKilnToLinalgPatterns(const TypeConverter &converter,
   populateKilnSortToScfPatterns(converter, patterns);
   populateKilnCollectiveToRuntimePatterns(converter, patterns);
   populateKilnRandomToRuntimePatterns(converter, patterns);
+  populateKilnQuantizationToLinalgPatterns(converter, patterns);
 }
 
 namespace {
@@ -70,6 +71,8 @@ struct ConvertKilnToLinalgPass
 
   void runOnOperation() override {
     MLIRContext *context = &getContext();
+    if (failed(kiln::dequantizeComputations(getOperation())))
+      return signalPassFailure();
     kiln::KilnTypeConverter converter;
     ConversionTarget target(*context);
     target.addIllegalDialect<kiln::KilnDialect>();

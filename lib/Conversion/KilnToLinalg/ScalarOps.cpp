@@ -15,6 +15,7 @@
 #include "ScalarOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -533,6 +534,10 @@ Value buildComplexOp(OpBuilder &b, Operation *op, StringRef name,
 } // namespace
 
 Type kiln::getSignlessType(Type type) {
+  // Quantized values are their storage integers.
+  if (auto quantized = dyn_cast<quant::QuantizedType>(type))
+    return IntegerType::get(type.getContext(),
+                            quantized.getStorageTypeIntegralWidth());
   if (auto integer = dyn_cast<IntegerType>(type))
     if (!integer.isSignless())
       return IntegerType::get(type.getContext(), integer.getWidth());

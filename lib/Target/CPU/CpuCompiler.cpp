@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -125,7 +126,7 @@ LogicalResult describeBuffers(func::FuncOp entry, TypeRange types,
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor || !tensor.hasStaticShape() ||
         (!tensor.getElementType().isIntOrFloat() &&
-         !isa<ComplexType>(tensor.getElementType())))
+         !isa<ComplexType, quant::QuantizedType>(tensor.getElementType())))
       return entry.emitError() << "a " << what << " of type " << type
                                << " is not compiled by the CPU backend";
     BufferSpec buffer;

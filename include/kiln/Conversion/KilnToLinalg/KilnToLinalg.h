@@ -66,6 +66,16 @@ void populateKilnCustomCallToLinalgPatterns(
 void populateKilnCollectiveToRuntimePatterns(
     const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
 
+/// uniform_quantize and uniform_dequantize (per-tensor and per-axis), on
+/// quantized tensors lowered to their storage integers.
+void populateKilnQuantizationToLinalgPatterns(
+    const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
+
+/// Rewrites every kiln op on quantized tensors but those that only move
+/// elements to compute in the expressed type: dequantize its operands,
+/// quantize its results (StableHLO's meaning). Runs before the conversion.
+mlir::LogicalResult dequantizeComputations(mlir::Operation *root);
+
 /// rng_bit_generator as a call of the runtime's generators.
 void populateKilnRandomToRuntimePatterns(const mlir::TypeConverter &converter,
                                          mlir::RewritePatternSet &patterns);
