@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpEvaluators.h"
-#include "SpecialFunctions.h"
+#include "kiln/Interpreter/SpecialFunctions.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "llvm/ADT/StringSwitch.h"

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "SpecialFunctions.h"
+#include "kiln/Interpreter/SpecialFunctions.h"
 
 #include <cmath>
 #include <limits>

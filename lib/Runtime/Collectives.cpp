@@ -13,7 +13,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Runtime/Collectives.h"
-#include "kiln/Interpreter/RandomBits.h"
 #include "kiln/Runtime/RuntimeAbi.h"
 
 #include <algorithm>
@@ -411,32 +410,4 @@ kiln::getCollectiveRuntimeSymbols() {
   return {
       {kCollectiveFunction, reinterpret_cast<void *>(&kiln_rt_collective)},
       {kParticipantFunction, reinterpret_cast<void *>(&kiln_rt_participant)}};
-}
-
-namespace {
-/// rng_bit_generator for compiled code (RuntimeAbi.h).
-extern "C" void kiln_rt_random_bits(int64_t threeFry, int64_t stateAddress,
-                                    int64_t stateWords, int64_t newStateAddress,
-                                    int64_t outputAddress, int64_t width,
-                                    int64_t shapeAddress, int64_t rank) {
-  const uint64_t *state = reinterpret_cast<const uint64_t *>(stateAddress);
-  const int64_t *shape = reinterpret_cast<const int64_t *>(shapeAddress);
-  char *output = reinterpret_cast<char *>(outputAddress);
-  int64_t bytes = width / 8;
-  kiln::generateRandomBits(
-      threeFry != 0, llvm::ArrayRef<uint64_t>(state, stateWords),
-      reinterpret_cast<uint64_t *>(newStateAddress),
-      llvm::ArrayRef<int64_t>(shape, rank), (unsigned)width,
-      [&](int64_t i, uint64_t bits) {
-        std::memcpy(output + i * bytes, &bits, bytes); // little-endian
-      });
-}
-} // namespace
-
-std::vector<std::pair<const char *, void *>> kiln::getRuntimeSymbols() {
-  std::vector<std::pair<const char *, void *>> symbols =
-      getCollectiveRuntimeSymbols();
-  symbols.push_back(
-      {kRandomBitsFunction, reinterpret_cast<void *>(&kiln_rt_random_bits)});
-  return symbols;
 }

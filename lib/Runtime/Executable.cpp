@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Runtime/Executable.h"
+#include "kiln/Runtime/RuntimeFunctions.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"

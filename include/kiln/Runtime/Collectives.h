@@ -67,9 +67,6 @@ public:
 /// The address of each collective function, by name.
 std::vector<std::pair<const char *, void *>> getCollectiveRuntimeSymbols();
 
-/// The address of every function of RuntimeAbi.h, by name, for linking
-/// compiled code (collectives and random bits).
-std::vector<std::pair<const char *, void *>> getRuntimeSymbols();
 
 } // namespace kiln
 

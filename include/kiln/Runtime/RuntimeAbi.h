@@ -18,6 +18,9 @@
 //                            i64 newState, i64 output, i64 width,
 //                            i64 shape, i64 rank);   // addresses: state,
 //                                                    // newState, output, shape
+//   void kiln_rt_special(i64 function, i64 element, i64 a, i64 b,
+//                        i64 output, i64 count);     // addresses: a, b
+//                                                    // (0: unary), output
 //
 // The operand is seen as [outer, extent, inner] around the op's dimension
 // (all_gather, reduce_scatter, all_to_all; [1, elements, 1] otherwise),
@@ -40,6 +43,21 @@ constexpr unsigned kCollectiveArguments = 12;
 constexpr const char *kParticipantFunction = "kiln_rt_participant";
 constexpr const char *kRandomBitsFunction = "kiln_rt_random_bits";
 constexpr unsigned kRandomBitsArguments = 8;
+constexpr const char *kSpecialFunction = "kiln_rt_special";
+constexpr unsigned kSpecialArguments = 6;
+
+/// CHLO's special functions, element by element, computed as the
+/// evaluator computes them (kiln/Interpreter/SpecialFunctions.h): in double,
+/// rounded to the element type.
+enum class SpecialFunction : int64_t {
+  ErfInv = 0,
+  Lgamma = 1,
+  Digamma = 2,
+  BesselI1e = 3,
+  Polygamma = 4,
+  Zeta = 5,
+  NextAfter = 6,
+};
 
 enum class CollectiveKind : int64_t {
   AllReduce = 0,

@@ -61,6 +61,7 @@ void kiln::populateKilnToLinalgPatterns(const TypeConverter &converter,
   populateKilnCollectiveToRuntimePatterns(converter, patterns);
   populateKilnRandomToRuntimePatterns(converter, patterns);
   populateKilnQuantizationToLinalgPatterns(converter, patterns);
+  populateKilnSpecialFunctionToRuntimePatterns(converter, patterns);
 }
 
 namespace {

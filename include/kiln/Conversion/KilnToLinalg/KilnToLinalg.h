@@ -76,6 +76,11 @@ void populateKilnQuantizationToLinalgPatterns(
 /// quantize its results (StableHLO's meaning). Runs before the conversion.
 mlir::LogicalResult dequantizeComputations(mlir::Operation *root);
 
+/// CHLO's special functions (erf_inv, lgamma, digamma, bessel_i1e,
+/// polygamma, zeta, next_after) as calls of the runtime.
+void populateKilnSpecialFunctionToRuntimePatterns(
+    const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
+
 /// rng_bit_generator as a call of the runtime's generators.
 void populateKilnRandomToRuntimePatterns(const mlir::TypeConverter &converter,
                                          mlir::RewritePatternSet &patterns);

@@ -3,12 +3,13 @@
 // This file declares the special functions that CHLO defines and <cmath>
 // does not: the inverse error function, digamma, polygamma, the Hurwitz
 // zeta function and the exponentially scaled Bessel function I1. They are
-// computed in double precision, to well below a float's ULP.
+// computed in double precision, to well below a float's ULP. The
+// evaluator and the runtime that compiled code calls share them.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_LIB_INTERPRETER_SPECIALFUNCTIONS_H
-#define KILN_LIB_INTERPRETER_SPECIALFUNCTIONS_H
+#ifndef KILN_INTERPRETER_SPECIALFUNCTIONS_H
+#define KILN_INTERPRETER_SPECIALFUNCTIONS_H
 
 namespace kiln::interp {
 
@@ -25,4 +26,4 @@ double besselI1e(double x);
 
 } // namespace kiln::interp
 
-#endif // KILN_LIB_INTERPRETER_SPECIALFUNCTIONS_H
+#endif // KILN_INTERPRETER_SPECIALFUNCTIONS_H

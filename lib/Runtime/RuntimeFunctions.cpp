@@ -1,0 +1,150 @@
+//===- RuntimeFunctions.cpp - what compiled code calls in kiln's runtime -*- C++ -*-===//
+//
+// The functions of RuntimeAbi.h besides the collectives (Collectives.cpp):
+// rng_bit_generator's bits and CHLO's special functions, each through the
+// implementation the evaluator uses, so that compiled code and the
+// evaluator agree bit for bit; and the table that links them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Runtime/RuntimeFunctions.h"
+#include "kiln/Interpreter/RandomBits.h"
+#include "kiln/Interpreter/SpecialFunctions.h"
+#include "kiln/Runtime/Collectives.h"
+#include "kiln/Runtime/RuntimeAbi.h"
+
+#include "llvm/ADT/APFloat.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace kiln;
+using namespace kiln::runtime_abi;
+
+namespace {
+/// rng_bit_generator for compiled code (RuntimeAbi.h).
+extern "C" void kiln_rt_random_bits(int64_t threeFry, int64_t stateAddress,
+                                    int64_t stateWords, int64_t newStateAddress,
+                                    int64_t outputAddress, int64_t width,
+                                    int64_t shapeAddress, int64_t rank) {
+  const uint64_t *state = reinterpret_cast<const uint64_t *>(stateAddress);
+  const int64_t *shape = reinterpret_cast<const int64_t *>(shapeAddress);
+  char *output = reinterpret_cast<char *>(outputAddress);
+  int64_t bytes = width / 8;
+  kiln::generateRandomBits(
+      threeFry != 0, llvm::ArrayRef<uint64_t>(state, stateWords),
+      reinterpret_cast<uint64_t *>(newStateAddress),
+      llvm::ArrayRef<int64_t>(shape, rank), (unsigned)width,
+      [&](int64_t i, uint64_t bits) {
+        std::memcpy(output + i * bytes, &bits, bytes); // little-endian
+      });
+}
+} // namespace
+
+namespace {
+const llvm::fltSemantics &getSemantics(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::F64:
+    return llvm::APFloat::IEEEdouble();
+  case ElementKind::BF16:
+    return llvm::APFloat::BFloat();
+  case ElementKind::F16:
+    return llvm::APFloat::IEEEhalf();
+  default:
+    return llvm::APFloat::IEEEsingle();
+  }
+}
+
+/// Element `i` of a float buffer as an APFloat of its type.
+llvm::APFloat loadElement(const char *buffer, ElementKind kind, int64_t i) {
+  int64_t bytes = getElementBytes(kind);
+  uint64_t bits = 0;
+  std::memcpy(&bits, buffer + i * bytes, bytes); // little-endian
+  return llvm::APFloat(getSemantics(kind), llvm::APInt(8 * bytes, bits));
+}
+
+void storeElement(char *buffer, ElementKind kind, int64_t i,
+                  const llvm::APFloat &value) {
+  int64_t bytes = getElementBytes(kind);
+  uint64_t bits = value.bitcastToAPInt().getZExtValue();
+  std::memcpy(buffer + i * bytes, &bits, bytes);
+}
+
+double toDouble(llvm::APFloat value) {
+  bool losesInfo;
+  value.convert(llvm::APFloat::IEEEdouble(),
+                llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  return value.convertToDouble();
+}
+
+/// `value` rounded to the element type, as the evaluator rounds.
+llvm::APFloat fromDouble(double value, ElementKind kind) {
+  llvm::APFloat result(value);
+  bool losesInfo;
+  result.convert(getSemantics(kind), llvm::APFloat::rmNearestTiesToEven,
+                 &losesInfo);
+  return result;
+}
+
+/// CHLO's special functions for compiled code (RuntimeAbi.h).
+extern "C" void kiln_rt_special(int64_t functionCode, int64_t elementCode,
+                                int64_t firstAddress, int64_t secondAddress,
+                                int64_t outputAddress, int64_t count) {
+  auto function = (SpecialFunction)functionCode;
+  auto kind = (ElementKind)elementCode;
+  const char *a = reinterpret_cast<const char *>(firstAddress);
+  const char *b = reinterpret_cast<const char *>(secondAddress);
+  char *out = reinterpret_cast<char *>(outputAddress);
+  for (int64_t i = 0; i < count; ++i) {
+    llvm::APFloat x = loadElement(a, kind, i);
+    double v = toDouble(x), result = 0;
+    switch (function) {
+    case SpecialFunction::ErfInv:
+      result = interp::erfInv(v);
+      break;
+    case SpecialFunction::Lgamma:
+      result = std::lgamma(v);
+      break;
+    case SpecialFunction::Digamma:
+      result = interp::digamma(v);
+      break;
+    case SpecialFunction::BesselI1e:
+      result = interp::besselI1e(v);
+      break;
+    case SpecialFunction::Polygamma:
+      result = interp::polygamma(v, toDouble(loadElement(b, kind, i)));
+      break;
+    case SpecialFunction::Zeta:
+      result = interp::hurwitzZeta(v, toDouble(loadElement(b, kind, i)));
+      break;
+    case SpecialFunction::NextAfter: {
+      // The next value of the element type from x towards y.
+      double y = toDouble(loadElement(b, kind, i));
+      if (std::isnan(v) || std::isnan(y)) {
+        storeElement(out, kind, i,
+                     llvm::APFloat::getQNaN(getSemantics(kind)));
+        continue;
+      }
+      if (v == y) {
+        storeElement(out, kind, i, fromDouble(y, kind));
+        continue;
+      }
+      x.next(/*nextDown=*/y < v);
+      storeElement(out, kind, i, x);
+      continue;
+    }
+    }
+    storeElement(out, kind, i, fromDouble(result, kind));
+  }
+}
+} // namespace
+
+std::vector<std::pair<const char *, void *>> kiln::getRuntimeSymbols() {
+  std::vector<std::pair<const char *, void *>> symbols =
+      getCollectiveRuntimeSymbols();
+  symbols.push_back(
+      {kRandomBitsFunction, reinterpret_cast<void *>(&kiln_rt_random_bits)});
+  symbols.push_back(
+      {kSpecialFunction, reinterpret_cast<void *>(&kiln_rt_special)});
+  return symbols;
+}
