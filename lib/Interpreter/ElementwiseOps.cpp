@@ -53,7 +53,6 @@ double floatMin(double a, double b) {
 }
 
 using UnaryFloat = double (*)(double);
-using UnaryComplex = std::complex<double> (*)(std::complex<double>);
 using BinaryFloat = double (*)(double, double);
 
 UnaryFloat unaryFloat(StringRef name) {
@@ -509,6 +508,10 @@ LogicalResult quantize(const HostTensor &in, HostTensor &out) {
 }
 
 } // namespace
+
+UnaryComplex kiln::interp::getUnaryComplexFunction(StringRef name) {
+  return unaryComplex(name);
+}
 
 bool kiln::interp::applyBinary(StringRef opName, const HostTensor &lhs,
                                int64_t i, const HostTensor &rhs, int64_t j,

@@ -219,6 +219,8 @@ bool reduceBlocks(ElementKind element, char *out,
       reduction = Reduction::And;
     return run(Element<uint8_t>());
   case ElementKind::NarrowInteger:
+  case ElementKind::C64:
+  case ElementKind::C128:
     return false;
   }
   return false;

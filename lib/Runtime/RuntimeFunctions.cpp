@@ -86,6 +86,60 @@ llvm::APFloat fromDouble(double value, ElementKind kind) {
   return result;
 }
 
+/// The evaluator's name of a complex function.
+llvm::StringRef getComplexFunctionName(SpecialFunction function) {
+  switch (function) {
+  case SpecialFunction::ComplexCosh:
+    return "cosh";
+  case SpecialFunction::ComplexSinh:
+    return "sinh";
+  case SpecialFunction::ComplexAcosh:
+    return "acosh";
+  case SpecialFunction::ComplexAsinh:
+    return "asinh";
+  case SpecialFunction::ComplexAtan:
+    return "atan";
+  case SpecialFunction::ComplexAtanh:
+    return "atanh";
+  case SpecialFunction::ComplexCbrt:
+    return "cbrt";
+  case SpecialFunction::ComplexLogistic:
+    return "logistic";
+  default:
+    return "";
+  }
+}
+
+/// A complex function over complex<f32> or complex<f64> elements, in
+/// double, each part rounded to the element's part type.
+void applyComplexFunction(SpecialFunction function, ElementKind kind,
+                          const char *in, char *out, int64_t count) {
+  interp::UnaryComplex fn =
+      interp::getUnaryComplexFunction(getComplexFunctionName(function));
+  for (int64_t i = 0; i < count; ++i) {
+    std::complex<double> value;
+    if (kind == ElementKind::C64) {
+      float parts[2];
+      std::memcpy(parts, in + 8 * i, 8);
+      value = {parts[0], parts[1]};
+    } else {
+      double parts[2];
+      std::memcpy(parts, in + 16 * i, 16);
+      value = {parts[0], parts[1]};
+    }
+    std::complex<double> result =
+        fn ? fn(value)
+           : std::complex<double>(std::nan(""), std::nan(""));
+    if (kind == ElementKind::C64) {
+      float parts[2] = {(float)result.real(), (float)result.imag()};
+      std::memcpy(out + 8 * i, parts, 8);
+    } else {
+      double parts[2] = {result.real(), result.imag()};
+      std::memcpy(out + 16 * i, parts, 16);
+    }
+  }
+}
+
 /// CHLO's special functions for compiled code (RuntimeAbi.h).
 extern "C" void kiln_rt_special(int64_t functionCode, int64_t elementCode,
                                 int64_t firstAddress, int64_t secondAddress,
@@ -95,6 +149,8 @@ extern "C" void kiln_rt_special(int64_t functionCode, int64_t elementCode,
   const char *a = reinterpret_cast<const char *>(firstAddress);
   const char *b = reinterpret_cast<const char *>(secondAddress);
   char *out = reinterpret_cast<char *>(outputAddress);
+  if (kind == ElementKind::C64 || kind == ElementKind::C128)
+    return applyComplexFunction(function, kind, a, out, count);
   for (int64_t i = 0; i < count; ++i) {
     llvm::APFloat x = loadElement(a, kind, i);
     double v = toDouble(x), result = 0;
@@ -116,6 +172,8 @@ extern "C" void kiln_rt_special(int64_t functionCode, int64_t elementCode,
       break;
     case SpecialFunction::Zeta:
       result = interp::hurwitzZeta(v, toDouble(loadElement(b, kind, i)));
+      break;
+    default:
       break;
     case SpecialFunction::NextAfter: {
       // The next value of the element type from x towards y.

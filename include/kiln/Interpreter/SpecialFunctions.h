@@ -11,7 +11,17 @@
 #ifndef KILN_INTERPRETER_SPECIALFUNCTIONS_H
 #define KILN_INTERPRETER_SPECIALFUNCTIONS_H
 
+#include "llvm/ADT/StringRef.h"
+
+#include <complex>
+
 namespace kiln::interp {
+
+/// The evaluator's function for a unary kiln op on complex numbers
+/// (`cosh`, `acosh`, `logistic`, ...), computed in double; null for an op
+/// it has none for. Compiled code's runtime calls the same.
+using UnaryComplex = std::complex<double> (*)(std::complex<double>);
+UnaryComplex getUnaryComplexFunction(llvm::StringRef name);
 
 /// The x with erf(x) = y, for y in [-1, 1].
 double erfInv(double y);

@@ -57,6 +57,15 @@ enum class SpecialFunction : int64_t {
   Polygamma = 4,
   Zeta = 5,
   NextAfter = 6,
+  // Complex functions (of complex<f32> and complex<f64> elements).
+  ComplexCosh = 16,
+  ComplexSinh = 17,
+  ComplexAcosh = 18,
+  ComplexAsinh = 19,
+  ComplexAtan = 20,
+  ComplexAtanh = 21,
+  ComplexCbrt = 22,
+  ComplexLogistic = 23,
 };
 
 enum class CollectiveKind : int64_t {
@@ -96,14 +105,19 @@ enum class ElementKind : int64_t {
   /// Integers narrower than a byte (s4, u4, s2, u2), one per byte: moved,
   /// never reduced.
   NarrowInteger = 13,
+  C64 = 14,  ///< complex<f32>: real, then imaginary part
+  C128 = 15, ///< complex<f64>
 };
 
 /// Bytes per element of `kind` in compiled code's buffers.
 inline int64_t getElementBytes(ElementKind kind) {
   switch (kind) {
+  case ElementKind::C128:
+    return 16;
   case ElementKind::F64:
   case ElementKind::S64:
   case ElementKind::U64:
+  case ElementKind::C64:
     return 8;
   case ElementKind::F32:
   case ElementKind::S32:

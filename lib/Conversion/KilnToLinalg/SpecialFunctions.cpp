@@ -24,9 +24,13 @@ using namespace kiln::runtime_abi;
 
 namespace {
 
-template <typename OpTy, SpecialFunction function>
+/// With `complexOnly`, the op on complex elements only (its other element
+/// types are the scalar table's): tried before the scalar table.
+template <typename OpTy, SpecialFunction function, bool complexOnly = false>
 struct SpecialFunctionLowering : public OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
+  SpecialFunctionLowering(const TypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern<OpTy>(converter, context,
+                                  /*benefit=*/complexOnly ? 2 : 1) {}
   using OpAdaptor = typename OpTy::Adaptor;
   LogicalResult
   matchAndRewrite(OpTy op, OpAdaptor adaptor,
@@ -37,8 +41,17 @@ struct SpecialFunctionLowering : public OpConversionPattern<OpTy> {
     if (!type || !type.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "dynamic shape");
     Type element = type.getElementType();
+    auto complexType = dyn_cast<ComplexType>(element);
+    if (complexOnly != bool(complexType))
+      return rewriter.notifyMatchFailure(op, "not this pattern's type");
     ElementKind kind;
-    if (element.isF32())
+    if (complexType && complexType.getElementType().isF32())
+      kind = ElementKind::C64;
+    else if (complexType && complexType.getElementType().isF64())
+      kind = ElementKind::C128;
+    else if (complexType)
+      return rewriter.notifyMatchFailure(op, "complex of another type");
+    else if (element.isF32())
       kind = ElementKind::F32;
     else if (element.isF64())
       kind = ElementKind::F64;
@@ -91,6 +104,22 @@ void kiln::populateKilnSpecialFunctionToRuntimePatterns(
       SpecialFunctionLowering<kiln::BesselI1eOp, SpecialFunction::BesselI1e>,
       SpecialFunctionLowering<kiln::PolygammaOp, SpecialFunction::Polygamma>,
       SpecialFunctionLowering<kiln::ZetaOp, SpecialFunction::Zeta>,
-      SpecialFunctionLowering<kiln::NextAfterOp, SpecialFunction::NextAfter>>(
+      SpecialFunctionLowering<kiln::NextAfterOp, SpecialFunction::NextAfter>,
+      SpecialFunctionLowering<kiln::CoshOp, SpecialFunction::ComplexCosh,
+                              true>,
+      SpecialFunctionLowering<kiln::SinhOp, SpecialFunction::ComplexSinh,
+                              true>,
+      SpecialFunctionLowering<kiln::AcoshOp, SpecialFunction::ComplexAcosh,
+                              true>,
+      SpecialFunctionLowering<kiln::AsinhOp, SpecialFunction::ComplexAsinh,
+                              true>,
+      SpecialFunctionLowering<kiln::AtanOp, SpecialFunction::ComplexAtan,
+                              true>,
+      SpecialFunctionLowering<kiln::AtanhOp, SpecialFunction::ComplexAtanh,
+                              true>,
+      SpecialFunctionLowering<kiln::CbrtOp, SpecialFunction::ComplexCbrt,
+                              true>,
+      SpecialFunctionLowering<kiln::LogisticOp,
+                              SpecialFunction::ComplexLogistic, true>>(
       converter, patterns.getContext());
 }
