@@ -15,6 +15,7 @@
 
 #include "BenchFiles.h"
 
+#include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Export/Hlo/HloExporter.h"
 #include "kiln/Import/Hlo/HloImporter.h"
@@ -284,6 +285,60 @@ std::string compileModule(mlir::ModuleOp module, mlir::MLIRContext &context,
   return reply.substr(1);
 }
 
+/// Compiles `module` with the CPU backend in a child process (a crash costs
+/// one graph); the empty string when it compiled, else its first error as
+/// `dump:line:col (source.py:line, op_name): message`.
+std::string compileOnly(mlir::ModuleOp module, mlir::MLIRContext &context) {
+  int pipeEnds[2];
+  if (pipe(pipeEnds) != 0)
+    return "no pipe for the child process";
+  llvm::outs().flush();
+  llvm::errs().flush();
+  pid_t child = fork();
+  if (child < 0)
+    return "no child process";
+  if (child == 0) {
+    close(pipeEnds[0]);
+    std::string first;
+    mlir::ScopedDiagnosticHandler handler(
+        &context, [&](mlir::Diagnostic &diagnostic) {
+          if (first.empty() &&
+              diagnostic.getSeverity() == mlir::DiagnosticSeverity::Error)
+            first = describeHloLocation(diagnostic.getLocation()) + ": " +
+                    diagnostic.str();
+          return mlir::success();
+        });
+    std::string message;
+    llvm::Expected<TargetSpec> target = resolveTarget("", "");
+    if (!target) {
+      message = llvm::toString(target.takeError());
+    } else {
+      CpuCompileOptions options;
+      options.target = *target;
+      if (mlir::failed(compileForCpu(module, options)))
+        message = first.empty() ? "not compiled" : first;
+    }
+    std::string text = "R" + message;
+    ssize_t written = write(pipeEnds[1], text.data(), text.size());
+    (void)written;
+    _exit(0);
+  }
+  close(pipeEnds[1]);
+  std::string reply;
+  char buffer[4096];
+  ssize_t got;
+  while ((got = read(pipeEnds[0], buffer, sizeof(buffer))) > 0)
+    reply.append(buffer, got);
+  close(pipeEnds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (reply.empty())
+    return llvm::formatv("the compiler crashed (signal {0})",
+                         WIFSIGNALED(status) ? WTERMSIG(status) : 0)
+        .str();
+  return reply.substr(1);
+}
+
 /// Imports one file (each of its `// -----` modules); with `roundTrip`,
 /// exports each module to HLO text and imports it again; with `evaluate`,
 /// runs each module's checks.
@@ -541,6 +596,32 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
       for (const FileResult &failure : compileFailures)
         os << "  " << failure.relative << ": " << failure.firstCompileError
            << "\n";
+    }
+    // The real graphs: which of them compile, and where the others stop.
+    std::vector<BenchFile> corpus;
+    for (const std::string &path : options.hloCorpus)
+      collectFiles(path, corpus);
+    unsigned corpusCompiled = 0;
+    std::vector<std::string> corpusFailures;
+    for (const BenchFile &file : corpus) {
+      std::string diagnostics;
+      llvm::raw_string_ostream diagnosticStream(diagnostics);
+      mlir::OwningOpRef<mlir::ModuleOp> module =
+          loadGraph(file.path, &context, diagnosticStream);
+      std::string failure = module ? compileOnly(*module, context)
+                                   : "import: " + firstLine(diagnostics);
+      if (failure.empty())
+        ++corpusCompiled;
+      else
+        corpusFailures.push_back(file.path + ": " + failure);
+    }
+    if (!corpus.empty()) {
+      os << llvm::formatv("corpus graphs ({0}) compiled by the CPU backend: "
+                          "{1} of {2}\n",
+                          llvm::join(options.hloCorpus, ", "), corpusCompiled,
+                          corpus.size());
+      for (const std::string &failure : corpusFailures)
+        os << "  " << failure << "\n";
     }
   }
   if (roundTrip) {
