@@ -10,6 +10,8 @@
 
 #include "OpEvaluators.h"
 
+#include "kiln/Interpreter/SpecialFunctions.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -208,16 +210,33 @@ LogicalResult evaluateFft(Operation *op, Operands in, Results &results) {
   results.emplace_back(op->getResult(0).getType());
   HostTensor &out = results.back();
   StringRef type = op->getAttrOfType<StringAttr>("fft_type").getValue();
-  llvm::ArrayRef<int64_t> lengths = dimsAttr(op, "fft_length");
-  // No elements in or out: nothing to transform (the result is zeros).
-  if (x.size() == 0 || out.size() == 0 ||
-      llvm::is_contained(lengths, (int64_t)0) || lengths.empty() ||
-      lengths.size() > x.shape().size())
-    return success();
   std::vector<Complex> data(x.size());
   for (int64_t i = 0; i < x.size(); ++i)
     data[i] = get(x, i);
-  llvm::SmallVector<int64_t> shape(x.shape());
+  std::string error;
+  std::optional<std::vector<Complex>> transformed = kiln::computeFft(
+      std::move(data), x.shape(), type, dimsAttr(op, "fft_length"),
+      out.size(), error);
+  if (!transformed)
+    return op->emitError(error);
+  for (int64_t i = 0; i < out.size(); ++i)
+    put(out, i, (*transformed)[i]);
+  return success();
+}
+
+} // namespace
+
+std::optional<std::vector<std::complex<double>>>
+kiln::computeFft(std::vector<std::complex<double>> data,
+                 llvm::ArrayRef<int64_t> inputShape, llvm::StringRef type,
+                 llvm::ArrayRef<int64_t> lengths, int64_t outputElements,
+                 std::string &error) {
+  // No elements in or out: nothing to transform (the result is zeros).
+  if (data.empty() || outputElements == 0 ||
+      llvm::is_contained(lengths, (int64_t)0) || lengths.empty() ||
+      lengths.size() > inputShape.size())
+    return std::vector<Complex>(outputElements, 0.0);
+  llvm::SmallVector<int64_t> shape(inputShape);
   size_t rank = shape.size(), count = lengths.size();
   auto complexLines = [&](bool inverse, size_t first, size_t last) {
     for (size_t d = first; d < last; ++d) {
@@ -257,17 +276,16 @@ LogicalResult evaluateFft(Operation *op, Operands in, Results &results) {
                           });
     shape.back() = n;
   } else {
-    return op->emitError("unknown fft_type ") << type;
+    error = "unknown fft_type " + type.str();
+    return std::nullopt;
   }
-  if ((int64_t)data.size() != out.size())
-    return op->emitError("fft result has ")
-           << data.size() << " elements, its type " << out.size();
-  for (int64_t i = 0; i < out.size(); ++i)
-    put(out, i, data[i]);
-  return success();
+  if ((int64_t)data.size() != outputElements) {
+    error = "fft result has " + std::to_string(data.size()) +
+            " elements, its type " + std::to_string(outputElements);
+    return std::nullopt;
+  }
+  return data;
 }
-
-} // namespace
 
 std::optional<LogicalResult>
 kiln::interp::evaluateLinearAlgebra(Operation *op, Operands in,

@@ -195,6 +195,55 @@ extern "C" void kiln_rt_special(int64_t functionCode, int64_t elementCode,
     storeElement(out, kind, i, fromDouble(result, kind));
   }
 }
+/// fft for compiled code (RuntimeAbi.h), through the evaluator's
+/// transform.
+extern "C" void kiln_rt_fft(int64_t typeCode, int64_t inputCode,
+                            int64_t outputCode, int64_t inputAddress,
+                            int64_t outputAddress, int64_t shapeAddress,
+                            int64_t rank, int64_t lengthsAddress,
+                            int64_t lengthCount, int64_t outputCount) {
+  static const char *const types[] = {"FFT", "IFFT", "RFFT", "IRFFT"};
+  auto inKind = (ElementKind)inputCode, outKind = (ElementKind)outputCode;
+  const char *in = reinterpret_cast<const char *>(inputAddress);
+  char *out = reinterpret_cast<char *>(outputAddress);
+  llvm::ArrayRef<int64_t> shape(reinterpret_cast<const int64_t *>(shapeAddress),
+                                rank);
+  llvm::ArrayRef<int64_t> lengths(
+      reinterpret_cast<const int64_t *>(lengthsAddress), lengthCount);
+  int64_t count = 1;
+  for (int64_t size : shape)
+    count *= size;
+  std::vector<std::complex<double>> data(count);
+  for (int64_t i = 0; i < count; ++i) {
+    if (inKind == ElementKind::C64) {
+      float parts[2];
+      std::memcpy(parts, in + 8 * i, 8);
+      data[i] = {parts[0], parts[1]};
+    } else if (inKind == ElementKind::C128) {
+      double parts[2];
+      std::memcpy(parts, in + 16 * i, 16);
+      data[i] = {parts[0], parts[1]};
+    } else {
+      data[i] = toDouble(loadElement(in, inKind, i));
+    }
+  }
+  std::string error;
+  std::optional<std::vector<std::complex<double>>> result =
+      computeFft(std::move(data), shape, types[typeCode & 3], lengths,
+                 outputCount, error);
+  for (int64_t i = 0; i < outputCount; ++i) {
+    std::complex<double> value = result ? (*result)[i] : std::nan("");
+    if (outKind == ElementKind::C64) {
+      float parts[2] = {(float)value.real(), (float)value.imag()};
+      std::memcpy(out + 8 * i, parts, 8);
+    } else if (outKind == ElementKind::C128) {
+      double parts[2] = {value.real(), value.imag()};
+      std::memcpy(out + 16 * i, parts, 16);
+    } else {
+      storeElement(out, outKind, i, fromDouble(value.real(), outKind));
+    }
+  }
+}
 } // namespace
 
 std::vector<std::pair<const char *, void *>> kiln::getRuntimeSymbols() {
@@ -204,5 +253,6 @@ std::vector<std::pair<const char *, void *>> kiln::getRuntimeSymbols() {
       {kRandomBitsFunction, reinterpret_cast<void *>(&kiln_rt_random_bits)});
   symbols.push_back(
       {kSpecialFunction, reinterpret_cast<void *>(&kiln_rt_special)});
+  symbols.push_back({kFftFunction, reinterpret_cast<void *>(&kiln_rt_fft)});
   return symbols;
 }

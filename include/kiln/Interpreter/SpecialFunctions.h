@@ -11,9 +11,13 @@
 #ifndef KILN_INTERPRETER_SPECIALFUNCTIONS_H
 #define KILN_INTERPRETER_SPECIALFUNCTIONS_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <complex>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace kiln::interp {
 
@@ -35,5 +39,20 @@ double polygamma(double n, double x);
 double besselI1e(double x);
 
 } // namespace kiln::interp
+
+namespace kiln {
+
+/// HLO's fft of a row-major array of `shape` (complex values; real input
+/// as complex with zero imaginary parts): `type` FFT, IFFT, RFFT or IRFFT
+/// over the last `lengths.size()` dimensions, by direct transforms of each
+/// line, in double. The result's `outputElements` values (real results are
+/// the real parts), or none with `error` set.
+std::optional<std::vector<std::complex<double>>>
+computeFft(std::vector<std::complex<double>> data,
+           llvm::ArrayRef<int64_t> shape, llvm::StringRef type,
+           llvm::ArrayRef<int64_t> lengths, int64_t outputElements,
+           std::string &error);
+
+} // namespace kiln
 
 #endif // KILN_INTERPRETER_SPECIALFUNCTIONS_H

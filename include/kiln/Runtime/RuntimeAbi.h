@@ -21,6 +21,9 @@
 //   void kiln_rt_special(i64 function, i64 element, i64 a, i64 b,
 //                        i64 output, i64 count);     // addresses: a, b
 //                                                    // (0: unary), output
+//   void kiln_rt_fft(i64 type, i64 inputElement, i64 outputElement,
+//                    i64 input, i64 output, i64 shape, i64 rank,
+//                    i64 lengths, i64 lengthCount, i64 outputCount);
 //
 // The operand is seen as [outer, extent, inner] around the op's dimension
 // (all_gather, reduce_scatter, all_to_all; [1, elements, 1] otherwise),
@@ -43,6 +46,8 @@ constexpr unsigned kCollectiveArguments = 12;
 constexpr const char *kParticipantFunction = "kiln_rt_participant";
 constexpr const char *kRandomBitsFunction = "kiln_rt_random_bits";
 constexpr unsigned kRandomBitsArguments = 8;
+constexpr const char *kFftFunction = "kiln_rt_fft";
+constexpr unsigned kFftArguments = 10;
 constexpr const char *kSpecialFunction = "kiln_rt_special";
 constexpr unsigned kSpecialArguments = 6;
 

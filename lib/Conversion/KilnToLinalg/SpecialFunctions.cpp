@@ -1,10 +1,10 @@
 //===- SpecialFunctions.cpp - CHLO's special functions as runtime calls -*- C++ -*-===//
 //
 // This file lowers CHLO's special functions (erf_inv, lgamma, digamma,
-// bessel_i1e, polygamma, zeta, next_after) to a call of the runtime's
-// kiln_rt_special (RuntimeAbi.h), which computes them element by element
-// with the implementations the evaluator uses: the operands are copied
-// into buffers, the runtime writes the result's.
+// bessel_i1e, polygamma, zeta, next_after), the complex functions the
+// complex dialect lacks, and fft to calls of the runtime (RuntimeAbi.h),
+// which computes them with the implementations the evaluator uses: the
+// operands are copied into buffers, the runtime writes the result's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace kiln::runtime_abi;
@@ -93,6 +94,79 @@ struct SpecialFunctionLowering : public OpConversionPattern<OpTy> {
   }
 };
 
+/// The runtime's kind of a float or complex element type; none otherwise.
+std::optional<ElementKind> getFloatKind(Type element) {
+  if (auto complexType = dyn_cast<ComplexType>(element)) {
+    if (complexType.getElementType().isF32())
+      return ElementKind::C64;
+    if (complexType.getElementType().isF64())
+      return ElementKind::C128;
+    return std::nullopt;
+  }
+  if (element.isF32())
+    return ElementKind::F32;
+  if (element.isF64())
+    return ElementKind::F64;
+  if (element.isBF16())
+    return ElementKind::BF16;
+  if (element.isF16())
+    return ElementKind::F16;
+  return std::nullopt;
+}
+
+/// fft as a call of the runtime's kiln_rt_fft: the evaluator's direct
+/// transforms of each line.
+struct FftLowering : public OpConversionPattern<kiln::FftOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kiln::FftOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto inputType = cast<RankedTensorType>(adaptor.getOperand().getType());
+    auto resultType =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
+    std::optional<ElementKind> in = getFloatKind(inputType.getElementType());
+    std::optional<ElementKind> out = getFloatKind(resultType.getElementType());
+    int64_t type = llvm::StringSwitch<int64_t>(op.getFftType())
+                       .Case("FFT", 0)
+                       .Case("IFFT", 1)
+                       .Case("RFFT", 2)
+                       .Case("IRFFT", 3)
+                       .Default(-1);
+    if (!in || !out || type < 0 || !inputType.hasStaticShape() ||
+        !resultType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "unsupported fft");
+    ModuleOp module = op->getParentOfType<ModuleOp>();
+    kiln::declareRuntimeFunction(module, kFftFunction, kFftArguments, 0,
+                                 rewriter);
+    Value input = memref::AllocOp::create(
+        rewriter, loc,
+        MemRefType::get(inputType.getShape(), inputType.getElementType()));
+    auto copy = bufferization::MaterializeInDestinationOp::create(
+        rewriter, loc, TypeRange(), adaptor.getOperand(), input);
+    copy.setRestrict(true);
+    copy.setWritable(true);
+    Value output = memref::AllocOp::create(
+        rewriter, loc,
+        MemRefType::get(resultType.getShape(), resultType.getElementType()));
+    SmallVector<Value> arguments = {
+        kiln::getI64(rewriter, loc, type),
+        kiln::getI64(rewriter, loc, (int64_t)*in),
+        kiln::getI64(rewriter, loc, (int64_t)*out),
+        kiln::getAddress(rewriter, loc, input),
+        kiln::getAddress(rewriter, loc, output),
+        kiln::getConstantArray(rewriter, loc, module, inputType.getShape()),
+        kiln::getI64(rewriter, loc, inputType.getRank()),
+        kiln::getConstantArray(rewriter, loc, module, op.getFftLength()),
+        kiln::getI64(rewriter, loc, op.getFftLength().size()),
+        kiln::getI64(rewriter, loc, resultType.getNumElements())};
+    func::CallOp::create(rewriter, loc, kFftFunction, TypeRange(), arguments);
+    rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
+        op, resultType, output, /*restrict=*/true, /*writable=*/true);
+    return success();
+  }
+};
+
 } // namespace
 
 void kiln::populateKilnSpecialFunctionToRuntimePatterns(
@@ -120,6 +194,6 @@ void kiln::populateKilnSpecialFunctionToRuntimePatterns(
       SpecialFunctionLowering<kiln::CbrtOp, SpecialFunction::ComplexCbrt,
                               true>,
       SpecialFunctionLowering<kiln::LogisticOp,
-                              SpecialFunction::ComplexLogistic, true>>(
-      converter, patterns.getContext());
+                              SpecialFunction::ComplexLogistic, true>,
+      FftLowering>(converter, patterns.getContext());
 }

@@ -1,10 +1,10 @@
 // RUN: kiln-opt --convert-kiln-to-linalg -split-input-file -verify-diagnostics %s
 
 // An op the backend does not lower is named at its place.
-func.func @fft(%a: tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>> {
-  // expected-error @+1 {{failed to legalize operation 'kiln.fft'}}
-  %0 = kiln.fft %a {fft_length = array<i64: 8>, fft_type = "FFT"} : (tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>>
-  return %0 : tensor<8xcomplex<f32>>
+func.func @cholesky(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{failed to legalize operation 'kiln.cholesky'}}
+  %0 = kiln.cholesky %a {lower = true} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
 }
 
 // -----
