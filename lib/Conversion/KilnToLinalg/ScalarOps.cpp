@@ -113,6 +113,9 @@ struct ScalarBuilder {
     if (name == "atan2") return binary<math::Atan2Op>(b, loc, args);
     if (name == "negate") return unary<arith::NegFOp>(b, loc, args);
     if (name == "abs") return unary<math::AbsFOp>(b, loc, args);
+    // A real number is its own real part; its imaginary part is 0.
+    if (name == "real") return args[0];
+    if (name == "imag") return floatConstant(b, loc, type, 0);
     if (name == "exponential") return unary<math::ExpOp>(b, loc, args);
     if (name == "exponential_minus_one") return unary<math::ExpM1Op>(b, loc, args);
     if (name == "log") return unary<math::LogOp>(b, loc, args);
