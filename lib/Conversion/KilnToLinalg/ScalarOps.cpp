@@ -482,6 +482,10 @@ bool isCompiledElement(Type type) {
 Value buildComplexOp(OpBuilder &b, Operation *op, StringRef name,
                      TypeRange argTypes, Type resultType, ValueRange args) {
   Location loc = op->getLoc();
+  // A bitcast to the same complex type keeps the value.
+  if ((name == "bitcast_convert" || name == "copy") &&
+      args[0].getType() == resultType)
+    return args[0];
   if (name == "add") return binary<complex::AddOp>(b, loc, args);
   if (name == "subtract") return binary<complex::SubOp>(b, loc, args);
   if (name == "multiply") return binary<complex::MulOp>(b, loc, args);
