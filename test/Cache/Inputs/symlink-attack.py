@@ -121,7 +121,12 @@ for layout_index, (layout_name, _) in enumerate(layouts(probe, '', key)):
         crashed = code < 0 or code > 2
         if not untouched or crashed:
             failures += 1
-        print('%-16s %-16s exit %d %s %s' % (layout_name.replace(key[:2], 'XX'),
+        # The shard's name (the key's first two digits) as XX; only in the
+        # shard's layout: other names (objects, index.db) may hold the
+        # same two letters.
+        shown = ('objects/XX' if layout_name == 'objects/' + key[:2]
+                 else layout_name)
+        print('%-16s %-16s exit %d %s %s' % (shown,
                                              command_name, code,
                                              'untouched' if untouched
                                              else 'VICTIM CHANGED', first))
