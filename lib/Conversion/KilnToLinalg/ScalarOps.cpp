@@ -486,6 +486,24 @@ Value buildComplexOp(OpBuilder &b, Operation *op, StringRef name,
   if ((name == "bitcast_convert" || name == "copy") &&
       args[0].getType() == resultType)
     return args[0];
+  if (name == "maximum" || name == "minimum") {
+    // Lexicographic, as the evaluator orders complex numbers: the real
+    // parts, then the imaginary parts.
+    Value ra = complex::ReOp::create(b, loc, args[0]);
+    Value rb = complex::ReOp::create(b, loc, args[1]);
+    Value ia = complex::ImOp::create(b, loc, args[0]);
+    Value ib = complex::ImOp::create(b, loc, args[1]);
+    Value less = arith::OrIOp::create(
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, ra, rb),
+        arith::AndIOp::create(
+            b, loc,
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, ra, rb),
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, ia, ib)));
+    return name == "maximum"
+               ? arith::SelectOp::create(b, loc, less, args[1], args[0])
+               : arith::SelectOp::create(b, loc, less, args[0], args[1]);
+  }
   if (name == "add") return binary<complex::AddOp>(b, loc, args);
   if (name == "subtract") return binary<complex::SubOp>(b, loc, args);
   if (name == "multiply") return binary<complex::MulOp>(b, loc, args);
