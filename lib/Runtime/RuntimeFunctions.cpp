@@ -1,4 +1,5 @@
-//===- RuntimeFunctions.cpp - what compiled code calls in kiln's runtime -*- C++ -*-===//
+//===- RuntimeFunctions.cpp - what compiled code calls in kiln's runtime -*- C++
+//-*-===//
 //
 // The functions of RuntimeAbi.h besides the collectives (Collectives.cpp):
 // rng_bit_generator's bits and CHLO's special functions, each through the
@@ -72,8 +73,8 @@ void storeElement(char *buffer, ElementKind kind, int64_t i,
 
 double toDouble(llvm::APFloat value) {
   bool losesInfo;
-  value.convert(llvm::APFloat::IEEEdouble(),
-                llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  value.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+                &losesInfo);
   return value.convertToDouble();
 }
 
@@ -84,6 +85,35 @@ llvm::APFloat fromDouble(double value, ElementKind kind) {
   result.convert(getSemantics(kind), llvm::APFloat::rmNearestTiesToEven,
                  &losesInfo);
   return result;
+}
+
+/// Element `i` of a complex<f32> (C64) or complex<f64> buffer.
+std::complex<double> loadComplex(const char *buffer, ElementKind kind,
+                                 int64_t i) {
+  if (kind == ElementKind::C64) {
+    float parts[2];
+    std::memcpy(parts, buffer + 8 * i, 8);
+    return {parts[0], parts[1]};
+  }
+  double parts[2];
+  std::memcpy(parts, buffer + 16 * i, 16);
+  return {parts[0], parts[1]};
+}
+
+/// Stores `value` as element `i`, each part rounded to the part type.
+void storeComplex(char *buffer, ElementKind kind, int64_t i,
+                  std::complex<double> value) {
+  if (kind == ElementKind::C64) {
+    float parts[2] = {(float)value.real(), (float)value.imag()};
+    std::memcpy(buffer + 8 * i, parts, 8);
+    return;
+  }
+  double parts[2] = {value.real(), value.imag()};
+  std::memcpy(buffer + 16 * i, parts, 16);
+}
+
+bool isComplex(ElementKind kind) {
+  return kind == ElementKind::C64 || kind == ElementKind::C128;
 }
 
 /// The evaluator's name of a complex function.
@@ -116,28 +146,10 @@ void applyComplexFunction(SpecialFunction function, ElementKind kind,
                           const char *in, char *out, int64_t count) {
   interp::UnaryComplex fn =
       interp::getUnaryComplexFunction(getComplexFunctionName(function));
-  for (int64_t i = 0; i < count; ++i) {
-    std::complex<double> value;
-    if (kind == ElementKind::C64) {
-      float parts[2];
-      std::memcpy(parts, in + 8 * i, 8);
-      value = {parts[0], parts[1]};
-    } else {
-      double parts[2];
-      std::memcpy(parts, in + 16 * i, 16);
-      value = {parts[0], parts[1]};
-    }
-    std::complex<double> result =
-        fn ? fn(value)
-           : std::complex<double>(std::nan(""), std::nan(""));
-    if (kind == ElementKind::C64) {
-      float parts[2] = {(float)result.real(), (float)result.imag()};
-      std::memcpy(out + 8 * i, parts, 8);
-    } else {
-      double parts[2] = {result.real(), result.imag()};
-      std::memcpy(out + 16 * i, parts, 16);
-    }
-  }
+  for (int64_t i = 0; i < count; ++i)
+    storeComplex(out, kind, i,
+                 fn ? fn(loadComplex(in, kind, i))
+                    : std::complex<double>(std::nan(""), std::nan("")));
 }
 
 /// CHLO's special functions for compiled code (RuntimeAbi.h).
@@ -149,7 +161,7 @@ extern "C" void kiln_rt_special(int64_t functionCode, int64_t elementCode,
   const char *a = reinterpret_cast<const char *>(firstAddress);
   const char *b = reinterpret_cast<const char *>(secondAddress);
   char *out = reinterpret_cast<char *>(outputAddress);
-  if (kind == ElementKind::C64 || kind == ElementKind::C128)
+  if (isComplex(kind))
     return applyComplexFunction(function, kind, a, out, count);
   for (int64_t i = 0; i < count; ++i) {
     llvm::APFloat x = loadElement(a, kind, i);
@@ -179,8 +191,7 @@ extern "C" void kiln_rt_special(int64_t functionCode, int64_t elementCode,
       // The next value of the element type from x towards y.
       double y = toDouble(loadElement(b, kind, i));
       if (std::isnan(v) || std::isnan(y)) {
-        storeElement(out, kind, i,
-                     llvm::APFloat::getQNaN(getSemantics(kind)));
+        storeElement(out, kind, i, llvm::APFloat::getQNaN(getSemantics(kind)));
         continue;
       }
       if (v == y) {
@@ -214,34 +225,18 @@ extern "C" void kiln_rt_fft(int64_t typeCode, int64_t inputCode,
   for (int64_t size : shape)
     count *= size;
   std::vector<std::complex<double>> data(count);
-  for (int64_t i = 0; i < count; ++i) {
-    if (inKind == ElementKind::C64) {
-      float parts[2];
-      std::memcpy(parts, in + 8 * i, 8);
-      data[i] = {parts[0], parts[1]};
-    } else if (inKind == ElementKind::C128) {
-      double parts[2];
-      std::memcpy(parts, in + 16 * i, 16);
-      data[i] = {parts[0], parts[1]};
-    } else {
-      data[i] = toDouble(loadElement(in, inKind, i));
-    }
-  }
+  for (int64_t i = 0; i < count; ++i)
+    data[i] = isComplex(inKind) ? loadComplex(in, inKind, i)
+                                : toDouble(loadElement(in, inKind, i));
   std::string error;
-  std::optional<std::vector<std::complex<double>>> result =
-      computeFft(std::move(data), shape, types[typeCode & 3], lengths,
-                 outputCount, error);
+  std::optional<std::vector<std::complex<double>>> result = computeFft(
+      std::move(data), shape, types[typeCode & 3], lengths, outputCount, error);
   for (int64_t i = 0; i < outputCount; ++i) {
     std::complex<double> value = result ? (*result)[i] : std::nan("");
-    if (outKind == ElementKind::C64) {
-      float parts[2] = {(float)value.real(), (float)value.imag()};
-      std::memcpy(out + 8 * i, parts, 8);
-    } else if (outKind == ElementKind::C128) {
-      double parts[2] = {value.real(), value.imag()};
-      std::memcpy(out + 16 * i, parts, 16);
-    } else {
+    if (isComplex(outKind))
+      storeComplex(out, outKind, i, value);
+    else
       storeElement(out, outKind, i, fromDouble(value.real(), outKind));
-    }
   }
 }
 } // namespace

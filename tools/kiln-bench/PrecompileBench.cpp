@@ -191,7 +191,7 @@ int kiln::bench::runPrecompileBench(const PrecompileBenchOptions &options) {
                                          "--report",
                                          report,
                                          "--work-dir",
-                                         dir + "/work"};
+                                         dir + "/precompile-work"};
   RunResult cold = runTimed(precompile, dir + "/cold.log");
   if (!cold.ok) {
     llvm::errs() << "kiln-bench precompile: error: the cold run failed:\n"
@@ -216,8 +216,8 @@ int kiln::bench::runPrecompileBench(const PrecompileBenchOptions &options) {
     const llvm::json::Object *row = graph.getAsObject();
     seconds.push_back(row->getNumber("seconds").value_or(0));
     if (auto key = row->getString("key"))
-      if (auto log = llvm::MemoryBuffer::getFile(dir + "/work/logs/" +
-                                                 key->str() + ".log"))
+      if (auto log = llvm::MemoryBuffer::getFile(
+              dir + "/precompile-work/logs/" + key->str() + ".log"))
         inner += readInnerCompileSeconds((*log)->getBuffer());
   }
   double total = std::accumulate(seconds.begin(), seconds.end(), 0.0);

@@ -55,8 +55,9 @@ std::string familyOf(llvm::StringRef relative) {
   llvm::StringRef directory = llvm::sys::path::parent_path(relative);
   llvm::StringRef stem = llvm::sys::path::stem(relative);
   static const char *kTypeWords[] = {
-      "float", "bfloat", "int", "uint", "bool", "complex", "i1", "f8", "ui",
-      "si", "chlo", "shape", "dtypes", "f16", "f32", "f64", "bf16"};
+      "float",  "bfloat", "int", "uint", "bool", "complex",
+      "i1",     "f8",     "ui",  "si",   "chlo", "shape",
+      "dtypes", "f16",    "f32", "f64",  "bf16"};
   llvm::SmallVector<llvm::StringRef> words;
   stem.split(words, '_');
   std::string family;
@@ -66,9 +67,8 @@ std::string familyOf(llvm::StringRef relative) {
         break;
       bool typeWord = false;
       for (const char *prefix : kTypeWords)
-        if (word.starts_with(prefix) &&
-            (word.size() == strlen(prefix) ||
-             llvm::isDigit(word[strlen(prefix)])))
+        if (word.starts_with(prefix) && (word.size() == strlen(prefix) ||
+                                         llvm::isDigit(word[strlen(prefix)])))
           typeWord = true;
       if (typeWord)
         break;
@@ -116,8 +116,8 @@ std::string checkExportRoundTrip(mlir::ModuleOp module,
   llvm::raw_string_ostream diagnosticStream(diagnostics);
   mlir::ScopedDiagnosticHandler handler(
       &context, [&](mlir::Diagnostic &diagnostic) {
-        diagnosticStream << diagnostic.getLocation() << ": "
-                         << diagnostic.str() << "\n";
+        diagnosticStream << diagnostic.getLocation() << ": " << diagnostic.str()
+                         << "\n";
         return mlir::success();
       });
   mlir::FailureOr<GraphSignature> original = computeSignature(module);
@@ -150,8 +150,8 @@ std::string evaluateModule(mlir::ModuleOp module, mlir::MLIRContext &context,
   llvm::raw_string_ostream diagnosticStream(diagnostics);
   mlir::ScopedDiagnosticHandler handler(
       &context, [&](mlir::Diagnostic &diagnostic) {
-        diagnosticStream << diagnostic.getLocation() << ": "
-                         << diagnostic.str() << "\n";
+        diagnosticStream << diagnostic.getLocation() << ": " << diagnostic.str()
+                         << "\n";
         return mlir::success();
       });
   ran = false;
@@ -198,21 +198,21 @@ std::string evaluateModule(mlir::ModuleOp module, mlir::MLIRContext &context,
   return "";
 }
 
-/// Compiles `module` with the CPU backend and runs its checks, in a child
-/// process (a crash of the compiler or of the code costs one file, not the
-/// run); returns the empty string when every check passed. `compiled`
-/// tells whether it compiled.
-std::string compileModule(mlir::ModuleOp module, mlir::MLIRContext &context,
-                          bool &compiled, llvm::StringRef runArguments) {
-  compiled = false;
+/// Runs `work` in a child process (a crash of the compiler or of the code
+/// costs one file, not the run) and returns what it answered: a status
+/// character, then a message. `work` answers by calling its argument,
+/// which ends the child.
+std::string askChild(llvm::function_ref<
+                     void(llvm::function_ref<void(char, const std::string &)>)>
+                         work) {
   int pipeEnds[2];
   if (pipe(pipeEnds) != 0)
-    return "no pipe for the child process";
+    return "Nno pipe for the child process";
   llvm::outs().flush();
   llvm::errs().flush();
   pid_t child = fork();
   if (child < 0)
-    return "no child process";
+    return "Nno child process";
   if (child == 0) {
     close(pipeEnds[0]);
     auto answer = [&](char status, const std::string &message) {
@@ -221,6 +221,34 @@ std::string compileModule(mlir::ModuleOp module, mlir::MLIRContext &context,
       (void)written;
       _exit(0);
     };
+    work(answer);
+    answer('N', "the child process gave no answer");
+  }
+  close(pipeEnds[1]);
+  std::string reply;
+  char buffer[4096];
+  ssize_t got;
+  while ((got = read(pipeEnds[0], buffer, sizeof(buffer))) > 0)
+    reply.append(buffer, got);
+  close(pipeEnds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (reply.empty())
+    return WIFSIGNALED(status)
+               ? llvm::formatv("Nthe compiler or the code crashed (signal {0})",
+                               WTERMSIG(status))
+                     .str()
+               : "Nthe child process ended without an answer";
+  return reply;
+}
+
+/// Compiles `module` with the CPU backend and runs its checks, in a child
+/// process (a crash of the compiler or of the code costs one file, not the
+/// run); returns the empty string when every check passed. `compiled`
+/// tells whether it compiled.
+std::string compileModule(mlir::ModuleOp module, mlir::MLIRContext &context,
+                          bool &compiled, llvm::StringRef runArguments) {
+  std::string reply = askChild([&](auto answer) {
     std::string diagnostics;
     llvm::raw_string_ostream diagnosticStream(diagnostics);
     mlir::ScopedDiagnosticHandler handler(
@@ -265,22 +293,7 @@ std::string compileModule(mlir::ModuleOp module, mlir::MLIRContext &context,
                                   outcome.worst, check.location)
                         .str());
     answer('P', "");
-  }
-  close(pipeEnds[1]);
-  std::string reply;
-  char buffer[4096];
-  ssize_t got;
-  while ((got = read(pipeEnds[0], buffer, sizeof(buffer))) > 0)
-    reply.append(buffer, got);
-  close(pipeEnds[0]);
-  int status = 0;
-  waitpid(child, &status, 0);
-  if (reply.empty())
-    return WIFSIGNALED(status)
-               ? llvm::formatv("the compiler or the code crashed (signal {0})",
-                               WTERMSIG(status))
-                     .str()
-               : "the child process ended without an answer";
+  });
   compiled = reply[0] != 'N';
   return reply.substr(1);
 }
@@ -289,16 +302,7 @@ std::string compileModule(mlir::ModuleOp module, mlir::MLIRContext &context,
 /// one graph); the empty string when it compiled, else its first error as
 /// `dump:line:col (source.py:line, op_name): message`.
 std::string compileOnly(mlir::ModuleOp module, mlir::MLIRContext &context) {
-  int pipeEnds[2];
-  if (pipe(pipeEnds) != 0)
-    return "no pipe for the child process";
-  llvm::outs().flush();
-  llvm::errs().flush();
-  pid_t child = fork();
-  if (child < 0)
-    return "no child process";
-  if (child == 0) {
-    close(pipeEnds[0]);
+  std::string reply = askChild([&](auto answer) {
     std::string first;
     mlir::ScopedDiagnosticHandler handler(
         &context, [&](mlir::Diagnostic &diagnostic) {
@@ -308,43 +312,24 @@ std::string compileOnly(mlir::ModuleOp module, mlir::MLIRContext &context) {
                     diagnostic.str();
           return mlir::success();
         });
-    std::string message;
     llvm::Expected<TargetSpec> target = resolveTarget("", "");
-    if (!target) {
-      message = llvm::toString(target.takeError());
-    } else {
-      CpuCompileOptions options;
-      options.target = *target;
-      if (mlir::failed(compileForCpu(module, options)))
-        message = first.empty() ? "not compiled" : first;
-    }
-    std::string text = "R" + message;
-    ssize_t written = write(pipeEnds[1], text.data(), text.size());
-    (void)written;
-    _exit(0);
-  }
-  close(pipeEnds[1]);
-  std::string reply;
-  char buffer[4096];
-  ssize_t got;
-  while ((got = read(pipeEnds[0], buffer, sizeof(buffer))) > 0)
-    reply.append(buffer, got);
-  close(pipeEnds[0]);
-  int status = 0;
-  waitpid(child, &status, 0);
-  if (reply.empty())
-    return llvm::formatv("the compiler crashed (signal {0})",
-                         WIFSIGNALED(status) ? WTERMSIG(status) : 0)
-        .str();
-  return reply.substr(1);
+    if (!target)
+      answer('N', llvm::toString(target.takeError()));
+    CpuCompileOptions options;
+    options.target = *target;
+    if (mlir::failed(compileForCpu(module, options)))
+      answer('N', first.empty() ? "not compiled" : first);
+    answer('P', "");
+  });
+  return reply[0] == 'P' ? std::string() : reply.substr(1);
 }
 
 /// Imports one file (each of its `// -----` modules); with `roundTrip`,
 /// exports each module to HLO text and imports it again; with `evaluate`,
 /// runs each module's checks.
 FileResult importFile(const std::string &path, const std::string &relative,
-                      mlir::MLIRContext &context, bool roundTrip,
-                      bool evaluate, bool compile) {
+                      mlir::MLIRContext &context, bool roundTrip, bool evaluate,
+                      bool compile) {
   FileResult result;
   result.relative = relative;
   auto buffer = llvm::MemoryBuffer::getFile(path);
@@ -427,9 +412,8 @@ FileResult importFile(const std::string &path, const std::string &relative,
       result.firstExportError = why;
     }
   }
-  result.seconds =
-      std::chrono::duration<double>(Clock::now() - start).count() -
-      roundTripSeconds;
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count() -
+                   roundTripSeconds;
   return result;
 }
 
@@ -445,8 +429,7 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
   }
   std::vector<std::pair<std::string, std::string>> files; // path, relative
   std::error_code error;
-  for (llvm::sys::fs::recursive_directory_iterator it(options.directory,
-                                                      error),
+  for (llvm::sys::fs::recursive_directory_iterator it(options.directory, error),
        end;
        !error && it != end; it.increment(error)) {
     llvm::StringRef path = it->path();
@@ -480,9 +463,9 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
   double importedSeconds = 0;
   for (const auto &[path, relative] : files) {
     auto fileStart = Clock::now();
-    FileResult result = importFile(path, relative, context,
-                                   options.exportRoundTrip, options.evaluate,
-                                   options.compile);
+    FileResult result =
+        importFile(path, relative, context, options.exportRoundTrip,
+                   options.evaluate, options.compile);
     evaluationSeconds +=
         std::chrono::duration<double>(Clock::now() - fileStart).count() -
         result.compileSeconds;
@@ -577,11 +560,12 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
       os << "imported files whose checks did not pass, with the first "
             "reason:\n";
       for (const FileResult &failure : evaluationFailures)
-        os << "  " << failure.relative << ": "
-           << failure.firstEvaluationError << "\n";
+        os << "  " << failure.relative << ": " << failure.firstEvaluationError
+           << "\n";
     }
   }
-  double compiledPercent = counted ? 100.0 * countedCompiledPassed / counted : 0;
+  double compiledPercent =
+      counted ? 100.0 * countedCompiledPassed / counted : 0;
   if (compile) {
     os << llvm::formatv("compiled by kiln's CPU backend: {0} of the {1} "
                         "imported files compiled, {2} passed all their checks "
@@ -666,12 +650,11 @@ int kiln::bench::runStableHloBench(const StableHloBenchOptions &options,
       hloBytes += bytes;
     }
     if (hloSeconds > 0)
-      os << llvm::formatv("HLO text import, same run: {0:f2} MB in {1:f1} "
-                          "ms, {2:f1} MB/s; StableHLO/HLO speed: {3:f2}\n",
-                          hloBytes / 1e6, hloSeconds * 1e3,
-                          hloBytes / 1e6 / hloSeconds,
-                          (importedBytes / importedSeconds) /
-                              (hloBytes / hloSeconds));
+      os << llvm::formatv(
+          "HLO text import, same run: {0:f2} MB in {1:f1} "
+          "ms, {2:f1} MB/s; StableHLO/HLO speed: {3:f2}\n",
+          hloBytes / 1e6, hloSeconds * 1e3, hloBytes / 1e6 / hloSeconds,
+          (importedBytes / importedSeconds) / (hloBytes / hloSeconds));
   }
   if (options.requirePercent > 0 && percent < options.requirePercent) {
     os << llvm::formatv("below the required {0:f1}%\n", options.requirePercent);

@@ -148,8 +148,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     llvm::StringRef parent = llvm::sys::path::parent_path(file);
     if (!file.empty() && !parent.empty() &&
         !llvm::sys::fs::is_directory(parent)) {
-      llvm::errs() << "kiln precompile: error: cannot write " << file
-                   << " (--" << (file == options.report ? "report" : "trace")
+      llvm::errs() << "kiln precompile: error: cannot write " << file << " (--"
+                   << (file == options.report ? "report" : "trace")
                    << "): no directory " << parent << "\n";
       return ExitInputError;
     }
@@ -394,27 +394,23 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       decision.reason = "miss: the cached artifact was corrupt (" +
                         found->problem + ") and was removed";
       break;
-    case LookupStatus::Miss: {
+    case LookupStatus::Miss:
       decision.compile = true;
       decision.reason = "miss";
-      llvm::Expected<std::vector<CacheEntry>> same =
-          cache.findEntriesWithSignature(job.parts.signature.toHex());
-      if (same && !same->empty())
-        decision.reason =
-            "miss: this computation is cached for other key parts";
-      else if (!same)
-        llvm::consumeError(same.takeError());
       break;
-    }
     }
     if (!decision.compile)
       continue;
     outcome = JobOutcome();
-    // Largest first: an earlier compile of this computation says how long
-    // it takes; else its size does.
+    // The entries of this computation under other key parts say why it
+    // missed, and how long it takes: largest first, by an earlier compile
+    // of it, else by its size.
     llvm::Expected<std::vector<CacheEntry>> earlier =
         cache.findEntriesWithSignature(job.parts.signature.toHex());
     if (earlier) {
+      if (!earlier->empty() && found->status == LookupStatus::Miss)
+        decision.reason =
+            "miss: this computation is cached for other key parts";
       for (const CacheEntry &entry : *earlier)
         if (entry.compileSeconds > 0) {
           job.estimateSeconds = entry.compileSeconds;

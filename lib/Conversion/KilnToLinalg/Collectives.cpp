@@ -34,40 +34,6 @@ using kiln::getI64;
 
 namespace {
 
-/// The runtime's element kind of a kiln element type (signedness is the
-/// kiln type's, before the type converter makes integers signless); none
-/// for types the runtime does not reduce.
-std::optional<ElementKind> getElementKind(Type type) {
-  if (type.isF32())
-    return ElementKind::F32;
-  if (type.isF64())
-    return ElementKind::F64;
-  if (type.isBF16())
-    return ElementKind::BF16;
-  if (type.isF16())
-    return ElementKind::F16;
-  if (type.isInteger(1))
-    return ElementKind::Pred;
-  if (auto integer = dyn_cast<IntegerType>(type)) {
-    bool isUnsigned = integer.isUnsigned();
-    switch (integer.getWidth()) {
-    case 8:
-      return isUnsigned ? ElementKind::U8 : ElementKind::S8;
-    case 16:
-      return isUnsigned ? ElementKind::U16 : ElementKind::S16;
-    case 32:
-      return isUnsigned ? ElementKind::U32 : ElementKind::S32;
-    case 64:
-      return isUnsigned ? ElementKind::U64 : ElementKind::S64;
-    default:
-      if (integer.getWidth() < 8)
-        return ElementKind::NarrowInteger;
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
-}
-
 /// The reduction a collective's region computes, if it is one op of its two
 /// arguments.
 std::optional<Reduction> getReduction(Region &region) {
@@ -121,8 +87,9 @@ FailureOr<Value> emitCollective(ConversionPatternRewriter &rewriter,
                                 int64_t groupSize) {
   Location loc = op->getLoc();
   std::optional<ElementKind> element =
-      getElementKind(kilnType.getElementType());
-  if (!element ||
+      kiln::getRuntimeElementKind(kilnType.getElementType());
+  if (!element || *element == ElementKind::C64 ||
+      *element == ElementKind::C128 ||
       (*element == ElementKind::NarrowInteger && reduction != Reduction::None))
     return rewriter.notifyMatchFailure(op, "element type not exchanged");
   auto operandType = cast<RankedTensorType>(operand.getType());
@@ -133,16 +100,8 @@ FailureOr<Value> emitCollective(ConversionPatternRewriter &rewriter,
                          rewriter);
 
   // The operand in a buffer of its own, the result in a fresh one.
-  auto inputType =
-      MemRefType::get(operandType.getShape(), operandType.getElementType());
-  auto outputType =
-      MemRefType::get(resultType.getShape(), resultType.getElementType());
-  Value input = rewriter.create<memref::AllocOp>(loc, inputType);
-  auto copy = rewriter.create<bufferization::MaterializeInDestinationOp>(
-      loc, TypeRange(), operand, input);
-  copy.setRestrict(true);
-  copy.setWritable(true);
-  Value output = rewriter.create<memref::AllocOp>(loc, outputType);
+  Value input = kiln::copyToBuffer(rewriter, loc, operand);
+  Value output = kiln::allocateBuffer(rewriter, loc, resultType);
 
   // The operand seen as [outer, extent, inner] around `dimension`.
   int64_t outer = 1, inner = 1;
@@ -173,9 +132,7 @@ FailureOr<Value> emitCollective(ConversionPatternRewriter &rewriter,
       getI64(rewriter, loc, groupSize)};
   rewriter.create<func::CallOp>(loc, kCollectiveFunction, TypeRange(),
                                 arguments);
-  auto result = rewriter.create<bufferization::ToTensorOp>(
-      loc, resultType, output, /*restrict=*/true, /*writable=*/true);
-  return result.getResult();
+  return kiln::bufferAsTensor(rewriter, loc, resultType, output);
 }
 
 template <typename OpTy>

@@ -6,10 +6,10 @@
 // the leading loops. A convolution is the same kind of contraction over
 // its input padded and dilated first (an index computation per element),
 // with the window's strides, dilations, reversal and feature and batch
-// groups in the input's indexing map. bf16 and f16 operands are multiplied and accumulated
-// in f32 and rounded once at the end, as the reference evaluator and XLA's
-// CPU code accumulate; integers are extended to the result's width by the
-// operands' signedness.
+// groups in the input's indexing map. bf16 and f16 operands are multiplied and
+// accumulated in f32 and rounded once at the end, as the reference evaluator
+// and XLA's CPU code accumulate; integers are extended to the result's width by
+// the operands' signedness.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +51,80 @@ Value extendTo(OpBuilder &b, Location loc, Value value, Type kilnType,
   return integer.isUnsigned() || integer.getWidth() == 1
              ? (Value)arith::ExtUIOp::create(b, loc, accumulator, value)
              : (Value)arith::ExtSIOp::create(b, loc, accumulator, value);
+}
+
+/// The contraction of `lhs` and `rhs` (of kiln element types `lhsKiln`,
+/// `rhsKiln`) by `maps` and `iterators` (the result's loops first): the
+/// products accumulated from zero in `accumulator` (complex numbers through
+/// the complex dialect, predicates as an or of ands), and rounded once to
+/// the result's element type when that is narrower.
+Value buildContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                       Type lhsKiln, Type rhsKiln, RankedTensorType resultType,
+                       Type accumulator, llvm::ArrayRef<AffineMap> maps,
+                       llvm::ArrayRef<utils::IteratorType> iterators) {
+  auto accumulatorType =
+      RankedTensorType::get(resultType.getShape(), accumulator);
+  Value zero;
+  if (auto complexType = dyn_cast<ComplexType>(accumulator)) {
+    Attribute part = b.getFloatAttr(complexType.getElementType(), 0);
+    zero = complex::ConstantOp::create(b, loc, complexType,
+                                       b.getArrayAttr({part, part}));
+  } else {
+    zero = arith::ConstantOp::create(b, loc, accumulator,
+                                     b.getZeroAttr(accumulator));
+  }
+  Value init = linalg::FillOp::create(
+                   b, loc, ValueRange{zero},
+                   ValueRange{tensor::EmptyOp::create(
+                       b, loc, accumulatorType.getShape(), accumulator)})
+                   .getResult(0);
+  Value result =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{accumulatorType}, ValueRange{lhs, rhs},
+          ValueRange{init}, maps, iterators,
+          [&](OpBuilder &nb, Location nested, ValueRange args) {
+            Value sum;
+            if (isa<ComplexType>(accumulator)) {
+              sum = complex::AddOp::create(
+                  nb, nested, args[2],
+                  complex::MulOp::create(nb, nested, args[0], args[1]));
+            } else {
+              Value x = extendTo(nb, nested, args[0], lhsKiln, accumulator);
+              Value y = extendTo(nb, nested, args[1], rhsKiln, accumulator);
+              if (isa<FloatType>(accumulator))
+                sum = arith::AddFOp::create(
+                    nb, nested, args[2],
+                    arith::MulFOp::create(nb, nested, x, y));
+              else if (accumulator.getIntOrFloatBitWidth() == 1)
+                sum = arith::OrIOp::create(
+                    nb, nested, args[2],
+                    arith::AndIOp::create(nb, nested, x, y));
+              else
+                sum = arith::AddIOp::create(
+                    nb, nested, args[2],
+                    arith::MulIOp::create(nb, nested, x, y));
+            }
+            linalg::YieldOp::create(nb, nested, sum);
+          })
+          .getResult(0);
+  Type resultElement = resultType.getElementType();
+  if (accumulator == resultElement)
+    return result;
+  int64_t rank = resultType.getRank();
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{resultType}, ValueRange{result},
+             ValueRange{tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                                resultElement)},
+             llvm::SmallVector<AffineMap>(2, b.getMultiDimIdentityMap(rank)),
+             llvm::SmallVector<utils::IteratorType>(
+                 rank, utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nested, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, nested,
+                   arith::TruncFOp::create(nb, nested, resultElement, args[0])
+                       .getResult());
+             })
+      .getResult(0);
 }
 
 struct DotGeneralLowering : public OpConversionPattern<kiln::DotGeneralOp> {
@@ -115,73 +189,10 @@ struct DotGeneralLowering : public OpConversionPattern<kiln::DotGeneralOp> {
         batch + lhsFree + rhsFree, utils::IteratorType::parallel);
     iterators.append(contracting, utils::IteratorType::reduction);
 
-    auto accumulatorType =
-        RankedTensorType::get(resultType.getShape(), accumulator);
-    Value zero;
-    if (auto complexType = dyn_cast<ComplexType>(accumulator)) {
-      Attribute part = rewriter.getFloatAttr(complexType.getElementType(), 0);
-      zero = complex::ConstantOp::create(rewriter, loc, complexType,
-                                         rewriter.getArrayAttr({part, part}));
-    } else {
-      zero = arith::ConstantOp::create(rewriter, loc, accumulator,
-                                       rewriter.getZeroAttr(accumulator));
-    }
-    Value init =
-        linalg::FillOp::create(
-            rewriter, loc, ValueRange{zero},
-            ValueRange{tensor::EmptyOp::create(rewriter, loc,
-                                               accumulatorType.getShape(),
-                                               accumulator)})
-            .getResult(0);
-    Type lhsKiln = lhsType.getElementType(), rhsKiln = rhsType.getElementType();
-    auto contraction = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{accumulatorType},
-        ValueRange{adaptor.getLhs(), adaptor.getRhs()}, ValueRange{init}, maps,
-        iterators, [&](OpBuilder &b, Location nested, ValueRange args) {
-          if (isComplex) {
-            linalg::YieldOp::create(
-                b, nested,
-                complex::AddOp::create(
-                    b, nested, args[2],
-                    complex::MulOp::create(b, nested, args[0], args[1]))
-                    .getResult());
-            return;
-          }
-          Value x = extendTo(b, nested, args[0], lhsKiln, accumulator);
-          Value y = extendTo(b, nested, args[1], rhsKiln, accumulator);
-          Value sum;
-          if (isa<FloatType>(accumulator))
-            sum = arith::AddFOp::create(b, nested, args[2],
-                                        arith::MulFOp::create(b, nested, x, y));
-          else if (accumulator.getIntOrFloatBitWidth() == 1)
-            sum = arith::OrIOp::create(b, nested, args[2],
-                                       arith::AndIOp::create(b, nested, x, y));
-          else
-            sum = arith::AddIOp::create(b, nested, args[2],
-                                        arith::MulIOp::create(b, nested, x, y));
-          linalg::YieldOp::create(b, nested, sum);
-        });
-    Value result = contraction.getResult(0);
-    if (narrow) {
-      int64_t rank = resultType.getRank();
-      result =
-          linalg::GenericOp::create(
-              rewriter, loc, TypeRange{resultType}, ValueRange{result},
-              ValueRange{tensor::EmptyOp::create(rewriter, loc,
-                                                 resultType.getShape(),
-                                                 resultElement)},
-              llvm::SmallVector<AffineMap>(2,
-                                           rewriter.getMultiDimIdentityMap(rank)),
-              llvm::SmallVector<utils::IteratorType>(
-                  rank, utils::IteratorType::parallel),
-              [&](OpBuilder &b, Location nested, ValueRange args) {
-                linalg::YieldOp::create(
-                    b, nested,
-                    arith::TruncFOp::create(b, nested, resultElement, args[0])
-                        .getResult());
-              })
-              .getResult(0);
-    }
+    Value result =
+        buildContraction(rewriter, loc, adaptor.getLhs(), adaptor.getRhs(),
+                         lhsType.getElementType(), rhsType.getElementType(),
+                         resultType, accumulator, maps, iterators);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -226,27 +237,27 @@ Value collapseGroups(OpBuilder &b, Location loc, Value value,
     ReassociationIndices all;
     for (int64_t d = 0; d < type.getRank(); ++d)
       all.push_back(d);
-    Value flat = type.getRank() == 1
-                     ? value
-                     : (type.getRank() == 0
-                            ? tensor::ExpandShapeOp::create(
-                                  b, loc,
-                                  RankedTensorType::get({1},
-                                                        type.getElementType()),
-                                  value, llvm::ArrayRef<ReassociationIndices>{})
-                                  .getResult()
-                            : tensor::CollapseShapeOp::create(
-                                  b, loc,
-                                  RankedTensorType::get(
-                                      {type.getNumElements()},
-                                      type.getElementType()),
-                                  value, llvm::ArrayRef<ReassociationIndices>{all})
-                                  .getResult());
+    Value flat =
+        type.getRank() == 1
+            ? value
+            : (type.getRank() == 0
+                   ? tensor::ExpandShapeOp::create(
+                         b, loc,
+                         RankedTensorType::get({1}, type.getElementType()),
+                         value, llvm::ArrayRef<ReassociationIndices>{})
+                         .getResult()
+                   : tensor::CollapseShapeOp::create(
+                         b, loc,
+                         RankedTensorType::get({type.getNumElements()},
+                                               type.getElementType()),
+                         value, llvm::ArrayRef<ReassociationIndices>{all})
+                         .getResult());
     ReassociationIndices target;
     for (size_t d = 0; d < shape.size(); ++d)
       target.push_back(d);
     return tensor::ExpandShapeOp::create(
-        b, loc, collapsedType, flat, llvm::ArrayRef<ReassociationIndices>{target});
+        b, loc, collapsedType, flat,
+        llvm::ArrayRef<ReassociationIndices>{target});
   }
   return tensor::CollapseShapeOp::create(b, loc, collapsedType, value, groups);
 }
@@ -286,7 +297,8 @@ Value buildMaskedContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
   auto index = [&](OpBuilder &builder, int64_t value) -> Value {
     return arith::ConstantIndexOp::create(builder, loc, value);
   };
-  Value zero = arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
+  Value zero =
+      arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
   llvm::SmallVector<int64_t> resultShape = {batch, rows, columns};
   Value result =
       linalg::FillOp::create(
@@ -341,8 +353,8 @@ Value buildMaskedContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
                                int64_t sizeB) -> Value {
                 llvm::SmallVector<OpFoldResult> offsets = {
                     builder.getIndexAttr(0), a, c};
-                auto type = RankedTensorType::get({sizeB, sizeA, sizeC},
-                                                  element);
+                auto type =
+                    RankedTensorType::get({sizeB, sizeA, sizeC}, element);
                 return tensor::ExtractSliceOp::create(
                     builder, loc, type, source, offsets,
                     staticSizes({sizeB, sizeA, sizeC}), ones);
@@ -357,10 +369,10 @@ Value buildMaskedContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
                 Value empty = tensor::EmptyOp::create(
                     builder, loc, llvm::ArrayRef<int64_t>{batch, block, block},
                     element);
-                outBlock = linalg::FillOp::create(builder, loc,
-                                                  ValueRange{zero},
-                                                  ValueRange{empty})
-                               .getResult(0);
+                outBlock =
+                    linalg::FillOp::create(builder, loc, ValueRange{zero},
+                                           ValueRange{empty})
+                        .getResult(0);
               } else {
                 lhsBlock = slice(lhs, rowStart, start, block, block, batch);
                 rhsBlock = slice(rhs, start, zeroIndex, block, columns, batch);
@@ -369,11 +381,10 @@ Value buildMaskedContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
                                  columns, batch);
               }
               llvm::SmallVector<Value> inputs = {lhsBlock, rhsBlock};
-              Value product =
-                  linalg::BatchMatmulOp::create(builder, loc,
-                                                TypeRange{outBlock.getType()},
-                                                inputs, ValueRange{outBlock})
-                      ->getResult(0);
+              Value product = linalg::BatchMatmulOp::create(
+                                  builder, loc, TypeRange{outBlock.getType()},
+                                  inputs, ValueRange{outBlock})
+                                  ->getResult(0);
               llvm::SmallVector<OpFoldResult> offsets = {zeroIndex, rowStart,
                                                          outColumn};
               auto outShape =
@@ -396,7 +407,8 @@ Value buildMaskedContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
 /// sums run over the contracting dimensions in the same row-major order as
 /// the generic contraction's, so the result is the same. Preferred to the
 /// generic contraction.
-struct DotGeneralToNamedMatmul : public OpConversionPattern<kiln::DotGeneralOp> {
+struct DotGeneralToNamedMatmul
+    : public OpConversionPattern<kiln::DotGeneralOp> {
   DotGeneralToNamedMatmul(const TypeConverter &converter, MLIRContext *context)
       : OpConversionPattern(converter, context, /*benefit=*/2) {}
 
@@ -420,7 +432,8 @@ struct DotGeneralToNamedMatmul : public OpConversionPattern<kiln::DotGeneralOp> 
                        llvm::ArrayRef<int64_t> contracting) {
       llvm::SmallVector<int64_t> free;
       for (int64_t d = 0; d < rank; ++d)
-        if (!llvm::is_contained(batch, d) && !llvm::is_contained(contracting, d))
+        if (!llvm::is_contained(batch, d) &&
+            !llvm::is_contained(contracting, d))
           free.push_back(d);
       return free;
     };
@@ -450,7 +463,8 @@ struct DotGeneralToNamedMatmul : public OpConversionPattern<kiln::DotGeneralOp> 
     Value zero = arith::ConstantOp::create(rewriter, loc, element,
                                            rewriter.getZeroAttr(element));
     Value masked;
-    if (auto mask = op->getAttrOfType<DictionaryAttr>("kiln.masked_contraction"))
+    if (auto mask =
+            op->getAttrOfType<DictionaryAttr>("kiln.masked_contraction"))
       if (lhsFree.size() == 1 && contracting == 1)
         masked = buildMaskedContraction(rewriter, loc, lhs, rhs, mask);
     Operation *product = nullptr;
@@ -464,34 +478,32 @@ struct DotGeneralToNamedMatmul : public OpConversionPattern<kiln::DotGeneralOp> 
             rewriter, loc,
             RankedTensorType::get(type.getShape().drop_front(),
                                   type.getElementType()),
-            value,
-            llvm::ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+            value, llvm::ArrayRef<ReassociationIndices>{{0, 1}, {2}});
       };
       lhs = drop(lhs);
       rhs = drop(rhs);
       llvm::SmallVector<int64_t> shape(productShape.begin() + 1,
                                        productShape.end());
-      Value init =
-          linalg::FillOp::create(
-              rewriter, loc, ValueRange{zero},
-              ValueRange{tensor::EmptyOp::create(rewriter, loc, shape, element)})
-              .getResult(0);
-      llvm::SmallVector<Value> inputs = {lhs, rhs};
-      product = linalg::MatmulOp::create(rewriter, loc, TypeRange{init.getType()},
-                                         inputs, ValueRange{init});
-    } else {
-      Value init = linalg::FillOp::create(
-                       rewriter, loc, ValueRange{zero},
-                       ValueRange{tensor::EmptyOp::create(rewriter, loc,
-                                                          productShape, element)})
+      Value init = linalg::FillOp::create(rewriter, loc, ValueRange{zero},
+                                          ValueRange{tensor::EmptyOp::create(
+                                              rewriter, loc, shape, element)})
                        .getResult(0);
+      llvm::SmallVector<Value> inputs = {lhs, rhs};
+      product = linalg::MatmulOp::create(
+          rewriter, loc, TypeRange{init.getType()}, inputs, ValueRange{init});
+    } else {
+      Value init =
+          linalg::FillOp::create(rewriter, loc, ValueRange{zero},
+                                 ValueRange{tensor::EmptyOp::create(
+                                     rewriter, loc, productShape, element)})
+              .getResult(0);
       llvm::SmallVector<Value> inputs = {lhs, rhs};
       product = linalg::BatchMatmulOp::create(
           rewriter, loc, TypeRange{init.getType()}, inputs, ValueRange{init});
     }
     Value result = masked ? masked : product->getResult(0);
-    auto converted = cast<RankedTensorType>(
-        getTypeConverter()->convertType(resultType));
+    auto converted =
+        cast<RankedTensorType>(getTypeConverter()->convertType(resultType));
     // Back to [batch..., lhs free..., rhs free...].
     if (cast<RankedTensorType>(result.getType()).getShape() !=
         converted.getShape()) {
@@ -560,8 +572,8 @@ Value padAndDilate(OpBuilder &b, Location loc, Value input,
                auto constant = [&](int64_t value) -> Value {
                  return arith::ConstantIndexOp::create(nb, nested, value);
                };
-               Value inside = arith::ConstantIntOp::create(
-                   nb, nested, nb.getI1Type(), 1);
+               Value inside =
+                   arith::ConstantIntOp::create(nb, nested, nb.getI1Type(), 1);
                llvm::SmallVector<Value> indices;
                for (int64_t d = 0; d < rank; ++d) {
                  Value q = linalg::IndexOp::create(nb, nested, d);
@@ -572,10 +584,10 @@ Value padAndDilate(OpBuilder &b, Location loc, Value input,
                  }
                  size_t s = spatial - spatialDims.begin();
                  int64_t dil = at(dilations, s, 1);
-                 Value source = arith::SubIOp::create(
-                     nb, nested, q, constant(at(low, s, 0)));
-                 Value index = arith::DivSIOp::create(nb, nested, source,
-                                                      constant(dil));
+                 Value source = arith::SubIOp::create(nb, nested, q,
+                                                      constant(at(low, s, 0)));
+                 Value index =
+                     arith::DivSIOp::create(nb, nested, source, constant(dil));
                  Value ok = arith::AndIOp::create(
                      nb, nested,
                      arith::CmpIOp::create(nb, nested,
@@ -597,8 +609,8 @@ Value padAndDilate(OpBuilder &b, Location loc, Value input,
                }
                Value value =
                    tensor::ExtractOp::create(nb, nested, input, indices);
-               Value zero = arith::ConstantOp::create(
-                   nb, nested, element, nb.getZeroAttr(element));
+               Value zero = arith::ConstantOp::create(nb, nested, element,
+                                                      nb.getZeroAttr(element));
                linalg::YieldOp::create(
                    nb, nested,
                    arith::SelectOp::create(nb, nested, inside, value, zero)
@@ -658,27 +670,24 @@ struct ConvolutionLowering : public OpConversionPattern<kiln::ConvolutionOp> {
     int64_t loops = rank + 1 + spatialRank;
     int64_t outFeatures = resultType.getDimSize(outFeature);
     int64_t kernelInFeatures = rhsType.getDimSize(kIn);
-    if (featureGroups < 1 || batchGroups < 1 ||
-        outFeatures % featureGroups || outFeatures % batchGroups)
+    if (featureGroups < 1 || batchGroups < 1 || outFeatures % featureGroups ||
+        outFeatures % batchGroups)
       return rewriter.notifyMatchFailure(op, "groups do not divide features");
 
-    Value input =
-        padAndDilate(rewriter, loc, adaptor.getLhs(), inSpatial,
-                     op.getPaddingLow(), op.getPaddingHigh(),
-                     op.getBaseDilations());
+    Value input = padAndDilate(rewriter, loc, adaptor.getLhs(), inSpatial,
+                               op.getPaddingLow(), op.getPaddingHigh(),
+                               op.getBaseDilations());
     auto dim = [&](int64_t d) { return rewriter.getAffineDimExpr(d); };
     AffineExpr feature = dim(outFeature);
     llvm::SmallVector<AffineExpr> inputExprs(lhsType.getRank());
-    inputExprs[inBatch] =
-        batchGroups > 1
-            ? feature.floorDiv(outFeatures / batchGroups) *
-                      resultType.getDimSize(outBatch) +
-                  dim(outBatch)
-            : dim(outBatch);
+    inputExprs[inBatch] = batchGroups > 1
+                              ? feature.floorDiv(outFeatures / batchGroups) *
+                                        resultType.getDimSize(outBatch) +
+                                    dim(outBatch)
+                              : dim(outBatch);
     inputExprs[inFeature] =
         featureGroups > 1
-            ? feature.floorDiv(outFeatures / featureGroups) *
-                      kernelInFeatures +
+            ? feature.floorDiv(outFeatures / featureGroups) * kernelInFeatures +
                   dim(rank)
             : dim(rank);
     llvm::SmallVector<AffineExpr> kernelExprs(rhsType.getRank());
@@ -705,57 +714,9 @@ struct ConvolutionLowering : public OpConversionPattern<kiln::ConvolutionOp> {
         rank, utils::IteratorType::parallel);
     iterators.append(1 + spatialRank, utils::IteratorType::reduction);
 
-    auto accumulatorType =
-        RankedTensorType::get(resultType.getShape(), accumulator);
-    Value zero = arith::ConstantOp::create(rewriter, loc, accumulator,
-                                           rewriter.getZeroAttr(accumulator));
-    Value init =
-        linalg::FillOp::create(
-            rewriter, loc, ValueRange{zero},
-            ValueRange{tensor::EmptyOp::create(rewriter, loc,
-                                               accumulatorType.getShape(),
-                                               accumulator)})
-            .getResult(0);
-    Type lhsKiln = lhsType.getElementType(), rhsKiln = rhsType.getElementType();
-    Value result =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{accumulatorType},
-            ValueRange{input, adaptor.getRhs()}, ValueRange{init}, maps,
-            iterators,
-            [&](OpBuilder &b, Location nested, ValueRange args) {
-              Value x = extendTo(b, nested, args[0], lhsKiln, accumulator);
-              Value y = extendTo(b, nested, args[1], rhsKiln, accumulator);
-              Value sum;
-              if (isa<FloatType>(accumulator))
-                sum = arith::AddFOp::create(
-                    b, nested, args[2], arith::MulFOp::create(b, nested, x, y));
-              else if (accumulator.getIntOrFloatBitWidth() == 1)
-                sum = arith::OrIOp::create(
-                    b, nested, args[2], arith::AndIOp::create(b, nested, x, y));
-              else
-                sum = arith::AddIOp::create(
-                    b, nested, args[2], arith::MulIOp::create(b, nested, x, y));
-              linalg::YieldOp::create(b, nested, sum);
-            })
-            .getResult(0);
-    if (narrow)
-      result =
-          linalg::GenericOp::create(
-              rewriter, loc, TypeRange{resultType}, ValueRange{result},
-              ValueRange{tensor::EmptyOp::create(rewriter, loc,
-                                                 resultType.getShape(),
-                                                 resultElement)},
-              llvm::SmallVector<AffineMap>(
-                  2, rewriter.getMultiDimIdentityMap(rank)),
-              llvm::SmallVector<utils::IteratorType>(
-                  rank, utils::IteratorType::parallel),
-              [&](OpBuilder &b, Location nested, ValueRange args) {
-                linalg::YieldOp::create(
-                    b, nested,
-                    arith::TruncFOp::create(b, nested, resultElement, args[0])
-                        .getResult());
-              })
-              .getResult(0);
+    Value result = buildContraction(
+        rewriter, loc, input, adaptor.getRhs(), lhsType.getElementType(),
+        rhsType.getElementType(), resultType, accumulator, maps, iterators);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -765,6 +726,7 @@ struct ConvolutionLowering : public OpConversionPattern<kiln::ConvolutionOp> {
 
 void kiln::populateKilnContractionToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<DotGeneralLowering, DotGeneralToNamedMatmul,
-               ConvolutionLowering>(converter, patterns.getContext());
+  patterns
+      .add<DotGeneralLowering, DotGeneralToNamedMatmul, ConvolutionLowering>(
+          converter, patterns.getContext());
 }

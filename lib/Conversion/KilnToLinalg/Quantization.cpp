@@ -1,4 +1,5 @@
-//===- Quantization.cpp - quantized types to their storage integers -*- C++ -*-===//
+//===- Quantization.cpp - quantized types to their storage integers -*- C++
+//-*-===//
 //
 // This file lowers StableHLO's uniform quantization. Quantized tensors are
 // their storage integers after conversion (getSignlessType).
@@ -62,6 +63,19 @@ Value roundTo(OpBuilder &b, Location loc, Value value, FloatType expressed) {
   return arith::ExtFOp::create(b, loc, value.getType(), narrow);
 }
 
+/// `value` as `compute` holds it, rounded to `expressed` first (the type
+/// whose values quantization works with).
+llvm::APFloat roundThrough(double value, FloatType expressed,
+                           FloatType compute) {
+  llvm::APFloat result(value);
+  bool losesInfo;
+  result.convert(expressed.getFloatSemantics(),
+                 llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  result.convert(compute.getFloatSemantics(),
+                 llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  return result;
+}
+
 /// The scale and zero point of `quantized` for the element at `indices`:
 /// constants, or for a per-axis type, lookups at the index along its axis.
 std::pair<Value, Value> getParameters(OpBuilder &b, Location loc,
@@ -69,15 +83,9 @@ std::pair<Value, Value> getParameters(OpBuilder &b, Location loc,
                                       FloatType compute, ValueRange indices) {
   auto expressed = cast<FloatType>(quantized.getExpressedType());
   auto scaleOf = [&](double scale) -> Value {
-    // The scale as the expressed type holds it.
-    llvm::APFloat value(scale);
-    bool losesInfo;
-    value.convert(expressed.getFloatSemantics(),
-                  llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-    value.convert(compute.getFloatSemantics(),
-                  llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-    return arith::ConstantOp::create(b, loc, compute,
-                                     b.getFloatAttr(compute, value));
+    return arith::ConstantOp::create(
+        b, loc, compute,
+        b.getFloatAttr(compute, roundThrough(scale, expressed, compute)));
   };
   if (auto uniform = dyn_cast<quant::UniformQuantizedType>(quantized))
     return {scaleOf(uniform.getScale()),
@@ -87,22 +95,11 @@ std::pair<Value, Value> getParameters(OpBuilder &b, Location loc,
   auto perAxis = cast<quant::UniformQuantizedPerAxisType>(quantized);
   int64_t channels = perAxis.getScales().size();
   llvm::SmallVector<llvm::APFloat> scales, zeroPoints;
-  for (double scale : perAxis.getScales()) {
-    llvm::APFloat value(scale);
-    bool losesInfo;
-    value.convert(expressed.getFloatSemantics(),
-                  llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-    value.convert(compute.getFloatSemantics(),
-                  llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-    scales.push_back(value);
-  }
-  for (int64_t zeroPoint : perAxis.getZeroPoints()) {
-    llvm::APFloat value((double)zeroPoint);
-    bool losesInfo;
-    value.convert(compute.getFloatSemantics(),
-                  llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-    zeroPoints.push_back(value);
-  }
+  for (double scale : perAxis.getScales())
+    scales.push_back(roundThrough(scale, expressed, compute));
+  // Zero points are integers, exact in every float type used here.
+  for (int64_t zeroPoint : perAxis.getZeroPoints())
+    zeroPoints.push_back(roundThrough((double)zeroPoint, compute, compute));
   auto table = RankedTensorType::get({channels}, compute);
   Value channel = indices[perAxis.getQuantizedDimension()];
   Value scale = tensor::ExtractOp::create(
@@ -123,8 +120,7 @@ std::pair<Value, Value> getParameters(OpBuilder &b, Location loc,
 Value dequantizeScalar(OpBuilder &b, Location loc, Value stored,
                        quant::QuantizedType quantized, FloatType compute,
                        ValueRange indices) {
-  auto [scale, zeroPoint] =
-      getParameters(b, loc, quantized, compute, indices);
+  auto [scale, zeroPoint] = getParameters(b, loc, quantized, compute, indices);
   Value value = quantized.isSigned()
                     ? (Value)arith::SIToFPOp::create(b, loc, compute, stored)
                     : (Value)arith::UIToFPOp::create(b, loc, compute, stored);
@@ -138,8 +134,7 @@ Value quantizeScalar(OpBuilder &b, Location loc, Value value,
                      quant::QuantizedType quantized, FloatType compute,
                      ValueRange indices) {
   auto expressed = cast<FloatType>(quantized.getExpressedType());
-  auto [scale, zeroPoint] =
-      getParameters(b, loc, quantized, compute, indices);
+  auto [scale, zeroPoint] = getParameters(b, loc, quantized, compute, indices);
   Value scaled =
       roundTo(b, loc, arith::DivFOp::create(b, loc, value, scale), expressed);
   scaled = roundTo(b, loc, arith::AddFOp::create(b, loc, scaled, zeroPoint),
@@ -161,8 +156,8 @@ Value quantizeScalar(OpBuilder &b, Location loc, Value value,
       b, loc, isNaN,
       arith::ConstantOp::create(b, loc, compute, b.getFloatAttr(compute, 0)),
       clamped);
-  auto storage = IntegerType::get(b.getContext(),
-                                  quantized.getStorageTypeIntegralWidth());
+  auto storage =
+      IntegerType::get(b.getContext(), quantized.getStorageTypeIntegralWidth());
   return quantized.isSigned()
              ? (Value)arith::FPToSIOp::create(b, loc, storage, clamped)
              : (Value)arith::FPToUIOp::create(b, loc, storage, clamped);
@@ -180,14 +175,15 @@ struct QuantizationLowering : public OpConversionPattern<OpTy> {
     Type from = op->getOperand(0).getType(), to = op.getType();
     quant::QuantizedType fromQuantized = getQuantized(from),
                          toQuantized = getQuantized(to);
-    Type fromExpressed = fromQuantized ? fromQuantized.getExpressedType()
-                                       : cast<ShapedType>(from).getElementType();
+    Type fromExpressed = fromQuantized
+                             ? fromQuantized.getExpressedType()
+                             : cast<ShapedType>(from).getElementType();
     Type toExpressed = toQuantized ? toQuantized.getExpressedType()
                                    : cast<ShapedType>(to).getElementType();
     if (!isa<FloatType>(fromExpressed) || !isa<FloatType>(toExpressed))
       return rewriter.notifyMatchFailure(op, "not a float expressed type");
-    auto resultType = cast<RankedTensorType>(
-        this->getTypeConverter()->convertType(to));
+    auto resultType =
+        cast<RankedTensorType>(this->getTypeConverter()->convertType(to));
     if (!resultType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "dynamic shape");
     FloatType compute = rewriter.getF32Type();
@@ -198,7 +194,8 @@ struct QuantizationLowering : public OpConversionPattern<OpTy> {
     auto identity = rewriter.getMultiDimIdentityMap(rank);
     Value result =
         linalg::GenericOp::create(
-            rewriter, loc, TypeRange{resultType}, ValueRange{adaptor.getOperand()},
+            rewriter, loc, TypeRange{resultType},
+            ValueRange{adaptor.getOperand()},
             ValueRange{tensor::EmptyOp::create(rewriter, loc,
                                                resultType.getShape(),
                                                resultType.getElementType())},
@@ -214,12 +211,12 @@ struct QuantizationLowering : public OpConversionPattern<OpTy> {
                 value = dequantizeScalar(b, nested, value, fromQuantized,
                                          compute, indices);
               else if (value.getType() != compute)
-                value = compute.getWidth() >
-                                value.getType().getIntOrFloatBitWidth()
-                            ? (Value)arith::ExtFOp::create(b, nested, compute,
-                                                           value)
-                            : (Value)arith::TruncFOp::create(b, nested,
-                                                             compute, value);
+                value =
+                    compute.getWidth() > value.getType().getIntOrFloatBitWidth()
+                        ? (Value)arith::ExtFOp::create(b, nested, compute,
+                                                       value)
+                        : (Value)arith::TruncFOp::create(b, nested, compute,
+                                                         value);
               if (toQuantized) {
                 value = quantizeScalar(b, nested, value, toQuantized, compute,
                                        indices);
@@ -228,8 +225,8 @@ struct QuantizationLowering : public OpConversionPattern<OpTy> {
                 value = element.getIntOrFloatBitWidth() > compute.getWidth()
                             ? (Value)arith::ExtFOp::create(b, nested, element,
                                                            value)
-                            : (Value)arith::TruncFOp::create(b, nested,
-                                                             element, value);
+                            : (Value)arith::TruncFOp::create(b, nested, element,
+                                                             value);
               }
               linalg::YieldOp::create(b, nested, value);
             })
@@ -267,21 +264,22 @@ LogicalResult kiln::dequantizeComputations(Operation *root) {
     for (Value operand : op->getOperands()) {
       if (!getQuantized(operand.getType()))
         continue;
-      mapping.map(operand, kiln::UniformDequantizeOp::create(
-                               builder, loc, getExpressed(operand.getType()),
-                               operand)
-                               .getResult());
+      mapping.map(operand,
+                  kiln::UniformDequantizeOp::create(
+                      builder, loc, getExpressed(operand.getType()), operand)
+                      .getResult());
     }
     Operation *computed = builder.clone(*op, mapping);
     for (OpResult result : computed->getResults())
       result.setType(getExpressed(result.getType()));
     builder.setInsertionPointAfter(computed);
-    for (auto [old, now] : llvm::zip(op->getResults(), computed->getResults())) {
+    for (auto [old, now] :
+         llvm::zip(op->getResults(), computed->getResults())) {
       Value replacement = now;
       if (getQuantized(old.getType()))
-        replacement = kiln::UniformQuantizeOp::create(builder, loc,
-                                                      old.getType(), now)
-                          .getResult();
+        replacement =
+            kiln::UniformQuantizeOp::create(builder, loc, old.getType(), now)
+                .getResult();
       old.replaceAllUsesWith(replacement);
     }
     op->erase();

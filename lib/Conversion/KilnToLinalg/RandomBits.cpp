@@ -14,9 +14,7 @@
 
 #include "RuntimeCalls.h"
 
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
@@ -50,16 +48,9 @@ struct RngBitGeneratorLowering
     ModuleOp module = op->getParentOfType<ModuleOp>();
     kiln::declareRuntimeFunction(module, kRandomBitsFunction,
                                  kRandomBitsArguments, 0, rewriter);
-    auto stateBuffer =
-        MemRefType::get(stateType.getShape(), stateType.getElementType());
-    Value state = rewriter.create<memref::AllocOp>(loc, stateBuffer);
-    auto copy = rewriter.create<bufferization::MaterializeInDestinationOp>(
-        loc, TypeRange(), adaptor.getInitialState(), state);
-    copy.setRestrict(true);
-    copy.setWritable(true);
-    Value next = rewriter.create<memref::AllocOp>(loc, stateBuffer);
-    Value bits = rewriter.create<memref::AllocOp>(
-        loc, MemRefType::get(outputType.getShape(), element));
+    Value state = kiln::copyToBuffer(rewriter, loc, adaptor.getInitialState());
+    Value next = kiln::allocateBuffer(rewriter, loc, stateType);
+    Value bits = kiln::allocateBuffer(rewriter, loc, outputType);
     SmallVector<Value> arguments = {
         kiln::getI64(rewriter, loc, threeFry),
         kiln::getAddress(rewriter, loc, state),
@@ -71,11 +62,9 @@ struct RngBitGeneratorLowering
         kiln::getI64(rewriter, loc, outputType.getRank())};
     rewriter.create<func::CallOp>(loc, kRandomBitsFunction, TypeRange(),
                                   arguments);
-    Value newState = rewriter.create<bufferization::ToTensorOp>(
-        loc, stateType, next, /*restrict=*/true, /*writable=*/true);
-    Value output = rewriter.create<bufferization::ToTensorOp>(
-        loc, outputType, bits, /*restrict=*/true, /*writable=*/true);
-    rewriter.replaceOp(op, {newState, output});
+    rewriter.replaceOp(op,
+                       {kiln::bufferAsTensor(rewriter, loc, stateType, next),
+                        kiln::bufferAsTensor(rewriter, loc, outputType, bits)});
     return success();
   }
 };

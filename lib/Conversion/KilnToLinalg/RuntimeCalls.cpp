@@ -4,12 +4,14 @@
 #include "RuntimeCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
+using kiln::runtime_abi::ElementKind;
 
 /// The i64 address of `buffer`'s first element.
 Value kiln::getAddress(OpBuilder &builder, Location loc, Value buffer) {
@@ -61,4 +63,65 @@ Value kiln::getConstantArray(OpBuilder &builder, Location loc, ModuleOp module,
   }
   Value array = builder.create<memref::GetGlobalOp>(loc, type, name);
   return getAddress(builder, loc, array);
+}
+
+std::optional<ElementKind> kiln::getRuntimeElementKind(Type type) {
+  if (auto complexType = dyn_cast<ComplexType>(type)) {
+    if (complexType.getElementType().isF32())
+      return ElementKind::C64;
+    if (complexType.getElementType().isF64())
+      return ElementKind::C128;
+    return std::nullopt;
+  }
+  if (type.isF32())
+    return ElementKind::F32;
+  if (type.isF64())
+    return ElementKind::F64;
+  if (type.isBF16())
+    return ElementKind::BF16;
+  if (type.isF16())
+    return ElementKind::F16;
+  if (type.isInteger(1))
+    return ElementKind::Pred;
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    bool isUnsigned = integer.isUnsigned();
+    switch (integer.getWidth()) {
+    case 8:
+      return isUnsigned ? ElementKind::U8 : ElementKind::S8;
+    case 16:
+      return isUnsigned ? ElementKind::U16 : ElementKind::S16;
+    case 32:
+      return isUnsigned ? ElementKind::U32 : ElementKind::S32;
+    case 64:
+      return isUnsigned ? ElementKind::U64 : ElementKind::S64;
+    default:
+      if (integer.getWidth() < 8)
+        return ElementKind::NarrowInteger;
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+Value kiln::copyToBuffer(OpBuilder &builder, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  Value buffer = allocateBuffer(builder, loc, type);
+  auto copy = bufferization::MaterializeInDestinationOp::create(
+      builder, loc, TypeRange(), tensor, buffer);
+  copy.setRestrict(true);
+  copy.setWritable(true);
+  return buffer;
+}
+
+Value kiln::allocateBuffer(OpBuilder &builder, Location loc,
+                           RankedTensorType type) {
+  return memref::AllocOp::create(
+      builder, loc, MemRefType::get(type.getShape(), type.getElementType()));
+}
+
+Value kiln::bufferAsTensor(OpBuilder &builder, Location loc,
+                           RankedTensorType type, Value buffer) {
+  return bufferization::ToTensorOp::create(builder, loc, type, buffer,
+                                           /*restrict=*/true,
+                                           /*writable=*/true);
 }

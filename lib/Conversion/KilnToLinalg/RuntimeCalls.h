@@ -9,8 +9,12 @@
 #ifndef KILN_LIB_CONVERSION_KILNTOLINALG_RUNTIMECALLS_H
 #define KILN_LIB_CONVERSION_KILNTOLINALG_RUNTIMECALLS_H
 
+#include "kiln/Runtime/RuntimeAbi.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+
+#include <optional>
 
 namespace kiln {
 
@@ -32,6 +36,25 @@ void declareRuntimeFunction(mlir::ModuleOp module, llvm::StringRef name,
 mlir::Value getConstantArray(mlir::OpBuilder &builder, mlir::Location loc,
                              mlir::ModuleOp module,
                              llvm::ArrayRef<int64_t> values);
+
+/// The runtime's element kind of a kiln element type (signedness is the
+/// kiln type's, before the type converter makes integers signless); none
+/// for a type the runtime does not take.
+std::optional<runtime_abi::ElementKind> getRuntimeElementKind(mlir::Type type);
+
+/// A fresh buffer holding `tensor`'s elements, for the runtime to read.
+mlir::Value copyToBuffer(mlir::OpBuilder &builder, mlir::Location loc,
+                         mlir::Value tensor);
+
+/// A fresh buffer of `type`'s shape and element type, for the runtime to
+/// write.
+mlir::Value allocateBuffer(mlir::OpBuilder &builder, mlir::Location loc,
+                           mlir::RankedTensorType type);
+
+/// `buffer`, which the runtime wrote and nothing else aliases, as a tensor
+/// of `type`.
+mlir::Value bufferAsTensor(mlir::OpBuilder &builder, mlir::Location loc,
+                           mlir::RankedTensorType type, mlir::Value buffer);
 
 } // namespace kiln
 

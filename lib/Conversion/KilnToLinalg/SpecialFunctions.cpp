@@ -1,4 +1,5 @@
-//===- SpecialFunctions.cpp - CHLO's special functions as runtime calls -*- C++ -*-===//
+//===- SpecialFunctions.cpp - CHLO's special functions as runtime calls -*- C++
+//-*-===//
 //
 // This file lowers CHLO's special functions (erf_inv, lgamma, digamma,
 // bessel_i1e, polygamma, zeta, next_after), the complex functions the
@@ -42,77 +43,35 @@ struct SpecialFunctionLowering : public OpConversionPattern<OpTy> {
     if (!type || !type.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "dynamic shape");
     Type element = type.getElementType();
-    auto complexType = dyn_cast<ComplexType>(element);
-    if (complexOnly != bool(complexType))
+    if (complexOnly != isa<ComplexType>(element))
       return rewriter.notifyMatchFailure(op, "not this pattern's type");
-    ElementKind kind;
-    if (complexType && complexType.getElementType().isF32())
-      kind = ElementKind::C64;
-    else if (complexType && complexType.getElementType().isF64())
-      kind = ElementKind::C128;
-    else if (complexType)
-      return rewriter.notifyMatchFailure(op, "complex of another type");
-    else if (element.isF32())
-      kind = ElementKind::F32;
-    else if (element.isF64())
-      kind = ElementKind::F64;
-    else if (element.isBF16())
-      kind = ElementKind::BF16;
-    else if (element.isF16())
-      kind = ElementKind::F16;
-    else
+    std::optional<ElementKind> kind = kiln::getRuntimeElementKind(element);
+    if (!kind || !isa<FloatType, ComplexType>(element))
       return op.emitError() << op->getName() << " on element type " << element
                             << " is not compiled by the CPU backend";
     ModuleOp module = op->template getParentOfType<ModuleOp>();
-    kiln::declareRuntimeFunction(module, kSpecialFunction, kSpecialArguments,
-                                 0, rewriter);
-    auto bufferType = MemRefType::get(type.getShape(), element);
+    kiln::declareRuntimeFunction(module, kSpecialFunction, kSpecialArguments, 0,
+                                 rewriter);
     llvm::SmallVector<Value> addresses;
-    for (Value operand : adaptor.getOperands()) {
-      Value buffer = memref::AllocOp::create(rewriter, loc, bufferType);
-      auto copy = bufferization::MaterializeInDestinationOp::create(
-          rewriter, loc, TypeRange(), operand, buffer);
-      copy.setRestrict(true);
-      copy.setWritable(true);
-      addresses.push_back(kiln::getAddress(rewriter, loc, buffer));
-    }
+    for (Value operand : adaptor.getOperands())
+      addresses.push_back(kiln::getAddress(
+          rewriter, loc, kiln::copyToBuffer(rewriter, loc, operand)));
     if (addresses.size() == 1)
       addresses.push_back(kiln::getI64(rewriter, loc, 0));
-    Value output = memref::AllocOp::create(rewriter, loc, bufferType);
+    Value output = kiln::allocateBuffer(rewriter, loc, type);
     SmallVector<Value> arguments = {
         kiln::getI64(rewriter, loc, (int64_t)function),
-        kiln::getI64(rewriter, loc, (int64_t)kind),
+        kiln::getI64(rewriter, loc, (int64_t)*kind),
         addresses[0],
         addresses[1],
         kiln::getAddress(rewriter, loc, output),
         kiln::getI64(rewriter, loc, type.getNumElements())};
     func::CallOp::create(rewriter, loc, kSpecialFunction, TypeRange(),
                          arguments);
-    rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
-        op, type, output, /*restrict=*/true, /*writable=*/true);
+    rewriter.replaceOp(op, kiln::bufferAsTensor(rewriter, loc, type, output));
     return success();
   }
 };
-
-/// The runtime's kind of a float or complex element type; none otherwise.
-std::optional<ElementKind> getFloatKind(Type element) {
-  if (auto complexType = dyn_cast<ComplexType>(element)) {
-    if (complexType.getElementType().isF32())
-      return ElementKind::C64;
-    if (complexType.getElementType().isF64())
-      return ElementKind::C128;
-    return std::nullopt;
-  }
-  if (element.isF32())
-    return ElementKind::F32;
-  if (element.isF64())
-    return ElementKind::F64;
-  if (element.isBF16())
-    return ElementKind::BF16;
-  if (element.isF16())
-    return ElementKind::F16;
-  return std::nullopt;
-}
 
 /// fft as a call of the runtime's kiln_rt_fft: the evaluator's direct
 /// transforms of each line.
@@ -125,30 +84,26 @@ struct FftLowering : public OpConversionPattern<kiln::FftOp> {
     auto inputType = cast<RankedTensorType>(adaptor.getOperand().getType());
     auto resultType =
         cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
-    std::optional<ElementKind> in = getFloatKind(inputType.getElementType());
-    std::optional<ElementKind> out = getFloatKind(resultType.getElementType());
+    std::optional<ElementKind> in =
+        kiln::getRuntimeElementKind(inputType.getElementType());
+    std::optional<ElementKind> out =
+        kiln::getRuntimeElementKind(resultType.getElementType());
     int64_t type = llvm::StringSwitch<int64_t>(op.getFftType())
                        .Case("FFT", 0)
                        .Case("IFFT", 1)
                        .Case("RFFT", 2)
                        .Case("IRFFT", 3)
                        .Default(-1);
-    if (!in || !out || type < 0 || !inputType.hasStaticShape() ||
-        !resultType.hasStaticShape())
+    if (!in || !out || type < 0 ||
+        !isa<FloatType, ComplexType>(inputType.getElementType()) ||
+        !isa<FloatType, ComplexType>(resultType.getElementType()) ||
+        !inputType.hasStaticShape() || !resultType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "unsupported fft");
     ModuleOp module = op->getParentOfType<ModuleOp>();
     kiln::declareRuntimeFunction(module, kFftFunction, kFftArguments, 0,
                                  rewriter);
-    Value input = memref::AllocOp::create(
-        rewriter, loc,
-        MemRefType::get(inputType.getShape(), inputType.getElementType()));
-    auto copy = bufferization::MaterializeInDestinationOp::create(
-        rewriter, loc, TypeRange(), adaptor.getOperand(), input);
-    copy.setRestrict(true);
-    copy.setWritable(true);
-    Value output = memref::AllocOp::create(
-        rewriter, loc,
-        MemRefType::get(resultType.getShape(), resultType.getElementType()));
+    Value input = kiln::copyToBuffer(rewriter, loc, adaptor.getOperand());
+    Value output = kiln::allocateBuffer(rewriter, loc, resultType);
     SmallVector<Value> arguments = {
         kiln::getI64(rewriter, loc, type),
         kiln::getI64(rewriter, loc, (int64_t)*in),
@@ -161,8 +116,8 @@ struct FftLowering : public OpConversionPattern<kiln::FftOp> {
         kiln::getI64(rewriter, loc, op.getFftLength().size()),
         kiln::getI64(rewriter, loc, resultType.getNumElements())};
     func::CallOp::create(rewriter, loc, kFftFunction, TypeRange(), arguments);
-    rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
-        op, resultType, output, /*restrict=*/true, /*writable=*/true);
+    rewriter.replaceOp(op,
+                       kiln::bufferAsTensor(rewriter, loc, resultType, output));
     return success();
   }
 };
@@ -179,20 +134,16 @@ void kiln::populateKilnSpecialFunctionToRuntimePatterns(
       SpecialFunctionLowering<kiln::PolygammaOp, SpecialFunction::Polygamma>,
       SpecialFunctionLowering<kiln::ZetaOp, SpecialFunction::Zeta>,
       SpecialFunctionLowering<kiln::NextAfterOp, SpecialFunction::NextAfter>,
-      SpecialFunctionLowering<kiln::CoshOp, SpecialFunction::ComplexCosh,
-                              true>,
-      SpecialFunctionLowering<kiln::SinhOp, SpecialFunction::ComplexSinh,
-                              true>,
+      SpecialFunctionLowering<kiln::CoshOp, SpecialFunction::ComplexCosh, true>,
+      SpecialFunctionLowering<kiln::SinhOp, SpecialFunction::ComplexSinh, true>,
       SpecialFunctionLowering<kiln::AcoshOp, SpecialFunction::ComplexAcosh,
                               true>,
       SpecialFunctionLowering<kiln::AsinhOp, SpecialFunction::ComplexAsinh,
                               true>,
-      SpecialFunctionLowering<kiln::AtanOp, SpecialFunction::ComplexAtan,
-                              true>,
+      SpecialFunctionLowering<kiln::AtanOp, SpecialFunction::ComplexAtan, true>,
       SpecialFunctionLowering<kiln::AtanhOp, SpecialFunction::ComplexAtanh,
                               true>,
-      SpecialFunctionLowering<kiln::CbrtOp, SpecialFunction::ComplexCbrt,
-                              true>,
+      SpecialFunctionLowering<kiln::CbrtOp, SpecialFunction::ComplexCbrt, true>,
       SpecialFunctionLowering<kiln::LogisticOp,
                               SpecialFunction::ComplexLogistic, true>,
       FftLowering>(converter, patterns.getContext());
