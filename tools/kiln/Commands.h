@@ -63,7 +63,7 @@ int runDiff(const DiffOptions &options);
 
 struct CompileCommandOptions {
   std::string input;
-  std::string output;   ///< the artifact, or the text of --emit
+  std::string output; ///< the artifact, or the text of --emit
   std::string emit = "obj";
   std::string cacheDir; ///< store the artifact there under its key
   /// The key the caller computed (a precompile worker): compiling a graph
@@ -81,17 +81,19 @@ void registerCompilerDialects(mlir::MLIRContext &context);
 
 /// Compiles a loaded graph (in place: it is lowered) for the target of
 /// `keys` under the canonical options.
-mlir::FailureOr<CompiledGraph>
-compileLoadedGraph(mlir::ModuleOp module, const KeyOptions &keys,
-                   llvm::StringRef canonical, EmitKind emit, bool timing);
+mlir::FailureOr<CompiledGraph> compileLoadedGraph(mlir::ModuleOp module,
+                                                  const KeyOptions &keys,
+                                                  llvm::StringRef canonical,
+                                                  EmitKind emit, bool timing);
 
 struct RunOptions {
   std::string input;
   uint64_t seed = 0;
-  std::string output; ///< a .npz (or .npy) file for the results
-  double maxWork = 0; ///< 0: the evaluator's default limit
-  int ranks = 1;      ///< participants, one thread each
-  std::string arguments; ///< `[dense<...> : tensor<...>, ...]`, else random
+  std::string output;     ///< a .npz (or .npy) file for the results
+  double maxWork = 0;     ///< 0: the evaluator's default limit
+  int ranks = 1;          ///< participants, one thread each
+  std::string arguments;  ///< `[dense<...> : tensor<...>, ...]`, else random
+  std::string inputs;     ///< a .npz (or .npy) file of the parameters
   bool interpret = false; ///< the evaluator instead of compiled code
   bool compare = false;   ///< compiled code and the evaluator, side by side
   KeyOptions keys;        ///< how a graph FILE is compiled
@@ -117,8 +119,8 @@ struct CacheOptions {
   std::string output;   ///< get
   double compileSeconds = 0;
   bool repair = false;
-  bool rebuildIndex = false; ///< verify --rebuild-index
-  std::string maxSize; ///< prune
+  bool rebuildIndex = false;      ///< verify --rebuild-index
+  std::string maxSize;            ///< prune
   std::string sort = "last-used"; ///< ls --sort
   std::string graphFilter;        ///< ls --graph
   bool zero = false;              ///< stats --zero
@@ -142,8 +144,8 @@ struct PrecompileOptions {
   bool retryFailed = false;
   bool force = false;
   bool dryRun = false;
-  std::string report; ///< JSON report
-  std::string trace;  ///< Chrome trace
+  std::string report;          ///< JSON report
+  std::string trace;           ///< Chrome trace
   std::string compilerCommand; ///< `--compiler-cmd` template
   KeyOptions keys;
   std::string executable; ///< this kiln, for built-in workers

@@ -23,6 +23,7 @@
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -265,11 +266,71 @@ ResultError compareResults(const HostTensor &got, const HostTensor &want) {
   return error;
 }
 
-/// The graph's parameters: --args, or seeded random values.
-FailureOr<std::vector<HostTensor>>
-makeArguments(const kiln::RunOptions &options, func::FuncOp entry,
-              MLIRContext *context) {
+/// Each rank's parameters: --inputs (NumPy arrays `arg_N`, NumPy's default
+/// `arr_N`, or a rank's own `rank_R_arg_N`), --args, or seeded random values
+/// (`makeRandom(i, generator)`); every rank gets the same unless --inputs
+/// gives it its own.
+FailureOr<std::vector<std::vector<HostTensor>>> makeArguments(
+    const kiln::RunOptions &options, llvm::ArrayRef<Type> types,
+    MLIRContext *context,
+    llvm::function_ref<HostTensor(size_t, std::mt19937_64 &)> makeRandom) {
   std::vector<HostTensor> arguments;
+  if (!options.inputs.empty()) {
+    if (!options.arguments.empty()) {
+      llvm::errs() << "kiln run: error: --inputs and --args both give the "
+                      "parameters; use one\n";
+      return failure();
+    }
+    auto arrays = kiln::interp::readNumpyFile(options.inputs);
+    if (!arrays) {
+      llvm::errs() << "kiln run: error: --inputs: "
+                   << llvm::toString(arrays.takeError()) << "\n";
+      return failure();
+    }
+    llvm::StringMap<const kiln::interp::NumpyArray *> byName;
+    for (const auto &[name, array] : *arrays)
+      byName[name] = &array;
+    // One .npy file is the single parameter, whatever its name.
+    bool single = arrays->size() == 1 && types.size() == 1 &&
+                  llvm::StringRef(options.inputs).ends_with(".npy");
+    std::vector<std::vector<HostTensor>> perRank;
+    for (int rank = 0; rank < options.ranks; ++rank) {
+      perRank.emplace_back();
+      for (auto [i, type] : llvm::enumerate(types)) {
+        std::string own = llvm::formatv("rank_{0}_arg_{1}", rank, i).str();
+        std::string shared = llvm::formatv("arg_{0}", i).str();
+        std::string numpyDefault = llvm::formatv("arr_{0}", i).str();
+        const kiln::interp::NumpyArray *array =
+            single                       ? &arrays->front().second
+            : byName.count(own)          ? byName[own]
+            : byName.count(shared)       ? byName[shared]
+            : byName.count(numpyDefault) ? byName[numpyDefault]
+                                         : nullptr;
+        if (!array) {
+          llvm::errs() << "kiln run: error: --inputs: " << options.inputs
+                       << " has no array for parameter " << i << " (" << shared
+                       << (options.ranks > 1 ? " or " + own : "") << ")\n";
+          return failure();
+        }
+        auto tensorType = dyn_cast<RankedTensorType>(type);
+        if (!tensorType) {
+          perRank.back().push_back(HostTensor(type));
+          continue;
+        }
+        auto tensor = kiln::interp::toHostTensor(*array, tensorType);
+        if (!tensor) {
+          llvm::errs() << "kiln run: error: --inputs: " << options.inputs
+                       << ": parameter " << i << ": "
+                       << llvm::toString(tensor.takeError()) << "\n";
+          return failure();
+        }
+        perRank.back().push_back(std::move(*tensor));
+      }
+    }
+    llvm::outs() << llvm::formatv("{0} parameters from {1}\n", types.size(),
+                                  options.inputs);
+    return perRank;
+  }
   if (!options.arguments.empty()) {
     std::string error;
     FailureOr<std::vector<HostTensor>> given =
@@ -278,28 +339,29 @@ makeArguments(const kiln::RunOptions &options, func::FuncOp entry,
       llvm::errs() << "kiln run: error: --args: " << error << "\n";
       return failure();
     }
-    return std::move(*given);
+    arguments = std::move(*given);
+  } else {
+    std::mt19937_64 generator(options.seed);
+    for (size_t i = 0; i < types.size(); ++i)
+      arguments.push_back(makeRandom(i, generator));
+    if (!arguments.empty())
+      llvm::outs() << llvm::formatv("{0} parameters: seeded random values "
+                                    "(--seed {1})\n",
+                                    arguments.size(), options.seed);
   }
-  std::mt19937_64 generator(options.seed);
-  for (BlockArgument arg : entry.getArguments())
-    arguments.push_back(randomArgument(arg, generator));
-  if (!arguments.empty())
-    llvm::outs() << llvm::formatv("{0} parameters: seeded random values "
-                                  "(--seed {1})\n",
-                                  arguments.size(), options.seed);
-  return arguments;
+  return std::vector<std::vector<HostTensor>>(options.ranks, arguments);
 }
 
-/// Runs compiled code as `ranks` participants, one thread each, on the same
+/// Runs compiled code as `ranks` participants, one thread each, each on its
 /// parameters: every participant's outputs, by rank.
 FailureOr<std::vector<std::vector<HostTensor>>>
 runCompiledRanks(kiln::Executable &executable,
-                 llvm::ArrayRef<HostTensor> arguments, int ranks,
+                 llvm::ArrayRef<std::vector<HostTensor>> arguments, int ranks,
                  MLIRContext *context) {
   std::vector<std::vector<HostTensor>> outputs(ranks);
   std::vector<std::string> errors(ranks);
   if (ranks == 1) {
-    auto out = executable.run(arguments, context);
+    auto out = executable.run(arguments.front(), context);
     if (!out)
       errors[0] = llvm::toString(out.takeError());
     else
@@ -309,7 +371,7 @@ runCompiledRanks(kiln::Executable &executable,
     std::vector<std::thread> threads;
     for (int rank = 0; rank < ranks; ++rank)
       threads.emplace_back([&, rank] {
-        auto out = executable.run(arguments, context, &group, rank);
+        auto out = executable.run(arguments[rank], context, &group, rank);
         if (!out) {
           errors[rank] = llvm::toString(out.takeError());
           group.abort();
@@ -384,22 +446,24 @@ int runInterpreted(const kiln::RunOptions &options) {
   }
   if (failed(evaluator.checkSize(entry)))
     return ExitInputError;
-  FailureOr<std::vector<HostTensor>> arguments =
-      makeArguments(options, entry, &context);
+  auto makeRandom = [&](size_t i, std::mt19937_64 &generator) {
+    return randomArgument(entry.getArgument(i), generator);
+  };
+  FailureOr<std::vector<std::vector<HostTensor>>> arguments =
+      makeArguments(options, entry.getArgumentTypes(), &context, makeRandom);
   if (failed(arguments))
     return ExitInputError;
-  // One rank, or every rank on the same parameters.
   std::vector<std::vector<HostTensor>> results;
   std::vector<std::vector<CheckOutcome>> checksByRank;
   if (options.ranks > 1) {
-    std::vector<std::vector<HostTensor>> perRank(options.ranks, *arguments);
     FailureOr<std::vector<std::vector<HostTensor>>> out = runRanks(
-        *module, options.ranks, perRank, evaluatorOptions, &checksByRank);
+        *module, options.ranks, *arguments, evaluatorOptions, &checksByRank);
     if (failed(out))
       return ExitInputError;
     results = std::move(*out);
   } else {
-    FailureOr<std::vector<HostTensor>> out = evaluator.call(entry, *arguments);
+    FailureOr<std::vector<HostTensor>> out =
+        evaluator.call(entry, arguments->front());
     if (failed(out))
       return ExitInputError;
     results.push_back(std::move(*out));
@@ -466,8 +530,11 @@ int runCompiled(const kiln::RunOptions &options) {
   // The evaluator's limits, checked before anything is built.
   if (options.compare && failed(Evaluator(*module).checkSize(entry)))
     return ExitInputError;
-  FailureOr<std::vector<HostTensor>> arguments =
-      makeArguments(options, entry, &context);
+  auto makeRandom = [&](size_t i, std::mt19937_64 &generator) {
+    return randomArgument(entry.getArgument(i), generator);
+  };
+  FailureOr<std::vector<std::vector<HostTensor>>> arguments =
+      makeArguments(options, entry.getArgumentTypes(), &context, makeRandom);
   if (failed(arguments))
     return ExitInputError;
   OwningOpRef<ModuleOp> reference;
@@ -502,16 +569,15 @@ int runCompiled(const kiln::RunOptions &options) {
       evaluatorOptions.maxWork = options.maxWork;
     std::vector<std::vector<HostTensor>> expected;
     if (options.ranks > 1) {
-      std::vector<std::vector<HostTensor>> perRank(options.ranks, *arguments);
       FailureOr<std::vector<std::vector<HostTensor>>> out =
-          runRanks(*reference, options.ranks, perRank, evaluatorOptions);
+          runRanks(*reference, options.ranks, *arguments, evaluatorOptions);
       if (failed(out))
         return ExitInputError;
       expected = std::move(*out);
     } else {
       Evaluator referenceEvaluator(*reference, evaluatorOptions);
-      FailureOr<std::vector<HostTensor>> out =
-          referenceEvaluator.call(referenceEvaluator.getEntry(), *arguments);
+      FailureOr<std::vector<HostTensor>> out = referenceEvaluator.call(
+          referenceEvaluator.getEntry(), arguments->front());
       if (failed(out))
         return ExitInputError;
       expected.push_back(std::move(*out));
@@ -559,35 +625,25 @@ int runArtifact(const kiln::RunOptions &options, llvm::StringRef bytes) {
                                         : MLIRContext::Threading::DISABLED);
   kiln::registerCompilerDialects(context);
   const kiln::ArtifactManifest &manifest = (*executable)->getManifest();
-  std::vector<HostTensor> arguments;
-  if (!options.arguments.empty()) {
-    std::string error;
-    auto given = parseTensorList(options.arguments, &context, error);
-    if (failed(given)) {
-      llvm::errs() << "kiln run: error: --args: " << error << "\n";
+  SmallVector<Type> types;
+  for (const kiln::BufferSpec &input : manifest.inputs) {
+    Type type = parseType(input.type, &context);
+    if (!type) {
+      llvm::errs() << options.input << ": error: a parameter of unknown type "
+                   << input.type << "\n";
       return ExitInputError;
     }
-    arguments = std::move(*given);
-  } else {
-    std::mt19937_64 generator(options.seed);
-    for (const kiln::BufferSpec &input : manifest.inputs) {
-      Type type = parseType(input.type, &context);
-      if (!type) {
-        llvm::errs() << options.input
-                     << ": error: a parameter of unknown "
-                        "type "
-                     << input.type << "\n";
-        return ExitInputError;
-      }
-      arguments.push_back(randomTensor(type, std::nullopt, generator));
-    }
-    if (!arguments.empty())
-      llvm::outs() << llvm::formatv("{0} parameters: seeded random values "
-                                    "(--seed {1})\n",
-                                    arguments.size(), options.seed);
+    types.push_back(type);
   }
+  auto makeRandom = [&](size_t i, std::mt19937_64 &generator) {
+    return randomTensor(types[i], std::nullopt, generator);
+  };
+  FailureOr<std::vector<std::vector<HostTensor>>> arguments =
+      makeArguments(options, types, &context, makeRandom);
+  if (failed(arguments))
+    return ExitInputError;
   FailureOr<std::vector<std::vector<HostTensor>>> outputs =
-      runCompiledRanks(**executable, arguments, options.ranks, &context);
+      runCompiledRanks(**executable, *arguments, options.ranks, &context);
   if (failed(outputs))
     return ExitInputError;
   unsigned failedChecks = printCompiledChecks(manifest, *outputs, &context);

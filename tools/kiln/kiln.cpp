@@ -97,23 +97,27 @@ int main(int argc, char **argv) {
                  "Writes an artifact (object code and manifest) with -o, or\n"
                  "stores it in a cache under the graph's key with\n"
                  "--cache-dir; --emit writes a stage's text instead.");
-  compile->add_option("file", compileOptions.input,
-                      "The graph (HLO text, StableHLO, kiln MLIR)")
+  compile
+      ->add_option("file", compileOptions.input,
+                   "The graph (HLO text, StableHLO, kiln MLIR)")
       ->required()
       ->check(CLI::ExistingFile);
   compile->add_option("-o,--output", compileOptions.output,
                       "Where to write the artifact (or the --emit text; '-' "
                       "for stdout)");
-  compile->add_option("--emit", compileOptions.emit,
-                      "What to write: obj (the artifact, default), frontend "
-                      "(the kiln graph after the front end), mlir (the LLVM dialect), "
-                      "llvm (optimized LLVM IR), asm")
+  compile
+      ->add_option(
+          "--emit", compileOptions.emit,
+          "What to write: obj (the artifact, default), frontend "
+          "(the kiln graph after the front end), mlir (the LLVM dialect), "
+          "llvm (optimized LLVM IR), asm")
       ->check(CLI::IsMember({"obj", "frontend", "mlir", "llvm", "asm"}));
   compile->add_option("--cache-dir", compileOptions.cacheDir,
                       "Store the artifact in this cache under the graph's key");
-  compile->add_option("--expect-key", compileOptions.expectKey,
-                      "Fail unless the graph's key is this one (kiln "
-                      "precompile's workers)")
+  compile
+      ->add_option("--expect-key", compileOptions.expectKey,
+                   "Fail unless the graph's key is this one (kiln "
+                   "precompile's workers)")
       ->group("");
   compile->add_flag("--timing", compileOptions.timing,
                     "Print MLIR's pass timing and the time of each stage");
@@ -128,8 +132,9 @@ int main(int argc, char **argv) {
              "programs) prints each check's outcome and exits 1 if one\n"
              "fails; parameters get seeded random values; each result is\n"
              "summarized, or written with -o.");
-  run->add_option("file", runOptions.input, "The graph (HLO text, StableHLO, "
-                                            "kiln MLIR), or an artifact")
+  run->add_option("file", runOptions.input,
+                  "The graph (HLO text, StableHLO, "
+                  "kiln MLIR), or an artifact")
       ->required()
       ->check(CLI::ExistingFile);
   run->add_flag("--interpret", runOptions.interpret,
@@ -146,10 +151,17 @@ int main(int argc, char **argv) {
   run->add_option("--args", runOptions.arguments,
                   "The parameters' values instead of random ones: a list of "
                   "MLIR literals, \"[dense<1> : tensor<2xi32>, ...]\"");
+  run->add_option("--inputs", runOptions.inputs,
+                  "The parameters' values from NumPy arrays: FILE.npz with "
+                  "arg_0, arg_1, ... (numpy.savez's arr_0, ... too; "
+                  "rank_R_arg_N for rank R alone with --ranks), or FILE.npy "
+                  "for a graph of one parameter")
+      ->check(CLI::ExistingFile);
   run->add_option("--ranks", runOptions.ranks,
                   "Run N participants, one thread each, exchanging data at "
                   "collectives (partition_id gives each its number; every "
-                  "rank gets the same seeded parameters; on the evaluator)")
+                  "rank gets the same parameters unless --inputs gives it "
+                  "its own)")
       ->check(CLI::Range(1, 1024));
   run->add_option("--max-work", runOptions.maxWork,
                   "Refuse graphs estimated to need more element operations "
@@ -209,9 +221,10 @@ int main(int argc, char **argv) {
                "or failed.\nHits are verified against their checksum.");
   // Missing files are reported per graph and counted, not a usage error:
   // the rest of the batch goes on.
-  check->add_option("graphs", cacheOptions.graphs,
-                    "Graphs (.hlo, .txt dumps, .mlir) or directories, "
-                    "searched recursively")
+  check
+      ->add_option("graphs", cacheOptions.graphs,
+                   "Graphs (.hlo, .txt dumps, .mlir) or directories, "
+                   "searched recursively")
       ->required();
   check->add_flag("--require-all", cacheOptions.requireAll,
                   "Exit 1 unless every graph is a hit");
@@ -323,9 +336,10 @@ int main(int argc, char **argv) {
                          "Address-space limit of each worker (default 4G; 0: "
                          "none); a worker that reaches it fails alone, "
                          "reported with the limit");
-  precompile->add_option("--timeout", precompileOptions.timeout,
-                         "Seconds a graph may take to compile before its "
-                         "worker is killed (default: no limit)")
+  precompile
+      ->add_option("--timeout", precompileOptions.timeout,
+                   "Seconds a graph may take to compile before its "
+                   "worker is killed (default: no limit)")
       ->check(CLI::NonNegativeNumber);
   precompile->add_option("--retries", precompileOptions.retries,
                          "Attempts after a worker crashes (a signal; not "
