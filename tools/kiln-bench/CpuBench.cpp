@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CpuBench.h"
+#include "BenchTable.h"
 
 #include "kiln/Cache/Target.h"
 #include "kiln/Import/LoadGraph.h"
@@ -265,6 +266,15 @@ func.func @main(%a: tensor<{0}x{0}xf32>, %b: tensor<{0}x{0}xf32>) -> tensor<{0}x
                           "difference {3:e})\n",
                           blasSeconds * 1e3, flops / blasSeconds / 1e9,
                           100 * blasSeconds / kilnSeconds, worst);
+      recordFigure(
+          {"compiled code",
+           llvm::formatv("dot_general f32 {0}^3, one core", n).str(),
+           llvm::formatv("{0:f1} GFLOP/s", flops / kilnSeconds / 1e9).str(),
+           llvm::formatv("OpenBLAS sgemm: {0:f1} GFLOP/s",
+                         flops / blasSeconds / 1e9)
+               .str(),
+           llvm::formatv("{0:f0}% of OpenBLAS", 100 * blasSeconds / kilnSeconds)
+               .str()});
     }
   } else {
     os << "  OpenBLAS: libopenblas.so.0 not found (apt-get install "
@@ -273,6 +283,18 @@ func.func @main(%a: tensor<{0}x{0}xf32>, %b: tensor<{0}x{0}xf32>) -> tensor<{0}x
   double naiveSeconds = best(1, [&] {
     naiveMatmul(a.data, b.data, reference.data, n);
   });
+  recordFigure({"compiled code",
+                llvm::formatv("dot_general f32 {0}^3 against peak", n).str(),
+                llvm::formatv("{0:f1} GFLOP/s", flops / kilnSeconds / 1e9)
+                    .str(),
+                llvm::formatv("peak FMA, measured: {0:f1} GFLOP/s (AVX2: "
+                              "{1:f1})",
+                              peak / 1e9, peakAvx2 / 1e9)
+                    .str(),
+                llvm::formatv("{0:f0}% of peak ({1:f0}% of AVX2's)",
+                              100 * flops / kilnSeconds / peak,
+                              100 * flops / kilnSeconds / peakAvx2)
+                    .str()});
   os << llvm::formatv("  naive loop (this tool, -O3): {0:f1} ms, {1:f2} "
                       "GFLOP/s; kiln = {2:f1}x the naive loop\n",
                       naiveSeconds * 1e3, flops / naiveSeconds / 1e9,
@@ -308,5 +330,15 @@ func.func @main(%a: tensor<{0}x{0}xf32>, %b: tensor<{0}x{0}xf32>) -> tensor<{0}x
                       s, d, foldedSeconds * 1e3, unfoldedSeconds * 1e3,
                       unfoldedSeconds / foldedSeconds, worst, foldedCompile,
                       unfoldedCompile);
+  recordFigure({"causal mask",
+                llvm::formatv("causal attention f32 S={0} D={1}, mask folded",
+                              s, d)
+                    .str(),
+                llvm::formatv("{0:f1} ms", foldedSeconds * 1e3).str(),
+                llvm::formatv("--no-fold-causal-mask: {0:f1} ms",
+                              unfoldedSeconds * 1e3)
+                    .str(),
+                llvm::formatv("{0:f2}x faster", unfoldedSeconds / foldedSeconds)
+                    .str()});
   return 0;
 }

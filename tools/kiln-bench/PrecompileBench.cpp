@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PrecompileBench.h"
+#include "BenchTable.h"
 
 #include "kiln/Driver/ChildProcess.h"
 #include "kiln/Signature/Hash128.h"
@@ -137,7 +138,32 @@ int kiln::bench::runPrecompileBench(const PrecompileBenchOptions &options) {
   llvm::sys::fs::create_directories(out);
   std::vector<std::string> files;
   uint64_t bytes = 0;
-  for (unsigned i = 0; i < options.graphs; ++i) {
+  if (!options.graphsFrom.empty()) {
+    // Given graphs (kiln-synth's graph sets): copied, so that the run's
+    // directory holds everything it reads.
+    std::error_code error;
+    for (llvm::sys::fs::directory_iterator it(options.graphsFrom, error), end;
+         it != end && !error; it.increment(error)) {
+      if (llvm::sys::path::extension(it->path()) != ".hlo")
+        continue;
+      std::string path =
+          graphs + "/" + llvm::sys::path::filename(it->path()).str();
+      if (llvm::sys::fs::copy_file(it->path(), path))
+        continue;
+      uint64_t size = 0;
+      llvm::sys::fs::file_size(path, size);
+      bytes += size;
+      files.push_back(path);
+    }
+    std::sort(files.begin(), files.end());
+    if (files.empty()) {
+      llvm::errs() << "kiln-bench precompile: error: no *.hlo files in "
+                   << options.graphsFrom << "\n";
+      return 2;
+    }
+  }
+  for (unsigned i = 0; options.graphsFrom.empty() && i < options.graphs;
+       ++i) {
     // Sizes spread over 1..maxLayers, in an order unlike their size.
     unsigned layers = 1 + (i * 13) % options.maxLayers;
     // Past maxLayers graphs, wider ones: every graph its own computation.
@@ -150,11 +176,17 @@ int kiln::bench::runPrecompileBench(const PrecompileBenchOptions &options) {
     bytes += text.size();
     files.push_back(path);
   }
-  llvm::outs() << llvm::formatv(
-      "kiln-bench precompile: {0} graphs (MLP chains of 1 to {1} layers of "
-      "width {2} and up, {3:F1} KiB in all), {4} workers, in {5}\n",
-      options.graphs, options.maxLayers, options.width, bytes / 1024.0, jobs,
-      dir);
+  if (options.graphsFrom.empty())
+    llvm::outs() << llvm::formatv(
+        "kiln-bench precompile: {0} graphs (MLP chains of 1 to {1} layers of "
+        "width {2} and up, {3:F1} KiB in all), {4} workers, in {5}\n",
+        options.graphs, options.maxLayers, options.width, bytes / 1024.0,
+        jobs, dir);
+  else
+    llvm::outs() << llvm::formatv(
+        "kiln-bench precompile: {0} graphs from {1} ({2:F1} MB in all), {3} "
+        "workers, in {4}\n",
+        files.size(), options.graphsFrom, bytes / 1e6, jobs, dir);
 
   // The floor of a warm run: read and hash every graph file (best of 5).
   double floor = 1e30;
@@ -234,8 +266,9 @@ int kiln::bench::runPrecompileBench(const PrecompileBenchOptions &options) {
         start, runTimed({kiln, "--version"}, dir + "/version.log").seconds);
   bool allHits =
       warm.ok &&
-      llvm::StringRef(warm.log).contains(
-          "Cache hits: " + std::to_string(options.graphs) + "\n") &&
+      (!options.graphsFrom.empty() ||
+       llvm::StringRef(warm.log).contains(
+           "Cache hits: " + std::to_string(options.graphs) + "\n")) &&
       llvm::StringRef(warm.log).contains("Total successful compilations: 0\n");
 
   auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
@@ -269,6 +302,37 @@ int kiln::bench::runPrecompileBench(const PrecompileBenchOptions &options) {
       "workers {2:F3} s\n",
       seconds.empty() ? 0 : inner / seconds.size(), perGraphWorker,
       perGraphIdle);
+  std::string what =
+      llvm::formatv("{0} graphs, {1} workers", files.size(), jobs).str();
+  recordFigure({"precompile", "cold makespan, " + what,
+                llvm::formatv("{0:F2} s", cold.seconds).str(),
+                llvm::formatv("ideal max(longest, total / {0}): {1:F2} s",
+                              jobs, bound)
+                    .str(),
+                llvm::formatv("{0:F3}x", ratio(cold.seconds, bound)).str()});
+  recordFigure({"precompile", "cold makespan against xargs, " + what,
+                llvm::formatv("{0:F2} s", cold.seconds).str(),
+                llvm::formatv("xargs -P {0} kiln compile: {1:F2} s", jobs,
+                              xargs.seconds)
+                    .str(),
+                llvm::formatv("{0:F3}x", ratio(cold.seconds, xargs.seconds))
+                    .str()});
+  recordFigure({"precompile", "warm run (every graph cached), " + what,
+                llvm::formatv("{0:F3} s", warm.seconds).str(),
+                llvm::formatv("the cold run: {0:F2} s", cold.seconds).str(),
+                llvm::formatv("{0:P2} of cold{1}",
+                              ratio(warm.seconds, cold.seconds),
+                              allHits ? "" : " (NOT all hits)")
+                    .str()});
+  recordFigure({"precompile", "warm run against reading the graphs",
+                llvm::formatv("{0:F3} s", warm.seconds).str(),
+                llvm::formatv("read + XXH3-128: {0:F4} s", floor).str(),
+                llvm::formatv("{0:F1}x ({1:F1}x beyond the {2:F3} s process "
+                              "start)",
+                              ratio(warm.seconds, floor),
+                              ratio(std::max(0.0, warm.seconds - start), floor),
+                              start)
+                    .str()});
   if (!options.keep)
     llvm::sys::fs::remove_directories(dir);
   return allHits ? 0 : 1;

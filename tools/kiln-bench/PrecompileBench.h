@@ -21,6 +21,8 @@ struct PrecompileBenchOptions {
   unsigned width = 64;
   unsigned jobs = 0; ///< workers; 0: one per core
   bool keep = false; ///< keep the graphs, cache and logs
+  /// Take the *.hlo graphs of this directory instead of writing MLPs.
+  std::string graphsFrom;
 };
 
 /// `kiln-bench precompile`: prints each figure beside its baseline; exits

@@ -10,6 +10,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "SignatureBench.h"
+#include "BenchTable.h"
+
+#include "llvm/Support/FormatVariadic.h"
 
 #include "BenchFiles.h"
 
@@ -149,6 +152,24 @@ int kiln::bench::runSignatureBench(const SignatureBenchOptions &options) {
                      "signature = %.1f%% of import\n",
                      floor * 1e3, import * 1e3, signature * 1e3,
                      100 * signature / import);
+  if (ok && import > 0 && floor > 0) {
+    recordFigure({"import",
+                  llvm::formatv("HLO text of {0} graphs, {1:f1} MB, one "
+                                "thread",
+                                ok, bytes / 1e6)
+                      .str(),
+                  llvm::formatv("{0:f1} MB/s", bytes / 1e6 / import).str(),
+                  llvm::formatv("read + XXH3-128: {0:f0} MB/s",
+                                bytes / 1e6 / floor)
+                      .str(),
+                  llvm::formatv("{0:f1}x the floor's time", import / floor)
+                      .str()});
+    recordFigure({"import", "structural signature of the same graphs",
+                  llvm::formatv("{0:f1} ms", signature * 1e3).str(),
+                  llvm::formatv("read + XXH3-128: {0:f1} ms", floor * 1e3)
+                      .str(),
+                  llvm::formatv("{0:f2}x", signature / floor).str()});
+  }
 
   // The whole corpus, as `kiln hash -j N` keys it: N threads, a context
   // each, taking the next file from a shared counter.

@@ -16,6 +16,7 @@
 #include "FrontendBench.h"
 #include "SignatureBench.h"
 #include "StableHloBench.h"
+#include "TableBench.h"
 
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Import/Hlo/HloImporter.h"
@@ -589,6 +590,9 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   precompile->add_option("-j,--jobs", precompileOptions.jobs,
                          "Workers (default: one per core)");
+  precompile->add_option("--graphs-from", precompileOptions.graphsFrom,
+                         "Take the *.hlo graphs of this directory (a "
+                         "kiln-synth --graph-set) instead of writing MLPs");
   precompile->add_flag("--keep", precompileOptions.keep,
                        "Keep the graphs, cache and logs (the directory is "
                        "printed)");
@@ -604,6 +608,24 @@ int main(int argc, char **argv) {
       "evaluator", "The reference evaluator's throughput: element-wise ops "
                    "in elements/s,\ndot_general in multiply-adds/s.");
 
+  kiln::bench::TableBenchOptions tableOptions;
+  CLI::App *table = app.add_subcommand(
+      "table",
+      "Every benchmark on kiln-synth's workloads, then one table of their\n"
+      "figures, each beside its floor or baseline from the same run (import\n"
+      "against read + XXH3, cache lookups, cache check cold and warm, compile\n"
+      "time per 1,000 instructions against graph size, compiled code against\n"
+      "OpenBLAS and peak, the causal mask, precompile against the ideal and\n"
+      "xargs -P). tools/bench-table.sh builds, writes the workloads and runs\n"
+      "it.");
+  table->add_option("--workloads", tableOptions.workloads,
+                    "kiln-synth's workloads (import/, scaling/, precompile/)")
+      ->required();
+  table->add_option("--kiln", tableOptions.kiln,
+                    "The kiln binary (default: beside kiln-bench)");
+  table->add_option("-j,--jobs", tableOptions.jobs,
+                    "precompile's workers (default: one per core)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &error) {
@@ -612,6 +634,8 @@ int main(int argc, char **argv) {
   }
   if (cpu->parsed())
     return kiln::bench::runCpuBench(cpuOptions);
+  if (table->parsed())
+    return kiln::bench::runTableBench(tableOptions);
   if (precompile->parsed()) {
     if (precompileOptions.kiln.empty())
       precompileOptions.kiln =

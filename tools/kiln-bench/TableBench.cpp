@@ -1,0 +1,199 @@
+//===- TableBench.cpp - every benchmark, one table ------------------------===//
+//
+// This file implements `kiln-bench table`. Besides running the other
+// benchmarks on kiln-synth's workloads, it measures compile time against
+// graph size itself: `kiln compile` on one model at growing depth, each
+// compilation's time per 1,000 instructions and where it goes (import, the
+// front end, lowering to LLVM, LLVM's optimization and code generation),
+// against the smallest graph's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TableBench.h"
+
+#include "BenchTable.h"
+#include "CacheBench.h"
+#include "CpuBench.h"
+#include "PrecompileBench.h"
+#include "SignatureBench.h"
+
+#include "kiln/Driver/ChildProcess.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Threading.h"
+
+#include <algorithm>
+
+using namespace kiln;
+using namespace kiln::bench;
+
+namespace {
+
+/// Instructions in HLO text: lines that define one.
+size_t countInstructions(llvm::StringRef text) {
+  size_t count = 0;
+  for (size_t at = text.find("\n  %"); at != llvm::StringRef::npos;
+       at = text.find("\n  %", at + 1))
+    ++count;
+  return count + text.count("\n  ROOT");
+}
+
+/// The seconds after `label` in kiln compile's report ("front end 0.002").
+double phaseSeconds(llvm::StringRef report, llvm::StringRef label) {
+  size_t at = report.find(label);
+  if (at == llvm::StringRef::npos)
+    return 0;
+  double seconds = 0;
+  report.drop_front(at + label.size())
+      .ltrim()
+      .take_while([](char c) { return llvm::isDigit(c) || c == '.'; })
+      .getAsDouble(seconds);
+  return seconds;
+}
+
+/// Compile time against graph size: every graph of `directory`, smallest
+/// first.
+void measureCompileScaling(const std::string &kiln,
+                           const std::string &directory,
+                           const std::string &scratch) {
+  struct Graph {
+    std::string path;
+    size_t instructions = 0;
+  };
+  std::vector<Graph> graphs;
+  std::error_code error;
+  for (llvm::sys::fs::directory_iterator it(directory, error), end;
+       it != end && !error; it.increment(error)) {
+    auto text = llvm::MemoryBuffer::getFile(it->path());
+    if (text && llvm::sys::path::extension(it->path()) == ".hlo")
+      graphs.push_back({it->path(), countInstructions((*text)->getBuffer())});
+  }
+  std::sort(graphs.begin(), graphs.end(), [](const Graph &a, const Graph &b) {
+    return a.instructions < b.instructions;
+  });
+  llvm::outs() << "compile time against graph size: kiln compile, one "
+                  "process each (import included)\n";
+  double smallest = 0;
+  for (const Graph &graph : graphs) {
+    ChildSpec spec;
+    spec.argv = {kiln, "compile", graph.path, "-o", scratch + "/artifact"};
+    spec.logPath = scratch + "/compile.log";
+    spec.ownProcessGroup = false;
+    double start = getMonotonicSeconds();
+    llvm::Expected<ChildProcess> child = ChildProcess::spawn(spec);
+    if (!child) {
+      llvm::outs() << "  " << graph.path << ": "
+                   << llvm::toString(child.takeError()) << "\n";
+      continue;
+    }
+    ChildExit exit = child->wait();
+    double wall = getMonotonicSeconds() - start;
+    auto log = llvm::MemoryBuffer::getFile(spec.logPath);
+    llvm::StringRef report = log ? (*log)->getBuffer() : "";
+    if (!exit.succeeded() || !report.contains("compiled ")) {
+      llvm::outs() << "  " << graph.path << ": kiln compile failed\n";
+      continue;
+    }
+    double frontEnd = phaseSeconds(report, "front end");
+    double lowering = phaseSeconds(report, "lowering");
+    double llvmSeconds = phaseSeconds(report, "LLVM IR") +
+                         phaseSeconds(report, "LLVM optimization") +
+                         phaseSeconds(report, "code generation");
+    double inside = frontEnd + lowering + llvmSeconds;
+    double import = std::max(0.0, wall - inside);
+    double perThousand = wall / (graph.instructions / 1000.0);
+    if (smallest == 0)
+      smallest = perThousand;
+    std::string name = llvm::sys::path::filename(graph.path).str();
+    std::string split = llvm::formatv(
+        "import and process {0:F2} s, front end {1:F2} s, lowering {2:F2} "
+        "s, LLVM {3:F2} s",
+        import, frontEnd, lowering, llvmSeconds);
+    llvm::outs() << llvm::formatv("  {0,-40} {1,7} instructions {2,8:F2} s  "
+                                  "{3,7:F2} s per 1,000  ({4})\n",
+                                  name, graph.instructions, wall, perThousand,
+                                  split);
+    recordFigure(
+        {"compile",
+         llvm::formatv("{0} ({1} instructions)", name, graph.instructions)
+             .str(),
+         llvm::formatv("{0:F2} s, {1:F2} s per 1,000 ({2})", wall, perThousand,
+                       split)
+             .str(),
+         llvm::formatv("the smallest graph: {0:F2} s per 1,000", smallest)
+             .str(),
+         llvm::formatv("{0:F2}x per instruction", perThousand / smallest)
+             .str()});
+  }
+  llvm::outs() << "\n";
+}
+
+} // namespace
+
+int kiln::bench::runTableBench(const TableBenchOptions &options) {
+  std::string kiln = options.kiln;
+  if (kiln.empty())
+    kiln = llvm::sys::path::parent_path(
+               llvm::sys::fs::getMainExecutable(nullptr, nullptr))
+               .str() +
+           "/kiln";
+  std::string workloads = options.workloads;
+  for (const char *part : {"/import", "/scaling", "/precompile"})
+    if (!llvm::sys::fs::is_directory(workloads + part)) {
+      llvm::errs() << "kiln-bench table: error: " << workloads << part
+                   << " is not a directory: tools/bench-table.sh writes the "
+                      "workloads with kiln-synth\n";
+      return 2;
+    }
+  llvm::SmallString<128> scratch;
+  if (std::error_code error =
+          llvm::sys::fs::createUniqueDirectory("kiln-bench-table", scratch)) {
+    llvm::errs() << "kiln-bench table: error: " << error.message() << "\n";
+    return 2;
+  }
+  int status = 0;
+  auto section = [](llvm::StringRef title) {
+    llvm::outs() << "\n=== " << title << " ===\n";
+  };
+
+  section("import and signature: kiln-synth's seed presets");
+  SignatureBenchOptions signature;
+  signature.paths = {workloads + "/import"};
+  signature.repeat = 3;
+  status |= runSignatureBench(signature);
+
+  section("cache: lookups, and kiln cache check over the seed presets");
+  CacheBenchOptions cache;
+  cache.entries = 20000;
+  cache.lookups = 5000;
+  cache.smallPublishes = 200;
+  cache.largePublishes = 10;
+  cache.contendedSeconds = 1;
+  cache.corpus = {workloads + "/import"};
+  cache.repeat = 3;
+  cache.directory = scratch.str().str();
+  status |= runCacheBench(cache);
+
+  section("compile time against graph size");
+  measureCompileScaling(kiln, workloads + "/scaling", scratch.str().str());
+
+  section("compiled code");
+  CpuBenchOptions cpu;
+  status |= runCpuBench(cpu);
+
+  section("precompile: a run's graph set");
+  PrecompileBenchOptions precompile;
+  precompile.kiln = kiln;
+  precompile.graphsFrom = workloads + "/precompile";
+  precompile.jobs = options.jobs;
+  status |= runPrecompileBench(precompile);
+
+  llvm::sys::fs::remove_directories(scratch);
+  llvm::outs() << "\n=== the table ===\n\n";
+  printFigureTable(llvm::outs());
+  return status;
+}
