@@ -14,6 +14,7 @@
 
 #include "CheckResults.h"
 #include "ContractionTiling.h"
+#include "LoopNestOutlining.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
@@ -459,6 +460,9 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
         function.setType(FunctionType::get(function.getContext(), inputs,
                                            function.getResultTypes()));
     });
+    // LLVM optimizes a function per loop nest in time linear in the graph's
+    // size; one function of the whole graph costs it quadratic time.
+    outlineLoopNests(module);
     if (failed(runPipeline(kLoopsToLLVMPipeline)))
       return failure();
   }
