@@ -314,7 +314,7 @@ kiln::interp::readNumpyFile(llvm::StringRef path) {
   uint64_t directory = readLittle<uint32_t>(bytes, end + 16);
   if (end >= 20 && readLittle<uint32_t>(bytes, end - 20) == 0x07064b50) {
     uint64_t record = readLittle<uint64_t>(bytes, end - 20 + 8);
-    if (record + 56 > bytes.size() ||
+    if (record > bytes.size() || bytes.size() - record < 56 ||
         readLittle<uint32_t>(bytes, record) != 0x06064b50)
       return fail("a bad zip64 end-of-directory record");
     count = readLittle<uint64_t>(bytes, record + 32);
@@ -322,7 +322,8 @@ kiln::interp::readNumpyFile(llvm::StringRef path) {
   }
   size_t at = directory;
   for (uint64_t i = 0; i < count; ++i) {
-    if (at + 46 > bytes.size() || readLittle<uint32_t>(bytes, at) != 0x02014b50)
+    if (at > bytes.size() || bytes.size() - at < 46 ||
+        readLittle<uint32_t>(bytes, at) != 0x02014b50)
       return fail("a bad central directory entry");
     uint16_t method = readLittle<uint16_t>(bytes, at + 10);
     uint64_t size = readLittle<uint32_t>(bytes, at + 20);
@@ -330,7 +331,7 @@ kiln::interp::readNumpyFile(llvm::StringRef path) {
     uint16_t extraLength = readLittle<uint16_t>(bytes, at + 30);
     uint16_t commentLength = readLittle<uint16_t>(bytes, at + 32);
     uint64_t local = readLittle<uint32_t>(bytes, at + 42);
-    if (at + 46 + nameLength + extraLength > bytes.size())
+    if (bytes.size() - at - 46 < (uint64_t)nameLength + extraLength)
       return fail("a central directory entry runs past the end");
     std::string name = bytes.substr(at + 46, nameLength).str();
     // The zip64 extra field holds, in order, the sizes and the offset that
@@ -360,12 +361,12 @@ kiln::interp::readNumpyFile(llvm::StringRef path) {
       return fail("member '" + name +
                   "' is compressed; kiln reads numpy.savez's stored "
                   "archives, not numpy.savez_compressed's");
-    if (local + 30 > bytes.size() ||
+    if (local > bytes.size() || bytes.size() - local < 30 ||
         readLittle<uint32_t>(bytes, local) != 0x04034b50)
       return fail("member '" + name + "' has a bad local header");
     uint64_t data = local + 30 + readLittle<uint16_t>(bytes, local + 26) +
                     readLittle<uint16_t>(bytes, local + 28);
-    if (data + size > bytes.size())
+    if (data > bytes.size() || bytes.size() - data < size)
       return fail("member '" + name + "' runs past the end of the archive");
     llvm::StringRef member(name);
     member.consume_back(".npy");

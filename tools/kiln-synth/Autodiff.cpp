@@ -135,7 +135,8 @@ std::vector<Value> Backward::run(Value root, Value seed,
         region = &candidate;
     if (region) {
       Value copy = remake(*region);
-      Backward inner(graph, {});
+      static const std::vector<Graph::Recomputed> none;
+      Backward inner(graph, none);
       std::vector<Value> inputs =
           inner.run(copy, cotangent, region->inputs, region->output + 1);
       for (size_t i = 0; i < inputs.size(); ++i)

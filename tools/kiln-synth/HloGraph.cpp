@@ -62,9 +62,11 @@ std::string Shape::text() const {
 }
 
 Graph::Graph(std::vector<std::vector<int64_t>> tensorGroups,
-             std::vector<std::vector<int64_t>> dataGroups) {
+             std::vector<std::vector<int64_t>> dataGroups,
+             std::vector<std::vector<int64_t>> kvGroups) {
   groups[0] = std::move(tensorGroups);
   groups[1] = std::move(dataGroups);
+  groups[2] = std::move(kvGroups);
   sources.push_back({"xla__device_data", "xla__device_data", "", 0});
 }
 
@@ -75,7 +77,7 @@ void Graph::setSource(const std::string &opType, const std::string &opName,
 }
 
 int64_t Graph::groupSize(Group group) const {
-  const auto &list = groups[group == Group::DataParallel];
+  const auto &list = groups[(int)group];
   return list.empty() ? 1 : list.front().size();
 }
 
@@ -481,8 +483,7 @@ Graph::print(const std::vector<Value> &outputs,
     line += ")";
     const std::string &op = node.opcode;
     auto groupText = [&] {
-      return ", replica_groups=" +
-             groupsText(groups[node.group == Group::DataParallel]);
+      return ", replica_groups=" + groupsText(groups[(int)node.group]);
     };
     if (op == "broadcast" || op == "transpose" || op == "concatenate" ||
         op == "reduce")

@@ -52,7 +52,13 @@ using Value = int;
 enum class CollectiveGrad { Transpose, PassThrough };
 
 /// Which ranks a collective spans.
-enum class Group { TensorParallel, DataParallel };
+enum class Group {
+  TensorParallel,
+  DataParallel,
+  /// The tensor-parallel ranks that hold copies of one kv head (NeuronX
+  /// Distributed's kv replication).
+  KvReplicas,
+};
 
 struct Node {
   std::string opcode; ///< the HLO opcode; "" for a node with no instruction
@@ -87,7 +93,8 @@ public:
   /// `tensorGroups` and `dataGroups` are the replica groups of the two kinds
   /// of collectives, as global device ids.
   Graph(std::vector<std::vector<int64_t>> tensorGroups,
-        std::vector<std::vector<int64_t>> dataGroups);
+        std::vector<std::vector<int64_t>> dataGroups,
+        std::vector<std::vector<int64_t>> kvGroups = {});
 
   /// Instructions made from here on stand for this Python.
   void setSource(const std::string &opType, const std::string &opName,
@@ -180,7 +187,7 @@ private:
   Value makeNode(const std::string &opcode, std::vector<Value> operands,
                  Shape shape);
 
-  std::vector<std::vector<int64_t>> groups[2];
+  std::vector<std::vector<int64_t>> groups[3];
   std::vector<Recomputed> recomputed;
   int currentSource = 0;
   int parameters = 0;

@@ -84,6 +84,19 @@ private:
   /// The device ids of every tensor-parallel and every data-parallel group.
   static std::vector<std::vector<int64_t>> groupsOf(const LlamaConfig &config,
                                                     bool dataParallel);
+  /// The ranks of each tensor-parallel group that hold copies of one kv
+  /// head: consecutive runs of kvReplication ranks.
+  static std::vector<std::vector<int64_t>>
+  kvGroupsOf(const LlamaConfig &config) {
+    std::vector<std::vector<int64_t>> kvGroups;
+    if (config.kvReplication <= 1)
+      return kvGroups;
+    for (const std::vector<int64_t> &group : groupsOf(config, false))
+      for (size_t at = 0; at < group.size(); at += config.kvReplication)
+        kvGroups.emplace_back(group.begin() + at,
+                              group.begin() + at + config.kvReplication);
+    return kvGroups;
+  }
   void at(const std::string &opType, const std::string &module,
           const char *file, int line) {
     graph.setSource(opType, module + "/" + opType, file, line);
@@ -120,7 +133,8 @@ private:
 };
 
 StepBuilder::StepBuilder(const LlamaConfig &config)
-    : config(config), graph(groupsOf(config, false), groupsOf(config, true)),
+    : config(config), graph(groupsOf(config, false), groupsOf(config, true),
+                            kvGroupsOf(config)),
       type(config.type) {
   headDim = config.hidden / config.heads;
   localHeads = config.heads / config.tensorParallel;
@@ -643,6 +657,15 @@ std::string StepBuilder::build() {
   }
   for (size_t i = 0; i < weights.size(); ++i) {
     std::string name = weights[i].name;
+    // A replicated kv head's copies each see their rank's query heads:
+    // their gradients are summed so that the copies stay equal.
+    if (config.kvReplication > 1 &&
+        (name.find(".k_proj.") != std::string::npos ||
+         name.find(".v_proj.") != std::string::npos)) {
+      at("xla__cross_replica_sum", name, MappingsFile, 297);
+      grads[i] = graph.allReduce(grads[i], Group::KvReplicas, "add",
+                                 CollectiveGrad::PassThrough);
+    }
     // Norm weights see a part of the sequence on each rank.
     if (config.sequenceParallel && weights[i].norm) {
       at("xla__cross_replica_sum", name, MappingsFile, 297);
@@ -747,6 +770,10 @@ std::string kiln::synth::validate(const LlamaConfig &config) {
            ") is not a multiple of --tp " + std::to_string(tp) +
            " (NeuronX Distributed replicates kv heads to fill the ranks: "
            "raise --kv-replication)";
+  if (config.kvReplication > 1 && kv != tp)
+    return "with kv replication, --kv-heads times --kv-replication must "
+           "equal --tp (one kv head a rank, as NeuronX Distributed "
+           "replicates them)";
   if ((config.heads / tp) % (kv / tp))
     return "each rank's query heads must be a multiple of its kv heads";
   if (config.intermediate % tp || config.vocab % tp)
