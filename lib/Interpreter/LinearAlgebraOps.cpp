@@ -52,7 +52,8 @@ LogicalResult evaluateCholesky(Operation *op, Operands in, Results &results) {
     // Row-major element (i, j) of the lower factor L; the upper factor is
     // its adjoint. Only the chosen triangle of `a` is read.
     auto element = [&](int64_t i, int64_t j) {
-      return lower ? get(a, base + i * n + j) : std::conj(get(a, base + j * n + i));
+      return lower ? get(a, base + i * n + j)
+                   : std::conj(get(a, base + j * n + i));
     };
     std::vector<Complex> l(n * n, 0.0);
     bool failed = false;
@@ -75,8 +76,9 @@ LogicalResult evaluateCholesky(Operation *op, Operands in, Results &results) {
     }
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < n; ++j) {
-        Complex value = failed ? Complex(NAN, out.kind == ElementKind::Complex ? NAN : 0)
-                               : (lower ? l[i * n + j] : std::conj(l[j * n + i]));
+        Complex value =
+            failed ? Complex(NAN, out.kind == ElementKind::Complex ? NAN : 0)
+                   : (lower ? l[i * n + j] : std::conj(l[j * n + i]));
         put(out, base + i * n + j, value);
       }
   }
@@ -92,14 +94,16 @@ LogicalResult evaluateTriangularSolve(Operation *op, Operands in,
     auto attr = op->getAttrOfType<BoolAttr>(name);
     return attr && attr.getValue();
   };
-  bool leftSide = flag("left_side"), lower = flag("lower"),
-       unitDiagonal = flag("unit_diagonal");
+  kiln::TriangularSolveOptions options;
+  options.leftSide = flag("left_side");
+  options.lower = flag("lower");
+  options.unitDiagonal = flag("unit_diagonal");
   auto transposeAttr = op->getAttrOfType<StringAttr>("transpose_a");
-  StringRef transpose = transposeAttr ? transposeAttr.getValue() : "NO_TRANSPOSE";
+  options.transpose = kiln::parseTranspose(
+      transposeAttr ? transposeAttr.getValue() : "NO_TRANSPOSE");
   int64_t m = a.shape().back();
   llvm::ArrayRef<int64_t> bShape = b.shape();
   int64_t rows = bShape[bShape.size() - 2], columns = bShape.back();
-  int64_t batches = (m && rows && columns) ? b.size() / (rows * columns) : 0;
   Type element = out.elementType();
   Type part = out.kind == ElementKind::Complex
                   ? cast<ComplexType>(element).getElementType()
@@ -107,48 +111,15 @@ LogicalResult evaluateTriangularSolve(Operation *op, Operands in,
   auto round = [&](Complex v) {
     return Complex(roundToFloat(v.real(), part), roundToFloat(v.imag(), part));
   };
-  for (int64_t batch = 0; batch < batches; ++batch) {
-    int64_t aBase = batch * m * m, bBase = batch * rows * columns;
-    // op(a)(i, j), from the triangle of `a` that the op names.
-    auto opA = [&](int64_t i, int64_t j) -> Complex {
-      int64_t r = i, c = j;
-      if (transpose != "NO_TRANSPOSE")
-        std::swap(r, c);
-      if (r == c && unitDiagonal)
-        return 1.0;
-      if ((lower && c > r) || (!lower && c < r))
-        return 0.0;
-      Complex value = get(a, aBase + r * m + c);
-      return transpose == "ADJOINT" ? std::conj(value) : value;
-    };
-    bool effectiveLower = lower != (transpose != "NO_TRANSPOSE");
-    // Left: op(a) x = b, one column of b at a time. Right: x op(a) = b,
-    // that is op(a)^T x^T = b^T, one row at a time.
-    int64_t systems = leftSide ? columns : rows;
-    for (int64_t s = 0; s < systems; ++s) {
-      auto bAt = [&](int64_t k) {
-        return leftSide ? bBase + k * columns + s : bBase + s * columns + k;
-      };
-      auto coefficient = [&](int64_t i, int64_t j) {
-        return leftSide ? opA(i, j) : opA(j, i);
-      };
-      bool solveLower = leftSide ? effectiveLower : !effectiveLower;
-      // Substitution, each operation rounded to the element type (as
-      // the solver JAX ran computes), in the order of the solved unknowns.
-      std::vector<Complex> x(m, 0.0);
-      for (int64_t step = 0; step < m; ++step) {
-        int64_t i = solveLower ? step : m - 1 - step;
-        Complex sum = get(b, bAt(i));
-        for (int64_t s2 = 0; s2 < step; ++s2) {
-          int64_t j = solveLower ? s2 : m - 1 - s2;
-          sum = round(sum - round(coefficient(i, j) * x[j]));
-        }
-        x[i] = round(sum / coefficient(i, i));
-      }
-      for (int64_t k = 0; k < m; ++k)
-        put(out, bAt(k), x[k]);
-    }
-  }
+  std::vector<Complex> aValues(a.size()), bValues(b.size());
+  for (int64_t i = 0; i < a.size(); ++i)
+    aValues[i] = get(a, i);
+  for (int64_t i = 0; i < b.size(); ++i)
+    bValues[i] = get(b, i);
+  std::vector<Complex> x =
+      kiln::solveTriangular(aValues, bValues, m, rows, columns, options, round);
+  for (int64_t i = 0; i < b.size(); ++i)
+    put(out, i, x[i]);
   return success();
 }
 
@@ -214,9 +185,9 @@ LogicalResult evaluateFft(Operation *op, Operands in, Results &results) {
   for (int64_t i = 0; i < x.size(); ++i)
     data[i] = get(x, i);
   std::string error;
-  std::optional<std::vector<Complex>> transformed = kiln::computeFft(
-      std::move(data), x.shape(), type, dimsAttr(op, "fft_length"),
-      out.size(), error);
+  std::optional<std::vector<Complex>> transformed =
+      kiln::computeFft(std::move(data), x.shape(), type,
+                       dimsAttr(op, "fft_length"), out.size(), error);
   if (!transformed)
     return op->emitError(error);
   for (int64_t i = 0; i < out.size(); ++i)
@@ -240,10 +211,9 @@ kiln::computeFft(std::vector<std::complex<double>> data,
   size_t rank = shape.size(), count = lengths.size();
   auto complexLines = [&](bool inverse, size_t first, size_t last) {
     for (size_t d = first; d < last; ++d) {
-      data = alongDimension(data, shape, d, shape[d],
-                            [&](std::vector<Complex> line) {
-                              return transform(line, inverse);
-                            });
+      data = alongDimension(
+          data, shape, d, shape[d],
+          [&](std::vector<Complex> line) { return transform(line, inverse); });
     }
   };
   if (type == "FFT" || type == "IFFT") {
@@ -298,4 +268,61 @@ kiln::interp::evaluateLinearAlgebra(Operation *op, Operands in,
   if (name == "kiln.fft")
     return evaluateFft(op, in, results);
   return std::nullopt;
+}
+
+int64_t kiln::parseTranspose(llvm::StringRef transpose) {
+  return transpose == "TRANSPOSE" ? 1 : transpose == "ADJOINT" ? 2 : 0;
+}
+
+std::vector<std::complex<double>> kiln::solveTriangular(
+    llvm::ArrayRef<std::complex<double>> a,
+    llvm::ArrayRef<std::complex<double>> b, int64_t m, int64_t rows,
+    int64_t columns, const TriangularSolveOptions &options,
+    llvm::function_ref<std::complex<double>(std::complex<double>)> round) {
+  std::vector<Complex> out(b.begin(), b.end());
+  int64_t batches = (m && rows && columns) ? b.size() / (rows * columns) : 0;
+  bool leftSide = options.leftSide, lower = options.lower;
+  for (int64_t batch = 0; batch < batches; ++batch) {
+    int64_t aBase = batch * m * m, bBase = batch * rows * columns;
+    // op(a)(i, j), from the triangle of `a` that the op names.
+    auto opA = [&](int64_t i, int64_t j) -> Complex {
+      int64_t r = i, c = j;
+      if (options.transpose != 0)
+        std::swap(r, c);
+      if (r == c && options.unitDiagonal)
+        return 1.0;
+      if ((lower && c > r) || (!lower && c < r))
+        return 0.0;
+      Complex value = a[aBase + r * m + c];
+      return options.transpose == 2 ? std::conj(value) : value;
+    };
+    bool effectiveLower = lower != (options.transpose != 0);
+    // Left: op(a) x = b, one column of b at a time. Right: x op(a) = b,
+    // that is op(a)^T x^T = b^T, one row at a time.
+    int64_t systems = leftSide ? columns : rows;
+    for (int64_t s = 0; s < systems; ++s) {
+      auto bAt = [&](int64_t k) {
+        return leftSide ? bBase + k * columns + s : bBase + s * columns + k;
+      };
+      auto coefficient = [&](int64_t i, int64_t j) {
+        return leftSide ? opA(i, j) : opA(j, i);
+      };
+      bool solveLower = leftSide ? effectiveLower : !effectiveLower;
+      // Substitution, each operation rounded to the element type (as
+      // the solver JAX ran computes), in the order of the solved unknowns.
+      std::vector<Complex> x(m, 0.0);
+      for (int64_t step = 0; step < m; ++step) {
+        int64_t i = solveLower ? step : m - 1 - step;
+        Complex sum = b[bAt(i)];
+        for (int64_t s2 = 0; s2 < step; ++s2) {
+          int64_t j = solveLower ? s2 : m - 1 - s2;
+          sum = round(sum - round(coefficient(i, j) * x[j]));
+        }
+        x[i] = round(sum / coefficient(i, i));
+      }
+      for (int64_t k = 0; k < m; ++k)
+        out[bAt(k)] = x[k];
+    }
+  }
+  return out;
 }

@@ -239,6 +239,49 @@ extern "C" void kiln_rt_fft(int64_t typeCode, int64_t inputCode,
       storeElement(out, outKind, i, fromDouble(value.real(), outKind));
   }
 }
+/// triangular_solve for compiled code (RuntimeAbi.h), through the
+/// evaluator's solver, each operation rounded to the element type.
+extern "C" void kiln_rt_triangular_solve(int64_t elementCode, int64_t aAddress,
+                                         int64_t bAddress,
+                                         int64_t outputAddress, int64_t m,
+                                         int64_t rows, int64_t columns,
+                                         int64_t bElements, int64_t flags) {
+  auto kind = (ElementKind)elementCode;
+  const char *a = reinterpret_cast<const char *>(aAddress);
+  const char *b = reinterpret_cast<const char *>(bAddress);
+  char *out = reinterpret_cast<char *>(outputAddress);
+  int64_t batches = rows * columns ? bElements / (rows * columns) : 0;
+  auto load = [&](const char *buffer, int64_t count) {
+    std::vector<std::complex<double>> values(count);
+    for (int64_t i = 0; i < count; ++i)
+      values[i] = isComplex(kind) ? loadComplex(buffer, kind, i)
+                                  : toDouble(loadElement(buffer, kind, i));
+    return values;
+  };
+  ElementKind part = kind == ElementKind::C64    ? ElementKind::F32
+                     : kind == ElementKind::C128 ? ElementKind::F64
+                                                 : kind;
+  auto roundPart = [&](double value) {
+    return toDouble(fromDouble(value, part));
+  };
+  TriangularSolveOptions options;
+  options.leftSide = flags & 1;
+  options.lower = flags & 2;
+  options.unitDiagonal = flags & 4;
+  options.transpose = (flags >> 3) & 3;
+  std::vector<std::complex<double>> x = solveTriangular(
+      load(a, batches * m * m), load(b, bElements), m, rows, columns, options,
+      [&](std::complex<double> v) {
+        return std::complex<double>(roundPart(v.real()), roundPart(v.imag()));
+      });
+  for (int64_t i = 0; i < bElements; ++i) {
+    if (isComplex(kind))
+      storeComplex(out, kind, i, x[i]);
+    else
+      storeElement(out, kind, i, fromDouble(x[i].real(), kind));
+  }
+}
+
 } // namespace
 
 std::vector<std::pair<const char *, void *>> kiln::getRuntimeSymbols() {
@@ -249,5 +292,7 @@ std::vector<std::pair<const char *, void *>> kiln::getRuntimeSymbols() {
   symbols.push_back(
       {kSpecialFunction, reinterpret_cast<void *>(&kiln_rt_special)});
   symbols.push_back({kFftFunction, reinterpret_cast<void *>(&kiln_rt_fft)});
+  symbols.push_back({kTriangularSolveFunction,
+                     reinterpret_cast<void *>(&kiln_rt_triangular_solve)});
   return symbols;
 }

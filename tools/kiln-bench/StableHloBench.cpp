@@ -324,6 +324,34 @@ std::string compileOnly(mlir::ModuleOp module, mlir::MLIRContext &context) {
   return reply[0] == 'P' ? std::string() : reply.substr(1);
 }
 
+/// `module` once per public function that takes no parameters (a test
+/// function of StableHLO's interpreter tests), each clone with the other
+/// such functions erased; `module` alone when it has at most one.
+std::vector<mlir::OwningOpRef<mlir::ModuleOp>>
+splitEntries(mlir::ModuleOp module) {
+  std::vector<std::string> names;
+  for (auto function : module.getOps<mlir::func::FuncOp>())
+    if (function.isPublic() && !function.isExternal() &&
+        function.getNumArguments() == 0 &&
+        mlir::SymbolTable::symbolKnownUseEmpty(function, module))
+      names.push_back(function.getSymName().str());
+  std::vector<mlir::OwningOpRef<mlir::ModuleOp>> entries;
+  if (names.size() <= 1) {
+    entries.push_back(module.clone());
+    return entries;
+  }
+  for (const std::string &name : names) {
+    mlir::OwningOpRef<mlir::ModuleOp> clone = module.clone();
+    for (auto function :
+         llvm::make_early_inc_range(clone->getOps<mlir::func::FuncOp>()))
+      if (function.getSymName() != name &&
+          llvm::is_contained(names, function.getSymName().str()))
+        function.erase();
+    entries.push_back(std::move(clone));
+  }
+  return entries;
+}
+
 /// Imports one file (each of its `// -----` modules); with `roundTrip`,
 /// exports each module to HLO text and imports it again; with `evaluate`,
 /// runs each module's checks.
@@ -374,27 +402,36 @@ FileResult importFile(const std::string &path, const std::string &relative,
       continue;
     }
     auto roundTripStart = Clock::now();
+    // A piece with several test functions (a `// // -----` that does not
+    // split) runs each as its own entry, as StableHLO's interpreter does.
+    std::vector<mlir::OwningOpRef<mlir::ModuleOp>> entries =
+        splitEntries(*module);
     if (evaluate && result.passed) {
-      bool ran = false;
-      std::string why = evaluateModule(*module, context, ran, runArguments);
-      result.evaluated &= ran;
-      if (!why.empty()) {
-        result.passed = false;
-        result.firstEvaluationError = why;
+      for (auto &entry : entries) {
+        bool ran = false;
+        std::string why = evaluateModule(*entry, context, ran, runArguments);
+        result.evaluated &= ran;
+        if (!why.empty() && result.passed) {
+          result.passed = false;
+          result.firstEvaluationError = why;
+        }
       }
     }
     if (compile && result.compiledPassed) {
       // Compilation lowers the module in place: it comes after the others.
-      bool compiled = false;
       auto compileStart = Clock::now();
-      std::string why = compileModule(*module, context, compiled, runArguments);
+      for (auto &entry : entries) {
+        bool compiled = false;
+        std::string why =
+            compileModule(*entry, context, compiled, runArguments);
+        result.compiled &= compiled;
+        if (!why.empty() && result.compiledPassed) {
+          result.compiledPassed = false;
+          result.firstCompileError = why;
+        }
+      }
       result.compileSeconds +=
           std::chrono::duration<double>(Clock::now() - compileStart).count();
-      result.compiled &= compiled;
-      if (!why.empty()) {
-        result.compiledPassed = false;
-        result.firstCompileError = why;
-      }
       roundTripSeconds +=
           std::chrono::duration<double>(Clock::now() - roundTripStart).count();
       continue;

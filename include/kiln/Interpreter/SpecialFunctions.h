@@ -1,4 +1,5 @@
-//===- SpecialFunctions.h - math functions the C++ library lacks -*- C++ -*-===//
+//===- SpecialFunctions.h - math functions the C++ library lacks -*- C++
+//-*-===//
 //
 // This file declares the special functions that CHLO defines and <cmath>
 // does not: the inverse error function, digamma, polygamma, the Hurwitz
@@ -12,6 +13,7 @@
 #define KILN_INTERPRETER_SPECIALFUNCTIONS_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <complex>
@@ -47,6 +49,26 @@ namespace kiln {
 /// over the last `lengths.size()` dimensions, by direct transforms of each
 /// line, in double. The result's `outputElements` values (real results are
 /// the real parts), or none with `error` set.
+/// How triangular_solve reads its matrix `a` and where its unknowns are.
+struct TriangularSolveOptions {
+  bool leftSide = false, lower = false, unitDiagonal = false;
+  int64_t transpose = 0; ///< 0 NO_TRANSPOSE, 1 TRANSPOSE, 2 ADJOINT
+};
+
+/// HLO's transpose_a as TriangularSolveOptions::transpose.
+int64_t parseTranspose(llvm::StringRef transpose);
+
+/// triangular_solve on batches of m x m matrices `a` and rows x columns
+/// right-hand sides `b` (row-major, batch after batch): op(a) x = b (left
+/// side) or x op(a) = b, by substitution, each operation rounded with
+/// `round` to the element type (as the solver JAX ran computes). x, in b's
+/// layout. The evaluator and compiled code's runtime share it.
+std::vector<std::complex<double>> solveTriangular(
+    llvm::ArrayRef<std::complex<double>> a,
+    llvm::ArrayRef<std::complex<double>> b, int64_t m, int64_t rows,
+    int64_t columns, const TriangularSolveOptions &options,
+    llvm::function_ref<std::complex<double>(std::complex<double>)> round);
+
 std::optional<std::vector<std::complex<double>>>
 computeFft(std::vector<std::complex<double>> data,
            llvm::ArrayRef<int64_t> shape, llvm::StringRef type,

@@ -24,6 +24,10 @@
 //   void kiln_rt_fft(i64 type, i64 inputElement, i64 outputElement,
 //                    i64 input, i64 output, i64 shape, i64 rank,
 //                    i64 lengths, i64 lengthCount, i64 outputCount);
+//   void kiln_rt_triangular_solve(i64 element, i64 a, i64 b, i64 output,
+//                                 i64 m, i64 rows, i64 columns,
+//                                 i64 bElements, i64 flags);
+//        // flags: 1 left side, 2 lower, 4 unit diagonal, transpose << 3
 //
 // The operand is seen as [outer, extent, inner] around the op's dimension
 // (all_gather, reduce_scatter, all_to_all; [1, elements, 1] otherwise),
@@ -48,6 +52,8 @@ constexpr const char *kRandomBitsFunction = "kiln_rt_random_bits";
 constexpr unsigned kRandomBitsArguments = 8;
 constexpr const char *kFftFunction = "kiln_rt_fft";
 constexpr unsigned kFftArguments = 10;
+constexpr const char *kTriangularSolveFunction = "kiln_rt_triangular_solve";
+constexpr unsigned kTriangularSolveArguments = 9;
 constexpr const char *kSpecialFunction = "kiln_rt_special";
 constexpr unsigned kSpecialArguments = 6;
 

@@ -15,6 +15,7 @@
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -27,7 +28,8 @@ RankedTensorType lowered(const TypeConverter *converter, Type type) {
 }
 
 Value emptyLike(OpBuilder &b, Location loc, RankedTensorType type) {
-  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType());
 }
 
 llvm::SmallVector<utils::IteratorType> parallel(int64_t rank) {
@@ -51,11 +53,11 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value value,
   if (from.getShape() == to.getShape())
     return value;
   if (from.getRank() == 0)
-    return tensor::ExpandShapeOp::create(b, loc, to, value,
-                                         llvm::ArrayRef<ReassociationIndices>{});
+    return tensor::ExpandShapeOp::create(
+        b, loc, to, value, llvm::ArrayRef<ReassociationIndices>{});
   if (to.getRank() == 0)
-    return tensor::CollapseShapeOp::create(b, loc, to, value,
-                                           llvm::ArrayRef<ReassociationIndices>{});
+    return tensor::CollapseShapeOp::create(
+        b, loc, to, value, llvm::ArrayRef<ReassociationIndices>{});
   auto all = [](int64_t rank) {
     ReassociationIndices group;
     for (int64_t i = 0; i < rank; ++i)
@@ -84,7 +86,8 @@ struct ConstantLowering : public OpConversionPattern<kiln::ConstantOp> {
       if (dense.getType() != type)
         value = dense.bitcast(type.getElementType());
     } else if (cast<TypedAttr>(value).getType() != type) {
-      return rewriter.notifyMatchFailure(op, "a constant of unsigned resources");
+      return rewriter.notifyMatchFailure(op,
+                                         "a constant of unsigned resources");
     }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, type,
                                                    cast<TypedAttr>(value));
@@ -101,22 +104,26 @@ struct IotaLowering : public OpConversionPattern<kiln::IotaOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = lowered(getTypeConverter(), op.getType());
     Type kilnElement = op.getType().getElementType();
-    if (!isa<IntegerType, FloatType>(kilnElement))
-      return rewriter.notifyMatchFailure(op, "iota of complex numbers");
+    if (!isa<IntegerType, FloatType, ComplexType>(kilnElement))
+      return rewriter.notifyMatchFailure(op, "iota of this element type");
     int64_t dimension = op.getIotaDimension();
     auto generic = linalg::GenericOp::create(
         rewriter, op.getLoc(), TypeRange{type}, ValueRange{},
         ValueRange{emptyLike(rewriter, op.getLoc(), type)},
-        llvm::ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(type.getRank())},
-        parallel(type.getRank()),
-        [&](OpBuilder &b, Location loc, ValueRange) {
+        llvm::ArrayRef<AffineMap>{
+            rewriter.getMultiDimIdentityMap(type.getRank())},
+        parallel(type.getRank()), [&](OpBuilder &b, Location loc, ValueRange) {
           Value index = linalg::IndexOp::create(b, loc, dimension);
           Type element = type.getElementType();
+          auto complexType = dyn_cast<ComplexType>(element);
+          if (complexType)
+            element = complexType.getElementType();
           Value value;
           if (isa<IntegerType>(element)) {
             value = arith::IndexCastOp::create(b, loc, element, index);
           } else {
-            Value wide = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+            Value wide =
+                arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
             Type compute = element.getIntOrFloatBitWidth() < 32
                                ? (Type)b.getF32Type()
                                : element;
@@ -124,6 +131,10 @@ struct IotaLowering : public OpConversionPattern<kiln::IotaOp> {
             if (compute != element)
               value = arith::TruncFOp::create(b, loc, element, value);
           }
+          if (complexType)
+            value = complex::CreateOp::create(
+                b, loc, complexType, value,
+                arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0)));
           linalg::YieldOp::create(b, loc, value);
         });
     rewriter.replaceOp(op, generic.getResults());
@@ -147,9 +158,9 @@ struct CausalMaskLowering : public OpConversionPattern<kiln::CausalMaskOp> {
     auto generic = linalg::GenericOp::create(
         rewriter, op.getLoc(), TypeRange{type}, ValueRange{},
         ValueRange{emptyLike(rewriter, op.getLoc(), type)},
-        llvm::ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(type.getRank())},
-        parallel(type.getRank()),
-        [&](OpBuilder &b, Location loc, ValueRange) {
+        llvm::ArrayRef<AffineMap>{
+            rewriter.getMultiDimIdentityMap(type.getRank())},
+        parallel(type.getRank()), [&](OpBuilder &b, Location loc, ValueRange) {
           // kept where min <= j - i <= max.
           Value i = linalg::IndexOp::create(b, loc, row);
           Value j = linalg::IndexOp::create(b, loc, column);
@@ -167,9 +178,9 @@ struct CausalMaskLowering : public OpConversionPattern<kiln::CausalMaskOp> {
                 arith::CmpIOp::create(
                     b, loc, arith::CmpIPredicate::sle, diagonal,
                     arith::ConstantIndexOp::create(b, loc, *maxDiagonal)));
-          Value value = arith::SelectOp::create(
-              b, loc, keep, scalarConstant(b, loc, kept),
-              scalarConstant(b, loc, masked));
+          Value value = arith::SelectOp::create(b, loc, keep,
+                                                scalarConstant(b, loc, kept),
+                                                scalarConstant(b, loc, masked));
           linalg::YieldOp::create(b, loc, value);
         });
     rewriter.replaceOp(op, generic.getResults());
@@ -194,7 +205,8 @@ struct BroadcastInDimLowering
     }
     int64_t rank = type.getRank();
     auto generic = linalg::GenericOp::create(
-        rewriter, op.getLoc(), TypeRange{type}, ValueRange{adaptor.getOperand()},
+        rewriter, op.getLoc(), TypeRange{type},
+        ValueRange{adaptor.getOperand()},
         ValueRange{emptyLike(rewriter, op.getLoc(), type)},
         llvm::ArrayRef<AffineMap>{
             AffineMap::get(rank, 0, exprs, rewriter.getContext()),
@@ -254,7 +266,8 @@ struct ReverseLowering : public OpConversionPattern<kiln::ReverseOp> {
       exprs[d] = rewriter.getAffineConstantExpr(type.getDimSize(d) - 1) -
                  rewriter.getAffineDimExpr(d);
     auto generic = linalg::GenericOp::create(
-        rewriter, op.getLoc(), TypeRange{type}, ValueRange{adaptor.getOperand()},
+        rewriter, op.getLoc(), TypeRange{type},
+        ValueRange{adaptor.getOperand()},
         ValueRange{emptyLike(rewriter, op.getLoc(), type)},
         llvm::ArrayRef<AffineMap>{
             AffineMap::get(rank, 0, exprs, rewriter.getContext()),
@@ -274,8 +287,8 @@ struct SliceLowering : public OpConversionPattern<kiln::SliceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = lowered(getTypeConverter(), op.getType());
     rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
-        op, type, adaptor.getOperand(), ValueRange{}, ValueRange{}, ValueRange{},
-        op.getStartIndices(), type.getShape(), op.getStrides());
+        op, type, adaptor.getOperand(), ValueRange{}, ValueRange{},
+        ValueRange{}, op.getStartIndices(), type.getShape(), op.getStrides());
     return success();
   }
 };
@@ -313,8 +326,8 @@ struct PadLowering : public OpConversionPattern<kiln::PadOp> {
     RankedTensorType type = lowered(getTypeConverter(), op.getType());
     Value operand = adaptor.getOperand();
     auto operandType = cast<RankedTensorType>(operand.getType());
-    Value fill = tensor::ExtractOp::create(rewriter, loc,
-                                           adaptor.getPaddingValue(), ValueRange{});
+    Value fill = tensor::ExtractOp::create(
+        rewriter, loc, adaptor.getPaddingValue(), ValueRange{});
     // Positive padding first (edges and interior), then negative edges cut
     // off with a slice.
     int64_t rank = type.getRank();
@@ -333,13 +346,13 @@ struct PadLowering : public OpConversionPattern<kiln::PadOp> {
       negative |= l < 0 || h < 0;
     }
     auto paddedType = RankedTensorType::get(paddedShape, type.getElementType());
-    Value filled = linalg::FillOp::create(rewriter, loc, ValueRange{fill},
-                                          ValueRange{emptyLike(rewriter, loc,
-                                                               paddedType)})
-                       .getResult(0);
+    Value filled =
+        linalg::FillOp::create(rewriter, loc, ValueRange{fill},
+                               ValueRange{emptyLike(rewriter, loc, paddedType)})
+            .getResult(0);
     Value padded = tensor::InsertSliceOp::create(
-        rewriter, loc, operand, filled, ValueRange{}, ValueRange{}, ValueRange{},
-        low, operandType.getShape(), strides);
+        rewriter, loc, operand, filled, ValueRange{}, ValueRange{},
+        ValueRange{}, low, operandType.getShape(), strides);
     if (negative)
       padded = tensor::ExtractSliceOp::create(
           rewriter, loc, type, padded, ValueRange{}, ValueRange{}, ValueRange{},
@@ -360,10 +373,11 @@ clampedStarts(OpBuilder &b, Location loc, ValueRange kilnIndices,
     Value scalar = tensor::ExtractOp::create(b, loc, index, ValueRange{});
     auto kilnType = cast<IntegerType>(
         cast<RankedTensorType>(kilnIndex.getType()).getElementType());
-    Value position =
-        kilnType.isUnsigned()
-            ? (Value)arith::IndexCastUIOp::create(b, loc, b.getIndexType(), scalar)
-            : (Value)arith::IndexCastOp::create(b, loc, b.getIndexType(), scalar);
+    Value position = kilnType.isUnsigned()
+                         ? (Value)arith::IndexCastUIOp::create(
+                               b, loc, b.getIndexType(), scalar)
+                         : (Value)arith::IndexCastOp::create(
+                               b, loc, b.getIndexType(), scalar);
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value last = arith::ConstantIndexOp::create(
         b, loc, std::max<int64_t>(operandShape[d] - windowShape[d], 0));
@@ -417,6 +431,226 @@ struct DynamicUpdateSliceLowering
   }
 };
 
+/// bitcast_convert between element types of different widths: the narrow
+/// side has a last dimension of the ratio, whose elements are the wide
+/// element's bits, lowest first.
+struct WidthChangingBitcastLowering
+    : public OpConversionPattern<kiln::BitcastConvertOp> {
+  WidthChangingBitcastLowering(const TypeConverter &converter,
+                               MLIRContext *context)
+      : OpConversionPattern(converter, context, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(kiln::BitcastConvertOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value operand = adaptor.getOperands().front();
+    auto inType = cast<RankedTensorType>(operand.getType());
+    RankedTensorType outType = lowered(getTypeConverter(), op.getType());
+    Type inElement = inType.getElementType(),
+         outElement = outType.getElementType();
+    // A complex number is its real part's bits, then its imaginary part's.
+    auto widthOf = [](Type type) -> unsigned {
+      if (auto complex = dyn_cast<ComplexType>(type))
+        return 2 * complex.getElementType().getIntOrFloatBitWidth();
+      return type.isIntOrFloat() ? type.getIntOrFloatBitWidth() : 0;
+    };
+    if (!widthOf(inElement) || !widthOf(outElement) ||
+        !inType.hasStaticShape() || !outType.hasStaticShape())
+      return failure();
+    unsigned inWidth = widthOf(inElement);
+    unsigned outWidth = widthOf(outElement);
+    if (inWidth == outWidth)
+      return failure();
+    Location loc = op.getLoc();
+    MLIRContext *context = rewriter.getContext();
+    auto bitsOf = [](OpBuilder &b, Location loc, Value value) -> Value {
+      Type type = value.getType();
+      if (isa<IntegerType>(type))
+        return value;
+      if (auto complex = dyn_cast<ComplexType>(type)) {
+        unsigned part = complex.getElementType().getIntOrFloatBitWidth();
+        Type partBits = b.getIntegerType(part),
+             all = b.getIntegerType(2 * part);
+        auto widened = [&](Value x) -> Value {
+          return arith::ExtUIOp::create(
+              b, loc, all, arith::BitcastOp::create(b, loc, partBits, x));
+        };
+        Value re = widened(complex::ReOp::create(b, loc, value));
+        Value im = widened(complex::ImOp::create(b, loc, value));
+        Value high = arith::ShLIOp::create(
+            b, loc, im,
+            arith::ConstantOp::create(b, loc, b.getIntegerAttr(all, part)));
+        return arith::OrIOp::create(b, loc, re, high);
+      }
+      return arith::BitcastOp::create(
+          b, loc, b.getIntegerType(type.getIntOrFloatBitWidth()), value);
+    };
+    auto fromBits = [](OpBuilder &b, Location loc, Value bits,
+                       Type type) -> Value {
+      if (auto complex = dyn_cast<ComplexType>(type)) {
+        Type part = complex.getElementType();
+        unsigned width = part.getIntOrFloatBitWidth();
+        Type partBits = b.getIntegerType(width);
+        Value re = arith::TruncIOp::create(b, loc, partBits, bits);
+        Value im = arith::TruncIOp::create(
+            b, loc, partBits,
+            arith::ShRUIOp::create(
+                b, loc, bits,
+                arith::ConstantOp::create(
+                    b, loc, b.getIntegerAttr(bits.getType(), width))));
+        return complex::CreateOp::create(
+            b, loc, complex, arith::BitcastOp::create(b, loc, part, re),
+            arith::BitcastOp::create(b, loc, part, im));
+      }
+      return isa<IntegerType>(type)
+                 ? bits
+                 : (Value)arith::BitcastOp::create(b, loc, type, bits);
+    };
+    bool widen = outWidth > inWidth;
+    RankedTensorType wide = widen ? outType : inType;
+    int64_t rank = wide.getRank();
+    // Iterations over the narrow side's dimensions: the wide side drops
+    // the last one.
+    AffineMap all = AffineMap::getMultiDimIdentityMap(rank + 1, context);
+    llvm::SmallVector<AffineExpr> leading;
+    for (int64_t d = 0; d < rank; ++d)
+      leading.push_back(getAffineDimExpr(d, context));
+    AffineMap dropLast = AffineMap::get(rank + 1, 0, leading, context);
+    unsigned narrowWidth = widen ? inWidth : outWidth;
+    unsigned wideWidth = widen ? outWidth : inWidth;
+    Type wideBits = rewriter.getIntegerType(wideWidth);
+    auto shiftOf = [&](OpBuilder &b, Location loc) -> Value {
+      Value index = linalg::IndexOp::create(b, loc, rank);
+      Value position = arith::IndexCastOp::create(b, loc, wideBits, index);
+      return arith::MulIOp::create(
+          b, loc, position,
+          arith::ConstantOp::create(b, loc,
+                                    b.getIntegerAttr(wideBits, narrowWidth)));
+    };
+    linalg::GenericOp generic;
+    if (widen) {
+      Value zero = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getIntegerAttr(wideBits, 0));
+      auto accumulatorType =
+          RankedTensorType::get(outType.getShape(), wideBits);
+      Value init = linalg::FillOp::create(
+                       rewriter, loc, zero,
+                       ValueRange{emptyLike(rewriter, loc, accumulatorType)})
+                       .getResult(0);
+      llvm::SmallVector<utils::IteratorType> iterators = parallel(rank);
+      iterators.push_back(utils::IteratorType::reduction);
+      generic = linalg::GenericOp::create(
+          rewriter, loc, TypeRange{accumulatorType}, ValueRange{operand},
+          ValueRange{init}, llvm::ArrayRef<AffineMap>{all, dropLast}, iterators,
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value part = arith::ExtUIOp::create(b, loc, wideBits,
+                                                bitsOf(b, loc, args[0]));
+            Value placed = arith::ShLIOp::create(b, loc, part, shiftOf(b, loc));
+            linalg::YieldOp::create(
+                b, loc, Value(arith::OrIOp::create(b, loc, args[1], placed)));
+          });
+      Value result = generic.getResult(0);
+      if (!isa<IntegerType>(outElement)) {
+        auto converted = linalg::GenericOp::create(
+            rewriter, loc, TypeRange{outType}, ValueRange{result},
+            ValueRange{emptyLike(rewriter, loc, outType)},
+            llvm::SmallVector<AffineMap>(
+                2, rewriter.getMultiDimIdentityMap(outType.getRank())),
+            parallel(outType.getRank()),
+            [&](OpBuilder &b, Location loc, ValueRange args) {
+              linalg::YieldOp::create(b, loc,
+                                      fromBits(b, loc, args[0], outElement));
+            });
+        result = converted.getResult(0);
+      }
+      rewriter.replaceOp(op, result);
+      return success();
+    }
+    generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{outType}, ValueRange{operand},
+        ValueRange{emptyLike(rewriter, loc, outType)},
+        llvm::ArrayRef<AffineMap>{dropLast, all}, parallel(rank + 1),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value bits = bitsOf(b, loc, args[0]);
+          Value shifted = arith::ShRUIOp::create(b, loc, bits, shiftOf(b, loc));
+          Value part = arith::TruncIOp::create(
+              b, loc, b.getIntegerType(narrowWidth), shifted);
+          linalg::YieldOp::create(b, loc, fromBits(b, loc, part, outElement));
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+/// get_dimension_size of a static shape: the size, a constant.
+struct GetDimensionSizeLowering
+    : public OpConversionPattern<kiln::GetDimensionSizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kiln::GetDimensionSizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto operandType = cast<RankedTensorType>(op.getOperand().getType());
+    llvm::ArrayRef<int64_t> dimensions = op.getDimensions();
+    if (dimensions.size() != 1 || operandType.isDynamicDim(dimensions.front()))
+      return rewriter.notifyMatchFailure(op, "a dynamic dimension");
+    auto type = RankedTensorType::get({}, rewriter.getI32Type());
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, DenseElementsAttr::get(
+                type, rewriter.getI32IntegerAttr(
+                          operandType.getDimSize(dimensions.front()))));
+    return success();
+  }
+};
+
+/// dynamic_reshape whose result shape is static: a reshape.
+struct DynamicReshapeLowering
+    : public OpConversionPattern<kiln::DynamicReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kiln::DynamicReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (!resultType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "a dynamic result shape");
+    RankedTensorType type = lowered(getTypeConverter(), resultType);
+    rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(),
+                                         adaptor.getOperands().front(), type));
+    return success();
+  }
+};
+
+/// map: a generic whose body is the mapped computation on scalars.
+struct MapLowering : public OpConversionPattern<kiln::MapOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kiln::MapOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = lowered(getTypeConverter(), op.getType());
+    int64_t rank = type.getRank();
+    llvm::SmallVector<AffineMap> maps(adaptor.getInputs().size() + 1,
+                                      rewriter.getMultiDimIdentityMap(rank));
+    bool built = true;
+    auto generic = linalg::GenericOp::create(
+        rewriter, op.getLoc(), TypeRange{type}, adaptor.getInputs(),
+        ValueRange{emptyLike(rewriter, op.getLoc(), type)}, maps,
+        parallel(rank), [&](OpBuilder &b, Location loc, ValueRange args) {
+          FailureOr<llvm::SmallVector<Value>> results =
+              kiln::inlineScalarRegion(b, op.getToApply(), args.drop_back());
+          if (failed(results) || results->size() != 1) {
+            built = false;
+            linalg::YieldOp::create(b, loc, args.back());
+            return;
+          }
+          linalg::YieldOp::create(b, loc, results->front());
+        });
+    if (!built) {
+      rewriter.eraseOp(generic);
+      return rewriter.notifyMatchFailure(op, "a computation not compiled");
+    }
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
 /// Ops that are identities on one device: annotate, optimization barriers.
 template <typename OpTy>
 struct IdentityLowering : public OpConversionPattern<OpTy> {
@@ -431,7 +665,8 @@ struct IdentityLowering : public OpConversionPattern<OpTy> {
          llvm::zip(adaptor.getOperands(), op->getResults()))
       if (operand.getType() !=
           this->getTypeConverter()->convertType(result.getType()))
-        return rewriter.notifyMatchFailure(op, "an identity that changes types");
+        return rewriter.notifyMatchFailure(op,
+                                           "an identity that changes types");
     rewriter.replaceOp(op, adaptor.getOperands());
     return success();
   }
@@ -441,12 +676,14 @@ struct IdentityLowering : public OpConversionPattern<OpTy> {
 
 void kiln::populateKilnDataMovementToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ConstantLowering, IotaLowering, CausalMaskLowering,
-               BroadcastInDimLowering, ReshapeLowering<kiln::ReshapeOp>,
-               ReshapeLowering<kiln::BitcastOp>, TransposeLowering,
-               ReverseLowering, SliceLowering, ConcatenateLowering,
-               PadLowering, DynamicSliceLowering, DynamicUpdateSliceLowering,
-               IdentityLowering<kiln::AnnotateOp>,
-               IdentityLowering<kiln::OptimizationBarrierOp>>(
-      converter, patterns.getContext());
+  patterns
+      .add<ConstantLowering, IotaLowering, CausalMaskLowering,
+           BroadcastInDimLowering, ReshapeLowering<kiln::ReshapeOp>,
+           ReshapeLowering<kiln::BitcastOp>, TransposeLowering, ReverseLowering,
+           SliceLowering, ConcatenateLowering, PadLowering,
+           DynamicSliceLowering, DynamicUpdateSliceLowering,
+           IdentityLowering<kiln::AnnotateOp>, GetDimensionSizeLowering,
+           DynamicReshapeLowering, MapLowering, WidthChangingBitcastLowering,
+           IdentityLowering<kiln::OptimizationBarrierOp>>(
+          converter, patterns.getContext());
 }

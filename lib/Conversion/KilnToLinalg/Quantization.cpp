@@ -46,8 +46,11 @@ Type getExpressed(Type type) {
   return cast<RankedTensorType>(type).clone(quantized.getExpressedType());
 }
 
-/// Ops that only move elements: they move stored integers as they are.
+/// Ops that only move elements: they move stored integers as they are (a
+/// bitcast_convert reads a quantized value's stored integers).
 bool movesElementsOnly(Operation *op) {
+  if (isa<kiln::BitcastConvertOp>(op))
+    return true;
   return isa<kiln::ConstantOp, kiln::ReshapeOp, kiln::TransposeOp,
              kiln::BroadcastInDimOp, kiln::SliceOp, kiln::ConcatenateOp,
              kiln::ReverseOp, kiln::UniformQuantizeOp,

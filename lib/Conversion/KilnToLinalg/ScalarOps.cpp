@@ -15,10 +15,11 @@
 #include "ScalarOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/IRMapping.h"
@@ -32,17 +33,65 @@ namespace {
 /// Element-wise kiln ops (without the dialect prefix) that have a scalar
 /// lowering.
 const llvm::StringSet<> &scalarOpNames() {
-  static const llvm::StringSet<> names = {
-      "add", "subtract", "multiply", "divide", "remainder", "maximum",
-      "minimum", "power", "atan2", "and", "or", "xor", "shift_left",
-      "shift_right_logical", "shift_right_arithmetic", "negate", "abs",
-      "exponential", "exponential_minus_one", "log", "log_plus_one", "sqrt",
-      "rsqrt", "cbrt", "tanh", "logistic", "sine", "cosine", "tan", "erf",
-      "erfc", "floor", "ceil", "round_nearest_afz", "round_nearest_even",
-      "sign", "not", "popcnt", "count_leading_zeros", "acos", "asin", "atan",
-      "acosh", "asinh", "atanh", "cosh", "sinh", "is_finite", "compare",
-      "select", "clamp", "convert", "copy", "bitcast_convert",
-      "reduce_precision", "real", "imag", "complex"};
+  static const llvm::StringSet<> names = {"add",
+                                          "subtract",
+                                          "multiply",
+                                          "divide",
+                                          "remainder",
+                                          "maximum",
+                                          "minimum",
+                                          "power",
+                                          "atan2",
+                                          "and",
+                                          "or",
+                                          "xor",
+                                          "shift_left",
+                                          "shift_right_logical",
+                                          "shift_right_arithmetic",
+                                          "negate",
+                                          "abs",
+                                          "exponential",
+                                          "exponential_minus_one",
+                                          "log",
+                                          "log_plus_one",
+                                          "sqrt",
+                                          "rsqrt",
+                                          "cbrt",
+                                          "tanh",
+                                          "logistic",
+                                          "sine",
+                                          "cosine",
+                                          "tan",
+                                          "erf",
+                                          "erfc",
+                                          "floor",
+                                          "ceil",
+                                          "round_nearest_afz",
+                                          "round_nearest_even",
+                                          "sign",
+                                          "not",
+                                          "popcnt",
+                                          "count_leading_zeros",
+                                          "acos",
+                                          "asin",
+                                          "atan",
+                                          "acosh",
+                                          "asinh",
+                                          "atanh",
+                                          "cosh",
+                                          "sinh",
+                                          "is_finite",
+                                          "compare",
+                                          "select",
+                                          "clamp",
+                                          "convert",
+                                          "copy",
+                                          "bitcast_convert",
+                                          "mulhi",
+                                          "reduce_precision",
+                                          "real",
+                                          "imag",
+                                          "complex"};
   return names;
 }
 
@@ -102,65 +151,104 @@ struct ScalarBuilder {
 
   Value floatOp(Type kilnType, ValueRange args) {
     Type type = args.front().getType();
-    if (name == "add") return binary<arith::AddFOp>(b, loc, args);
-    if (name == "subtract") return binary<arith::SubFOp>(b, loc, args);
-    if (name == "multiply") return binary<arith::MulFOp>(b, loc, args);
-    if (name == "divide") return binary<arith::DivFOp>(b, loc, args);
-    if (name == "remainder") return binary<arith::RemFOp>(b, loc, args);
-    if (name == "maximum") return binary<arith::MaximumFOp>(b, loc, args);
-    if (name == "minimum") return binary<arith::MinimumFOp>(b, loc, args);
-    if (name == "power") return binary<math::PowFOp>(b, loc, args);
-    if (name == "atan2") return binary<math::Atan2Op>(b, loc, args);
-    if (name == "negate") return unary<arith::NegFOp>(b, loc, args);
-    if (name == "abs") return unary<math::AbsFOp>(b, loc, args);
+    if (name == "add")
+      return binary<arith::AddFOp>(b, loc, args);
+    if (name == "subtract")
+      return binary<arith::SubFOp>(b, loc, args);
+    if (name == "multiply")
+      return binary<arith::MulFOp>(b, loc, args);
+    if (name == "divide")
+      return binary<arith::DivFOp>(b, loc, args);
+    if (name == "remainder")
+      return binary<arith::RemFOp>(b, loc, args);
+    if (name == "maximum")
+      return binary<arith::MaximumFOp>(b, loc, args);
+    if (name == "minimum")
+      return binary<arith::MinimumFOp>(b, loc, args);
+    if (name == "power")
+      return binary<math::PowFOp>(b, loc, args);
+    if (name == "atan2")
+      return binary<math::Atan2Op>(b, loc, args);
+    if (name == "negate")
+      return unary<arith::NegFOp>(b, loc, args);
+    if (name == "abs")
+      return unary<math::AbsFOp>(b, loc, args);
     // A real number is its own real part; its imaginary part is 0.
-    if (name == "real") return args[0];
-    if (name == "imag") return floatConstant(b, loc, type, 0);
-    if (name == "exponential") return unary<math::ExpOp>(b, loc, args);
-    if (name == "exponential_minus_one") return unary<math::ExpM1Op>(b, loc, args);
-    if (name == "log") return unary<math::LogOp>(b, loc, args);
-    if (name == "log_plus_one") return unary<math::Log1pOp>(b, loc, args);
-    if (name == "sqrt") return unary<math::SqrtOp>(b, loc, args);
+    if (name == "real")
+      return args[0];
+    if (name == "imag")
+      return floatConstant(b, loc, type, 0);
+    if (name == "exponential")
+      return unary<math::ExpOp>(b, loc, args);
+    if (name == "exponential_minus_one")
+      return unary<math::ExpM1Op>(b, loc, args);
+    if (name == "log")
+      return unary<math::LogOp>(b, loc, args);
+    if (name == "log_plus_one")
+      return unary<math::Log1pOp>(b, loc, args);
+    if (name == "sqrt")
+      return unary<math::SqrtOp>(b, loc, args);
     if (name == "rsqrt") {
       Value one = floatConstant(b, loc, type, 1.0);
       return arith::DivFOp::create(b, loc, one,
                                    math::SqrtOp::create(b, loc, args[0]));
     }
-    if (name == "cbrt") return unary<math::CbrtOp>(b, loc, args);
-    if (name == "tanh") return unary<math::TanhOp>(b, loc, args);
+    if (name == "cbrt")
+      return unary<math::CbrtOp>(b, loc, args);
+    if (name == "tanh")
+      return unary<math::TanhOp>(b, loc, args);
     if (name == "logistic") {
       Value one = floatConstant(b, loc, type, 1.0);
-      Value exp = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, args[0]));
+      Value exp =
+          math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, args[0]));
       return arith::DivFOp::create(b, loc, one,
                                    arith::AddFOp::create(b, loc, one, exp));
     }
-    if (name == "sine") return unary<math::SinOp>(b, loc, args);
-    if (name == "cosine") return unary<math::CosOp>(b, loc, args);
-    if (name == "tan") return unary<math::TanOp>(b, loc, args);
-    if (name == "erf") return unary<math::ErfOp>(b, loc, args);
-    if (name == "erfc") return unary<math::ErfcOp>(b, loc, args);
-    if (name == "floor") return unary<math::FloorOp>(b, loc, args);
-    if (name == "ceil") return unary<math::CeilOp>(b, loc, args);
-    if (name == "round_nearest_afz") return unary<math::RoundOp>(b, loc, args);
-    if (name == "round_nearest_even") return unary<math::RoundEvenOp>(b, loc, args);
-    if (name == "acos") return unary<math::AcosOp>(b, loc, args);
-    if (name == "asin") return unary<math::AsinOp>(b, loc, args);
-    if (name == "atan") return unary<math::AtanOp>(b, loc, args);
-    if (name == "acosh") return unary<math::AcoshOp>(b, loc, args);
-    if (name == "asinh") return unary<math::AsinhOp>(b, loc, args);
-    if (name == "atanh") return unary<math::AtanhOp>(b, loc, args);
-    if (name == "cosh") return unary<math::CoshOp>(b, loc, args);
-    if (name == "sinh") return unary<math::SinhOp>(b, loc, args);
+    if (name == "sine")
+      return unary<math::SinOp>(b, loc, args);
+    if (name == "cosine")
+      return unary<math::CosOp>(b, loc, args);
+    if (name == "tan")
+      return unary<math::TanOp>(b, loc, args);
+    if (name == "erf")
+      return unary<math::ErfOp>(b, loc, args);
+    if (name == "erfc")
+      return unary<math::ErfcOp>(b, loc, args);
+    if (name == "floor")
+      return unary<math::FloorOp>(b, loc, args);
+    if (name == "ceil")
+      return unary<math::CeilOp>(b, loc, args);
+    if (name == "round_nearest_afz")
+      return unary<math::RoundOp>(b, loc, args);
+    if (name == "round_nearest_even")
+      return unary<math::RoundEvenOp>(b, loc, args);
+    if (name == "acos")
+      return unary<math::AcosOp>(b, loc, args);
+    if (name == "asin")
+      return unary<math::AsinOp>(b, loc, args);
+    if (name == "atan")
+      return unary<math::AtanOp>(b, loc, args);
+    if (name == "acosh")
+      return unary<math::AcoshOp>(b, loc, args);
+    if (name == "asinh")
+      return unary<math::AsinhOp>(b, loc, args);
+    if (name == "atanh")
+      return unary<math::AtanhOp>(b, loc, args);
+    if (name == "cosh")
+      return unary<math::CoshOp>(b, loc, args);
+    if (name == "sinh")
+      return unary<math::SinhOp>(b, loc, args);
     if (name == "sign") {
       // +-0 and NaN are their own sign.
       Value zero = floatConstant(b, loc, type, 0.0);
       Value one = floatConstant(b, loc, type, 1.0);
       Value minusOne = floatConstant(b, loc, type, -1.0);
-      Value positive =
-          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, args[0], zero);
-      Value negative =
-          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, args[0], zero);
-      Value result = arith::SelectOp::create(b, loc, negative, minusOne, args[0]);
+      Value positive = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                             args[0], zero);
+      Value negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                             args[0], zero);
+      Value result =
+          arith::SelectOp::create(b, loc, negative, minusOne, args[0]);
       return arith::SelectOp::create(b, loc, positive, one, result);
     }
     if (name == "clamp") {
@@ -176,7 +264,9 @@ struct ScalarBuilder {
     bool isUnsigned = isUnsignedKilnInteger(kilnType);
     Value a = args[0];
     Value bArg = args.size() > 1 ? args[1] : Value();
-    auto allOnes = [&] { return intConstant(b, loc, type, APInt::getAllOnes(width)); };
+    auto allOnes = [&] {
+      return intConstant(b, loc, type, APInt::getAllOnes(width));
+    };
     auto zero = [&] { return intConstant(b, loc, type, 0); };
     auto cmp = [&](arith::CmpIPredicate predicate, Value x, Value y) -> Value {
       return arith::CmpIOp::create(b, loc, predicate, x, y);
@@ -201,7 +291,8 @@ struct ScalarBuilder {
       Value overflow;
       Value unsafe = isZero;
       if (!isUnsigned && width > 1) {
-        Value minimum = intConstant(b, loc, type, APInt::getSignedMinValue(width));
+        Value minimum =
+            intConstant(b, loc, type, APInt::getSignedMinValue(width));
         overflow = arith::AndIOp::create(
             b, loc, cmp(arith::CmpIPredicate::eq, a, minimum),
             cmp(arith::CmpIPredicate::eq, bArg, allOnes()));
@@ -237,10 +328,14 @@ struct ScalarBuilder {
       return isUnsigned ? (Value)arith::MinUIOp::create(b, loc, raised, high)
                         : (Value)arith::MinSIOp::create(b, loc, raised, high);
     }
-    if (name == "and") return arith::AndIOp::create(b, loc, a, bArg);
-    if (name == "or") return arith::OrIOp::create(b, loc, a, bArg);
-    if (name == "xor") return arith::XOrIOp::create(b, loc, a, bArg);
-    if (name == "not") return arith::XOrIOp::create(b, loc, a, allOnes());
+    if (name == "and")
+      return arith::AndIOp::create(b, loc, a, bArg);
+    if (name == "or")
+      return arith::OrIOp::create(b, loc, a, bArg);
+    if (name == "xor")
+      return arith::XOrIOp::create(b, loc, a, bArg);
+    if (name == "not")
+      return arith::XOrIOp::create(b, loc, a, allOnes());
     if (name == "shift_left" || name == "shift_right_logical" ||
         name == "shift_right_arithmetic") {
       // Amounts are unsigned; past the width a shift gives 0, or the sign
@@ -257,7 +352,8 @@ struct ScalarBuilder {
                           : (Value)arith::ShRUIOp::create(b, loc, a, amount);
       return select(past, zero(), shifted);
     }
-    if (name == "negate") return arith::SubIOp::create(b, loc, zero(), a);
+    if (name == "negate")
+      return arith::SubIOp::create(b, loc, zero(), a);
     if (name == "abs")
       return isUnsigned ? a
                         : select(cmp(arith::CmpIPredicate::slt, a, zero()),
@@ -266,12 +362,59 @@ struct ScalarBuilder {
       Value one = intConstant(b, loc, type, 1);
       if (isUnsigned)
         return select(cmp(arith::CmpIPredicate::ne, a, zero()), one, zero());
-      Value result = select(cmp(arith::CmpIPredicate::slt, a, zero()),
-                            allOnes(), zero());
+      Value result =
+          select(cmp(arith::CmpIPredicate::slt, a, zero()), allOnes(), zero());
       return select(cmp(arith::CmpIPredicate::sgt, a, zero()), one, result);
     }
     // LLVM's intrinsics directly: math-to-libm would refuse math's forms.
-    if (name == "popcnt") return LLVM::CtPopOp::create(b, loc, type, a);
+    if (name == "popcnt")
+      return LLVM::CtPopOp::create(b, loc, type, a);
+    if (name == "mulhi" && width > 1) {
+      // The high half of the double-width product.
+      Type wide = b.getIntegerType(2 * width);
+      auto extend = [&](Value x) -> Value {
+        return isUnsigned ? (Value)arith::ExtUIOp::create(b, loc, wide, x)
+                          : (Value)arith::ExtSIOp::create(b, loc, wide, x);
+      };
+      Value product = arith::MulIOp::create(b, loc, extend(a), extend(bArg));
+      Value high = arith::ShRUIOp::create(b, loc, product,
+                                          intConstant(b, loc, wide, width));
+      return arith::TruncIOp::create(b, loc, type, high);
+    }
+    if (name == "power" && width > 1) {
+      // Square and multiply over the exponent's bits; a negative exponent
+      // gives 1 for a base of 1, +-1 for -1 and 0 otherwise.
+      Value one = intConstant(b, loc, type, 1);
+      auto loop = scf::ForOp::create(
+          b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+          arith::ConstantIndexOp::create(b, loc, width),
+          arith::ConstantIndexOp::create(b, loc, 1), ValueRange{one, a, bArg},
+          [&](OpBuilder &inner, Location nested, Value, ValueRange state) {
+            Value result = state[0], base = state[1], exponent = state[2];
+            Value bit = arith::AndIOp::create(inner, nested, exponent, one);
+            Value odd =
+                arith::CmpIOp::create(inner, nested, arith::CmpIPredicate::ne,
+                                      bit, intConstant(inner, nested, type, 0));
+            Value times = arith::MulIOp::create(inner, nested, result, base);
+            result = arith::SelectOp::create(inner, nested, odd, times, result);
+            base = arith::MulIOp::create(inner, nested, base, base);
+            exponent = arith::ShRUIOp::create(inner, nested, exponent, one);
+            scf::YieldOp::create(inner, nested,
+                                 ValueRange{result, base, exponent});
+          });
+      Value positive = loop.getResult(0);
+      if (isUnsigned)
+        return positive;
+      Value negative = cmp(arith::CmpIPredicate::slt, bArg, zero());
+      Value isOne = cmp(arith::CmpIPredicate::eq, a, one);
+      Value isMinusOne = cmp(arith::CmpIPredicate::eq, a, allOnes());
+      Value oddExponent = cmp(arith::CmpIPredicate::ne,
+                              arith::AndIOp::create(b, loc, bArg, one), zero());
+      Value minusOnePower = select(oddExponent, allOnes(), one);
+      Value small =
+          select(isOne, one, select(isMinusOne, minusOnePower, zero()));
+      return select(negative, small, positive);
+    }
     if (name == "count_leading_zeros")
       return LLVM::CountLeadingZerosOp::create(b, loc, type, a,
                                                b.getBoolAttr(false));
@@ -372,10 +515,12 @@ struct ScalarBuilder {
     unsigned width = toInteger.getWidth();
     bool isUnsigned = isUnsignedKilnInteger(to);
     Type floatType = x.getType();
-    Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+    Value isNan =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
     double limit = std::ldexp(1.0, isUnsigned ? width : width - 1);
-    Value tooBig = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x,
-                                         floatConstant(b, loc, floatType, limit));
+    Value tooBig =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x,
+                              floatConstant(b, loc, floatType, limit));
     Value tooSmall = arith::CmpFOp::create(
         b, loc, arith::CmpFPredicate::OLE, x,
         floatConstant(b, loc, floatType, isUnsigned ? 0.0 : -limit));
@@ -383,17 +528,17 @@ struct ScalarBuilder {
         b, loc, isNan, arith::OrIOp::create(b, loc, tooBig, tooSmall));
     Value safe = arith::SelectOp::create(
         b, loc, unsafe, floatConstant(b, loc, floatType, 0.0), x);
-    Value result = isUnsigned
-                       ? (Value)arith::FPToUIOp::create(b, loc, signlessTo, safe)
-                       : (Value)arith::FPToSIOp::create(b, loc, signlessTo, safe);
-    APInt high = isUnsigned ? APInt::getAllOnes(width)
-                            : APInt::getSignedMaxValue(width);
-    APInt low = isUnsigned ? APInt::getZero(width)
-                           : APInt::getSignedMinValue(width);
-    result = arith::SelectOp::create(b, loc, tooSmall,
-                                     intConstant(b, loc, signlessTo, low), result);
-    return arith::SelectOp::create(b, loc, tooBig,
-                                   intConstant(b, loc, signlessTo, high), result);
+    Value result =
+        isUnsigned ? (Value)arith::FPToUIOp::create(b, loc, signlessTo, safe)
+                   : (Value)arith::FPToSIOp::create(b, loc, signlessTo, safe);
+    APInt high =
+        isUnsigned ? APInt::getAllOnes(width) : APInt::getSignedMaxValue(width);
+    APInt low =
+        isUnsigned ? APInt::getZero(width) : APInt::getSignedMinValue(width);
+    result = arith::SelectOp::create(
+        b, loc, tooSmall, intConstant(b, loc, signlessTo, low), result);
+    return arith::SelectOp::create(
+        b, loc, tooBig, intConstant(b, loc, signlessTo, high), result);
   }
 
   /// `x` (in `kilnType`'s compute type) rounded to `kilnType`.
@@ -415,8 +560,10 @@ Value buildReducePrecision(OpBuilder &b, Operation *op, Type type, Value x) {
   unsigned width = floatType.getWidth();
   int64_t sourceMantissa = floatType.getFPMantissaWidth() - 1;
   int64_t sourceExponent = width - 1 - sourceMantissa;
-  int64_t exponentBits = op->getAttrOfType<IntegerAttr>("exponent_bits").getInt();
-  int64_t mantissaBits = op->getAttrOfType<IntegerAttr>("mantissa_bits").getInt();
+  int64_t exponentBits =
+      op->getAttrOfType<IntegerAttr>("exponent_bits").getInt();
+  int64_t mantissaBits =
+      op->getAttrOfType<IntegerAttr>("mantissa_bits").getInt();
   Type bitsType = b.getIntegerType(width);
   auto bitsOf = [&](const APInt &value) {
     return intConstant(b, loc, bitsType, value);
@@ -463,7 +610,8 @@ Value buildReducePrecision(OpBuilder &b, Operation *op, Type type, Value x) {
         bitsOf(APInt::getSignMask(width)));
     Value infinity = arith::OrIOp::create(
         b, loc, sign,
-        bitsOf(APInt::getLowBitsSet(width, sourceExponent).shl(sourceMantissa)));
+        bitsOf(
+            APInt::getLowBitsSet(width, sourceExponent).shl(sourceMantissa)));
     nan = arith::BitcastOp::create(b, loc, type, infinity);
   }
   return arith::SelectOp::create(b, loc, isNan, nan, result);
@@ -504,38 +652,82 @@ Value buildComplexOp(OpBuilder &b, Operation *op, StringRef name,
                ? arith::SelectOp::create(b, loc, less, args[1], args[0])
                : arith::SelectOp::create(b, loc, less, args[0], args[1]);
   }
-  if (name == "add") return binary<complex::AddOp>(b, loc, args);
-  if (name == "subtract") return binary<complex::SubOp>(b, loc, args);
-  if (name == "multiply") return binary<complex::MulOp>(b, loc, args);
-  if (name == "divide") return binary<complex::DivOp>(b, loc, args);
-  if (name == "power") return binary<complex::PowOp>(b, loc, args);
-  if (name == "negate") return unary<complex::NegOp>(b, loc, args);
-  if (name == "exponential") return unary<complex::ExpOp>(b, loc, args);
-  if (name == "exponential_minus_one") return unary<complex::Expm1Op>(b, loc, args);
-  if (name == "log") return unary<complex::LogOp>(b, loc, args);
-  if (name == "log_plus_one") return unary<complex::Log1pOp>(b, loc, args);
-  if (name == "sqrt") return unary<complex::SqrtOp>(b, loc, args);
-  if (name == "rsqrt") return unary<complex::RsqrtOp>(b, loc, args);
-  if (name == "tanh") return unary<complex::TanhOp>(b, loc, args);
-  if (name == "tan") return unary<complex::TanOp>(b, loc, args);
-  if (name == "sine") return unary<complex::SinOp>(b, loc, args);
-  if (name == "cosine") return unary<complex::CosOp>(b, loc, args);
-  if (name == "sign") return unary<complex::SignOp>(b, loc, args);
-  if (name == "abs") return unary<complex::AbsOp>(b, loc, args);
-  if (name == "real") return unary<complex::ReOp>(b, loc, args);
-  if (name == "imag") return unary<complex::ImOp>(b, loc, args);
+  if (name == "add")
+    return binary<complex::AddOp>(b, loc, args);
+  if (name == "subtract")
+    return binary<complex::SubOp>(b, loc, args);
+  if (name == "multiply")
+    return binary<complex::MulOp>(b, loc, args);
+  if (name == "divide")
+    return binary<complex::DivOp>(b, loc, args);
+  if (name == "power")
+    return binary<complex::PowOp>(b, loc, args);
+  if (name == "atan2") {
+    // atan2(y, x) = -i log((x + i y) / sqrt(x^2 + y^2)), as the evaluator.
+    auto type = cast<ComplexType>(args[0].getType());
+    Type part = type.getElementType();
+    auto constant = [&](double re, double im) -> Value {
+      return complex::ConstantOp::create(
+          b, loc, type,
+          b.getArrayAttr({b.getFloatAttr(part, re), b.getFloatAttr(part, im)}));
+    };
+    Value y = args[0], x = args[1];
+    Value numerator = complex::AddOp::create(
+        b, loc, x, complex::MulOp::create(b, loc, constant(0, 1), y));
+    Value squares =
+        complex::AddOp::create(b, loc, complex::MulOp::create(b, loc, x, x),
+                               complex::MulOp::create(b, loc, y, y));
+    Value quotient = complex::DivOp::create(
+        b, loc, numerator, complex::SqrtOp::create(b, loc, squares));
+    return complex::MulOp::create(b, loc, constant(0, -1),
+                                  complex::LogOp::create(b, loc, quotient));
+  }
+  if (name == "negate")
+    return unary<complex::NegOp>(b, loc, args);
+  if (name == "exponential")
+    return unary<complex::ExpOp>(b, loc, args);
+  if (name == "exponential_minus_one")
+    return unary<complex::Expm1Op>(b, loc, args);
+  if (name == "log")
+    return unary<complex::LogOp>(b, loc, args);
+  if (name == "log_plus_one")
+    return unary<complex::Log1pOp>(b, loc, args);
+  if (name == "sqrt")
+    return unary<complex::SqrtOp>(b, loc, args);
+  if (name == "rsqrt")
+    return unary<complex::RsqrtOp>(b, loc, args);
+  if (name == "tanh")
+    return unary<complex::TanhOp>(b, loc, args);
+  if (name == "tan")
+    return unary<complex::TanOp>(b, loc, args);
+  if (name == "sine")
+    return unary<complex::SinOp>(b, loc, args);
+  if (name == "cosine")
+    return unary<complex::CosOp>(b, loc, args);
+  if (name == "sign")
+    return unary<complex::SignOp>(b, loc, args);
+  if (name == "abs")
+    return unary<complex::AbsOp>(b, loc, args);
+  if (name == "real")
+    return unary<complex::ReOp>(b, loc, args);
+  if (name == "imag")
+    return unary<complex::ImOp>(b, loc, args);
   if (name == "compare") {
     StringRef direction = op->getAttrOfType<StringAttr>("direction").getValue();
-    if (direction == "EQ") return binary<complex::EqualOp>(b, loc, args);
-    if (direction == "NE") return binary<complex::NotEqualOp>(b, loc, args);
+    if (direction == "EQ")
+      return binary<complex::EqualOp>(b, loc, args);
+    if (direction == "NE")
+      return binary<complex::NotEqualOp>(b, loc, args);
   }
   if (name == "convert" && isa<FloatType>(resultType)) {
     // A complex number converts by its real part.
     Value re = complex::ReOp::create(b, loc, args[0]);
     unsigned have = re.getType().getIntOrFloatBitWidth();
     unsigned want = resultType.getIntOrFloatBitWidth();
-    if (have < want) return arith::ExtFOp::create(b, loc, resultType, re);
-    if (have > want) return arith::TruncFOp::create(b, loc, resultType, re);
+    if (have < want)
+      return arith::ExtFOp::create(b, loc, resultType, re);
+    if (have > want)
+      return arith::TruncFOp::create(b, loc, resultType, re);
     return re;
   }
   if (name == "convert" && isa<ComplexType>(resultType)) {
@@ -545,11 +737,14 @@ Value buildComplexOp(OpBuilder &b, Operation *op, StringRef name,
     auto resize = [&](Value value) -> Value {
       unsigned have = value.getType().getIntOrFloatBitWidth();
       unsigned want = part.getIntOrFloatBitWidth();
-      if (have < want) return arith::ExtFOp::create(b, loc, part, value);
-      if (have > want) return arith::TruncFOp::create(b, loc, part, value);
+      if (have < want)
+        return arith::ExtFOp::create(b, loc, part, value);
+      if (have > want)
+        return arith::TruncFOp::create(b, loc, part, value);
       return value;
     };
-    return complex::CreateOp::create(b, loc, resultType, resize(re), resize(im));
+    return complex::CreateOp::create(b, loc, resultType, resize(re),
+                                     resize(im));
   }
   op->emitError() << op->getName() << " on element type " << argTypes[0]
                   << " is not compiled by the CPU backend";
@@ -578,6 +773,16 @@ Value kiln::buildScalarOp(OpBuilder &builder, Operation *op, TypeRange argTypes,
                           Type resultType, ValueRange args) {
   StringRef name = op->getName().getStringRef().drop_front(strlen("kiln."));
   ScalarBuilder scalar{builder, op, op->getLoc(), name};
+  // A bitcast of quantized values reads their stored integers.
+  llvm::SmallVector<Type> storedTypes;
+  if (name == "bitcast_convert") {
+    for (Type type : argTypes)
+      storedTypes.push_back(
+          isa<quant::QuantizedType>(type) ? getSignlessType(type) : type);
+    if (isa<quant::QuantizedType>(resultType))
+      resultType = getSignlessType(resultType);
+    argTypes = storedTypes;
+  }
   for (Type type : argTypes)
     if (!isCompiledElement(type))
       return scalar.emitUnsupported(type);
@@ -590,6 +795,13 @@ Value kiln::buildScalarOp(OpBuilder &builder, Operation *op, TypeRange argTypes,
     // complex(re, im): the parts in the result's part type.
     return complex::CreateOp::create(builder, loc, resultType, args[0],
                                      args[1]);
+  }
+  if (name == "convert" && isa<ComplexType>(argTypes[0]) &&
+      isa<IntegerType>(resultType)) {
+    // A complex number converts to an integer by its real part.
+    Type part = cast<ComplexType>(argTypes[0]).getElementType();
+    return scalar.convert(part, resultType,
+                          complex::ReOp::create(builder, loc, args[0]));
   }
   if (!argTypes.empty() && isa<ComplexType>(argTypes.back()) &&
       name != "select")
@@ -610,7 +822,8 @@ Value kiln::buildScalarOp(OpBuilder &builder, Operation *op, TypeRange argTypes,
   if (name == "select")
     return arith::SelectOp::create(builder, loc, args[0], args[1], args[2]);
   if (name == "bitcast_convert") {
-    if (argTypes[0].getIntOrFloatBitWidth() != resultType.getIntOrFloatBitWidth())
+    if (getSignlessType(argTypes[0]).getIntOrFloatBitWidth() !=
+        getSignlessType(resultType).getIntOrFloatBitWidth())
       return scalar.emitUnsupported(argTypes[0]);
     Type to = getSignlessType(resultType);
     if (args[0].getType() == to)
@@ -638,7 +851,8 @@ Value kiln::buildScalarOp(OpBuilder &builder, Operation *op, TypeRange argTypes,
     return scalar.convert(argTypes[0], resultType, computed[0]);
   if (name == "is_finite") {
     Value magnitude = math::AbsFOp::create(builder, loc, computed[0]);
-    Value infinity = floatConstant(builder, loc, computed[0].getType(), INFINITY);
+    Value infinity =
+        floatConstant(builder, loc, computed[0].getType(), INFINITY);
     return arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::OLT,
                                  magnitude, infinity);
   }
@@ -703,11 +917,12 @@ kiln::inlineScalarRegion(OpBuilder &builder, Region &region, ValueRange args) {
       argTypes.push_back(elementOf(operand.getType()));
       operands.push_back(mapping.lookup(operand));
     }
-    Value result = buildScalarOp(builder, &op, argTypes,
-                                 elementOf(op.getResult(0).getType()), operands);
+    Value result = buildScalarOp(
+        builder, &op, argTypes, elementOf(op.getResult(0).getType()), operands);
     if (!result)
       return failure();
     mapping.map(op.getResult(0), result);
   }
-  return region.front().getParentOp()->emitError("a region without kiln.return");
+  return region.front().getParentOp()->emitError(
+      "a region without kiln.return");
 }

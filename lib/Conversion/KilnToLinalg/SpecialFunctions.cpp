@@ -122,6 +122,54 @@ struct FftLowering : public OpConversionPattern<kiln::FftOp> {
   }
 };
 
+/// triangular_solve as a call of the runtime's kiln_rt_triangular_solve:
+/// the evaluator's substitution, rounded as it rounds.
+struct TriangularSolveLowering
+    : public OpConversionPattern<kiln::TriangularSolveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kiln::TriangularSolveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto aType = cast<RankedTensorType>(adaptor.getA().getType());
+    auto bType = cast<RankedTensorType>(adaptor.getB().getType());
+    std::optional<ElementKind> kind =
+        kiln::getRuntimeElementKind(bType.getElementType());
+    if (!kind || !isa<FloatType, ComplexType>(bType.getElementType()) ||
+        !aType.hasStaticShape() || !bType.hasStaticShape() ||
+        aType.getRank() < 2 || bType.getRank() < 2 ||
+        aType.getElementType() != bType.getElementType())
+      return rewriter.notifyMatchFailure(op, "unsupported triangular_solve");
+    ModuleOp module = op->getParentOfType<ModuleOp>();
+    kiln::declareRuntimeFunction(module, kTriangularSolveFunction,
+                                 kTriangularSolveArguments, 0, rewriter);
+    Value a = kiln::copyToBuffer(rewriter, loc, adaptor.getA());
+    Value b = kiln::copyToBuffer(rewriter, loc, adaptor.getB());
+    Value output = kiln::allocateBuffer(rewriter, loc, bType);
+    int64_t flags = (op.getLeftSide() ? 1 : 0) | (op.getLower() ? 2 : 0) |
+                    (op.getUnitDiagonal() ? 4 : 0) |
+                    (llvm::StringSwitch<int64_t>(op.getTransposeA())
+                         .Case("TRANSPOSE", 1)
+                         .Case("ADJOINT", 2)
+                         .Default(0)
+                     << 3);
+    SmallVector<Value> arguments = {
+        kiln::getI64(rewriter, loc, (int64_t)*kind),
+        kiln::getAddress(rewriter, loc, a),
+        kiln::getAddress(rewriter, loc, b),
+        kiln::getAddress(rewriter, loc, output),
+        kiln::getI64(rewriter, loc, aType.getShape().back()),
+        kiln::getI64(rewriter, loc, bType.getShape()[bType.getRank() - 2]),
+        kiln::getI64(rewriter, loc, bType.getShape().back()),
+        kiln::getI64(rewriter, loc, bType.getNumElements()),
+        kiln::getI64(rewriter, loc, flags)};
+    func::CallOp::create(rewriter, loc, kTriangularSolveFunction, TypeRange(),
+                         arguments);
+    rewriter.replaceOp(op, kiln::bufferAsTensor(rewriter, loc, bType, output));
+    return success();
+  }
+};
+
 } // namespace
 
 void kiln::populateKilnSpecialFunctionToRuntimePatterns(
@@ -146,5 +194,5 @@ void kiln::populateKilnSpecialFunctionToRuntimePatterns(
       SpecialFunctionLowering<kiln::CbrtOp, SpecialFunction::ComplexCbrt, true>,
       SpecialFunctionLowering<kiln::LogisticOp,
                               SpecialFunction::ComplexLogistic, true>,
-      FftLowering>(converter, patterns.getContext());
+      FftLowering, TriangularSolveLowering>(converter, patterns.getContext());
 }

@@ -133,8 +133,8 @@ LogicalResult describeBuffers(func::FuncOp entry, TypeRange types,
     BufferSpec buffer;
     llvm::raw_string_ostream(buffer.type) << type;
     buffer.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
-    buffer.bytes =
-        tensor.getNumElements() * kiln::getElementBytes(tensor.getElementType());
+    buffer.bytes = tensor.getNumElements() *
+                   kiln::getElementBytes(tensor.getElementType());
     buffers.push_back(std::move(buffer));
   }
   return success();
@@ -162,11 +162,12 @@ createTargetMachine(const kiln::TargetSpec &target, unsigned optLevel,
                   feature.first().str();
   llvm::CodeGenOptLevel level = optLevel == 0   ? llvm::CodeGenOptLevel::None
                                 : optLevel == 1 ? llvm::CodeGenOptLevel::Less
-                                : optLevel == 2 ? llvm::CodeGenOptLevel::Default
-                                                : llvm::CodeGenOptLevel::Aggressive;
-  return std::unique_ptr<llvm::TargetMachine>(llvmTarget->createTargetMachine(
-      triple, target.cpu, features, options, llvm::Reloc::PIC_, std::nullopt,
-      level));
+                                : optLevel == 2
+                                    ? llvm::CodeGenOptLevel::Default
+                                    : llvm::CodeGenOptLevel::Aggressive;
+  return std::unique_ptr<llvm::TargetMachine>(
+      llvmTarget->createTargetMachine(triple, target.cpu, features, options,
+                                      llvm::Reloc::PIC_, std::nullopt, level));
 }
 
 /// `void kiln_entry(void **buffers)`: loads each buffer pointer and calls
@@ -176,14 +177,15 @@ void addEntryWrapper(llvm::Module &module, llvm::Function *entry,
                      llvm::StringRef name) {
   llvm::LLVMContext &context = module.getContext();
   auto *pointer = llvm::PointerType::get(context, 0);
-  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(context),
-                                       {pointer}, false);
+  auto *type =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(context), {pointer}, false);
   for (llvm::Function &function : module)
     if (!function.isDeclaration())
       function.setLinkage(llvm::GlobalValue::InternalLinkage);
   auto *wrapper = llvm::Function::Create(
       type, llvm::GlobalValue::ExternalLinkage, name, module);
-  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", wrapper));
+  llvm::IRBuilder<> builder(
+      llvm::BasicBlock::Create(context, "entry", wrapper));
   llvm::SmallVector<llvm::Value *> args;
   for (unsigned i = 0; i < entry->arg_size(); ++i) {
     llvm::Value *slot =
@@ -244,7 +246,7 @@ std::vector<std::string> getTargetFeatures(llvm::TargetMachine &machine) {
 } // namespace
 
 kiln::CpuCompileOptions kiln::getCpuCompileOptions(llvm::StringRef canonical,
-                                                  const TargetSpec &target) {
+                                                   const TargetSpec &target) {
   CpuCompileOptions options;
   options.target = target;
   llvm::SmallVector<llvm::StringRef> lines;
@@ -261,8 +263,7 @@ kiln::CpuCompileOptions kiln::getCpuCompileOptions(llvm::StringRef canonical,
   return options;
 }
 
-std::vector<std::string>
-kiln::getTargetCpuFeatures(const TargetSpec &target) {
+std::vector<std::string> kiln::getTargetCpuFeatures(const TargetSpec &target) {
   initializeTargets();
   std::string error;
   std::unique_ptr<llvm::TargetMachine> machine =
@@ -420,16 +421,18 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
                 : (TypedAttr)builder.getIntegerAttr(bits, value));
       };
       Value magnitude = arith::AndIOp::create(
-          builder, loc, arith::BitcastOp::create(builder, loc, bits, op.getLhs()),
+          builder, loc,
+          arith::BitcastOp::create(builder, loc, bits, op.getLhs()),
           mask(APInt::getSignedMaxValue(width)));
       Value sign = arith::AndIOp::create(
-          builder, loc, arith::BitcastOp::create(builder, loc, bits, op.getRhs()),
+          builder, loc,
+          arith::BitcastOp::create(builder, loc, bits, op.getRhs()),
           mask(APInt::getSignMask(width)));
-      op.replaceAllUsesWith(arith::BitcastOp::create(
-                                builder, loc, type,
-                                arith::OrIOp::create(builder, loc, magnitude,
-                                                     sign))
-                                .getResult());
+      op.replaceAllUsesWith(
+          arith::BitcastOp::create(
+              builder, loc, type,
+              arith::OrIOp::create(builder, loc, magnitude, sign))
+              .getResult());
       op.erase();
     });
     // MLIR's bare-pointer calling convention refuses memrefs without
@@ -460,6 +463,24 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
         function.setType(FunctionType::get(function.getContext(), inputs,
                                            function.getResultTypes()));
     });
+    // rsqrt that the complex dialect's lowering makes (complex rsqrt) as
+    // 1 / sqrt: math-to-libm would call an `rsqrt` no C library has.
+    module.walk([](math::RsqrtOp op) {
+      OpBuilder builder(op);
+      Location loc = op.getLoc();
+      Type type = op.getType();
+      auto element = cast<FloatType>(getElementTypeOrSelf(type));
+      TypedAttr one = builder.getFloatAttr(element, 1.0);
+      if (auto vector = dyn_cast<VectorType>(type))
+        one = DenseElementsAttr::get(vector, one);
+      Value sqrt =
+          math::SqrtOp::create(builder, loc, op.getOperand(), op.getFastmath());
+      op.replaceAllUsesWith(
+          arith::DivFOp::create(
+              builder, loc, arith::ConstantOp::create(builder, loc, one), sqrt)
+              .getResult());
+      op.erase();
+    });
     // LLVM optimizes a function per loop nest in time linear in the graph's
     // size; one function of the whole graph costs it quadratic time.
     outlineLoopNests(module);
@@ -486,9 +507,8 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
   llvmModule->setTargetTriple(machine->getTargetTriple());
   llvmModule->setDataLayout(machine->createDataLayout());
   llvm::Function *entryFunction = llvmModule->getFunction(entryName);
-  if (!entryFunction ||
-      entryFunction->arg_size() !=
-          manifest.inputs.size() + manifest.outputs.size())
+  if (!entryFunction || entryFunction->arg_size() !=
+                            manifest.inputs.size() + manifest.outputs.size())
     return fail("the lowered entry @" + entryName +
                 " does not take one pointer per parameter and result");
   addEntryWrapper(*llvmModule, entryFunction, manifest.entry);
