@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpEvaluators.h"
+#include "kiln/Interpreter/CollectiveGroups.h"
 #include "ScalarRegion.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -23,11 +24,9 @@
 using namespace mlir;
 using namespace kiln::interp;
 
-namespace {
-
 /// The rows of an op's replica groups (none: one row of `all` ids).
-llvm::SmallVector<llvm::SmallVector<int64_t>> groupRows(Operation *op,
-                                                        int64_t all) {
+llvm::SmallVector<llvm::SmallVector<int64_t>>
+kiln::interp::groupRows(Operation *op, int64_t all) {
   llvm::SmallVector<llvm::SmallVector<int64_t>> rows;
   auto groups = op->getAttrOfType<DenseIntElementsAttr>("replica_groups");
   if (!groups || groups.getNumElements() == 0) {
@@ -56,8 +55,8 @@ llvm::SmallVector<llvm::SmallVector<int64_t>> groupRows(Operation *op,
 /// use_global_device_ids; all_to_all and collective_broadcast with a
 /// channel: cross-partition).
 std::optional<llvm::SmallVector<int64_t>>
-gridGroupOf(Operation *op, StringRef name, int64_t rank, int replicas,
-            int partitions) {
+kiln::interp::gridGroupOf(Operation *op, StringRef name, int64_t rank,
+                          int replicas, int partitions) {
   auto channel = op->getAttrOfType<IntegerAttr>("channel_id");
   bool hasChannel = channel && channel.getInt() > 0;
   auto global = op->getAttrOfType<BoolAttr>("use_global_device_ids");
@@ -95,6 +94,8 @@ gridGroupOf(Operation *op, StringRef name, int64_t rank, int replicas,
     }
   return std::nullopt;
 }
+
+namespace {
 
 /// The members of `rank`'s replica group, in order.
 std::optional<llvm::SmallVector<int64_t>> groupOf(Operation *op, int64_t rank,

@@ -21,6 +21,7 @@
 #include "kiln/Import/Hlo/HloImporter.h"
 #include "kiln/Import/LoadGraph.h"
 #include "kiln/Interpreter/Evaluator.h"
+#include "kiln/Runtime/Collectives.h"
 #include "kiln/Runtime/Executable.h"
 #include "kiln/Signature/Signature.h"
 #include "kiln/Target/CPU/CpuCompiler.h"
@@ -39,6 +40,8 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
+#include <thread>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -271,6 +274,7 @@ std::string compileModule(mlir::ModuleOp module, mlir::MLIRContext &context,
     CpuCompileOptions options;
     options.target = *target;
     options.foldConstants = false;
+    int64_t participants = getRunParallelParticipants(module);
     mlir::FailureOr<CompiledGraph> graph = compileForCpu(module, options);
     if (mlir::failed(graph))
       answer('N', "compile: " + firstLine(diagnostics));
@@ -278,7 +282,34 @@ std::string compileModule(mlir::ModuleOp module, mlir::MLIRContext &context,
         Executable::load(writeArtifact(graph->manifest, graph->output));
     if (!executable)
       answer('N', "load: " + llvm::toString(executable.takeError()));
-    auto outputs = (*executable)->run(arguments, &context);
+    // A test harness's grid runs as that many participants, one thread
+    // each; every participant ends with every program's results.
+    llvm::Expected<std::vector<interp::HostTensor>> outputs =
+        std::vector<interp::HostTensor>();
+    if (participants > 1) {
+      context.enableMultithreading(true);
+      ParticipantGroup group(participants);
+      std::vector<std::optional<llvm::Expected<std::vector<interp::HostTensor>>>>
+          all(participants);
+      std::vector<std::thread> threads;
+      for (int64_t rank = 0; rank < participants; ++rank)
+        threads.emplace_back([&, rank] {
+          all[rank].emplace(
+              (*executable)->run(arguments, &context, &group, rank));
+          if (!*all[rank])
+            group.abort();
+        });
+      for (std::thread &thread : threads)
+        thread.join();
+      for (int64_t rank = participants - 1; rank >= 0; --rank)
+        if (rank == 0 || !*all[rank]) {
+          outputs = std::move(*all[rank]);
+          if (!outputs)
+            break;
+        }
+    } else {
+      outputs = (*executable)->run(arguments, &context);
+    }
     if (!outputs)
       answer('C', "run: " + llvm::toString(outputs.takeError()));
     std::vector<interp::CheckOutcome> outcomes =

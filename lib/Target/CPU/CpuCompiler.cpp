@@ -15,6 +15,7 @@
 #include "CheckResults.h"
 #include "ContractionTiling.h"
 #include "LoopNestOutlining.h"
+#include "RunParallelLowering.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
@@ -299,6 +300,9 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
   // The front end: what cannot be compiled named first, then inlining,
   // causal masks, constant folding, dead code.
   Clock::time_point start = Clock::now();
+  int64_t participants = 1;
+  if (failed(lowerRunParallel(module, participants)))
+    return failure();
   {
     PassManager pm(context);
     if (options.timing)

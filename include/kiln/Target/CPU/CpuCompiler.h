@@ -58,6 +58,10 @@ struct CompiledGraph {
   CompileTimes times;
 };
 
+/// How many participants the compiled entry of `module` runs on: a
+/// StableHLO test harness (run_parallel) asks for its grid's; 1 otherwise.
+int64_t getRunParallelParticipants(mlir::ModuleOp module);
+
 /// Compiles `module` (in place: it is lowered) for `options.target`. Errors
 /// are reported through the module's context at the ops concerned (an op
 /// the backend does not compile is named, at its place in the dump) and

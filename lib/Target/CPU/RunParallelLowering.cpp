@@ -1,0 +1,260 @@
+//===- RunParallelLowering.cpp - StableHLO's test harness compiled --------===//
+
+#include "RunParallelLowering.h"
+
+#include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Interpreter/CollectiveGroups.h"
+#include "kiln/Target/CPU/CpuCompiler.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+#include <set>
+
+using namespace mlir;
+
+namespace {
+
+Value createOp(OpBuilder &builder, Location loc, StringRef name,
+               ValueRange operands, Type type,
+               ArrayRef<NamedAttribute> attributes = {}) {
+  OperationState state(loc, name);
+  state.addOperands(operands);
+  state.addTypes(type);
+  state.addAttributes(attributes);
+  return builder.create(state)->getResult(0);
+}
+
+Value constant(OpBuilder &builder, Location loc, Attribute value) {
+  return createOp(builder, loc, "kiln.constant", {},
+                  cast<TypedAttr>(value).getType(),
+                  {builder.getNamedAttr("value", value)});
+}
+
+/// Groups as an [groups, size] attribute, short rows padded with -1.
+DenseIntElementsAttr groupsAttr(OpBuilder &builder,
+                                const std::set<SmallVector<int64_t>> &groups) {
+  size_t size = 0;
+  for (const auto &group : groups)
+    size = std::max(size, group.size());
+  SmallVector<int64_t> values;
+  for (const auto &group : groups) {
+    values.append(group.begin(), group.end());
+    values.append(size - group.size(), -1);
+  }
+  auto type = RankedTensorType::get({(int64_t)groups.size(), (int64_t)size},
+                                    builder.getI64Type());
+  return DenseIntElementsAttr::get(type, values);
+}
+
+/// Resolves the collectives and ids of `program` for a grid of
+/// `replicas` x `partitions`: groups and pairs become participant numbers.
+LogicalResult resolveProgram(func::FuncOp program, int64_t replicas,
+                             int64_t partitions) {
+  int64_t participants = replicas * partitions;
+  SmallVector<Operation *> ops;
+  program.walk([&](Operation *op) {
+    StringRef name = op->getName().getStringRef();
+    if (name == "kiln.partition_id" || name == "kiln.replica_id" ||
+        name == "kiln.all_reduce" || name == "kiln.all_gather" ||
+        name == "kiln.reduce_scatter" || name == "kiln.all_to_all" ||
+        name == "kiln.collective_broadcast" ||
+        name == "kiln.collective_permute")
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    OpBuilder builder(op);
+    Location loc = op->getLoc();
+    StringRef name = op->getName().getStringRef();
+    if (name == "kiln.partition_id" || name == "kiln.replica_id") {
+      // The participant's number, replica * partitions + partition.
+      Type type = op->getResult(0).getType();
+      Value flat = createOp(builder, loc, "kiln.partition_id", {}, type);
+      Value count = constant(
+          builder, loc,
+          DenseElementsAttr::get(
+              cast<ShapedType>(type),
+              builder.getIntegerAttr(cast<ShapedType>(type).getElementType(),
+                                     partitions)));
+      Value id = createOp(builder, loc,
+                          name == "kiln.partition_id" ? "kiln.remainder"
+                                                      : "kiln.divide",
+                          {flat, count}, type);
+      op->getResult(0).replaceAllUsesWith(id);
+      op->erase();
+      continue;
+    }
+    if (name == "kiln.collective_permute") {
+      auto pairs =
+          op->getAttrOfType<DenseIntElementsAttr>("source_target_pairs");
+      auto values = llvm::to_vector(pairs.getValues<int64_t>());
+      auto channel = op->getAttrOfType<IntegerAttr>("channel_id");
+      bool byPartition = channel && channel.getInt() > 0;
+      SmallVector<int64_t> flat;
+      int64_t outer = byPartition ? replicas : partitions;
+      for (int64_t o = 0; o < outer; ++o)
+        for (size_t i = 0; i + 1 < values.size(); i += 2)
+          for (int64_t id : {values[i], values[i + 1]})
+            flat.push_back(byPartition ? o * partitions + id
+                                       : id * partitions + o);
+      auto type = RankedTensorType::get({(int64_t)flat.size() / 2, 2},
+                                        builder.getI64Type());
+      op->setAttr("source_target_pairs", DenseIntElementsAttr::get(type, flat));
+      continue;
+    }
+    std::set<SmallVector<int64_t>> groups;
+    for (int64_t rank = 0; rank < participants; ++rank) {
+      std::optional<SmallVector<int64_t>> group =
+          kiln::interp::gridGroupOf(op, name, rank, replicas, partitions);
+      if (!group)
+        return op->emitError("participant ")
+               << rank << " is in no replica group of '" << name << "'";
+      groups.insert(*group);
+    }
+    op->setAttr("replica_groups", groupsAttr(builder, groups));
+  }
+  return success();
+}
+
+} // namespace
+
+int64_t kiln::getRunParallelParticipants(ModuleOp module) {
+  int64_t participants = 1;
+  module.walk([&](Operation *op) {
+    if (op->getName().getStringRef() != "kiln.run_parallel")
+      return;
+    auto programs = op->getAttrOfType<ArrayAttr>("programs");
+    if (!programs || programs.empty())
+      return;
+    auto row = dyn_cast<ArrayAttr>(programs[0]);
+    participants = programs.size() * (row ? row.size() : 1);
+  });
+  return participants;
+}
+
+LogicalResult kiln::lowerRunParallel(ModuleOp module, int64_t &participants) {
+  participants = 1;
+  SmallVector<Operation *> harnesses;
+  module.walk([&](Operation *op) {
+    if (op->getName().getStringRef() == "kiln.run_parallel")
+      harnesses.push_back(op);
+  });
+  if (harnesses.empty())
+    return success();
+  if (harnesses.size() > 1)
+    return harnesses[1]->emitError(
+        "one run_parallel a graph is compiled by the CPU backend");
+  Operation *harness = harnesses.front();
+  auto programs = harness->getAttrOfType<ArrayAttr>("programs");
+  SmallVector<func::FuncOp> functions;
+  int64_t replicas = programs ? programs.size() : 0, partitions = -1;
+  for (Attribute row : programs ? programs : ArrayAttr()) {
+    auto list = dyn_cast<ArrayAttr>(row);
+    if (!list || (partitions >= 0 && (int64_t)list.size() != partitions))
+      return harness->emitError("programs must be rows of one length");
+    partitions = list.size();
+    for (Attribute program : list) {
+      auto symbol = dyn_cast<FlatSymbolRefAttr>(program);
+      auto function = symbol
+                          ? module.lookupSymbol<func::FuncOp>(symbol.getValue())
+                          : func::FuncOp();
+      if (!function || function.isExternal())
+        return harness->emitError("programs must name functions");
+      functions.push_back(function);
+    }
+  }
+  if (functions.empty())
+    return harness->emitError("no program to run");
+  for (Type type : harness->getResultTypes())
+    if (!isa<RankedTensorType>(type))
+      return harness->emitError(
+          "run_parallel with token results is not compiled by the CPU "
+          "backend");
+  participants = replicas * partitions;
+  llvm::SmallPtrSet<Operation *, 4> resolved;
+  for (func::FuncOp function : functions)
+    if (resolved.insert(function).second &&
+        failed(resolveProgram(function, replicas, partitions)))
+      return failure();
+
+  // Every participant runs the program on its own slot's operands (picked
+  // by its number); each slot's results are its participant's, zeros on
+  // the others.
+  func::FuncOp program = functions.front();
+  for (func::FuncOp function : functions)
+    if (function != program)
+      return harness->emitError(
+          "run_parallel of different programs is not compiled by the CPU "
+          "backend (every participant runs one)");
+  OpBuilder builder(harness);
+  Location loc = harness->getLoc();
+  auto u32 = RankedTensorType::get({}, builder.getIntegerType(32, false));
+  Value flat = createOp(builder, loc, "kiln.partition_id", {}, u32);
+  auto pred = RankedTensorType::get({}, builder.getI1Type());
+  SmallVector<Value> isSlot;
+  for (int64_t k = 0; k < participants; ++k) {
+    Value number =
+        constant(builder, loc,
+                 DenseElementsAttr::get(
+                     u32, builder.getIntegerAttr(u32.getElementType(), k)));
+    isSlot.push_back(createOp(
+        builder, loc, "kiln.compare", {flat, number}, pred,
+        {builder.getNamedAttr("direction", builder.getStringAttr("EQ"))}));
+  }
+  auto pick = [&](Value onTrue, Value onFalse, int64_t k) {
+    return createOp(builder, loc, "kiln.select", {isSlot[k], onTrue, onFalse},
+                    onTrue.getType());
+  };
+  unsigned arguments = program.getNumArguments();
+  unsigned resultCount = program.getNumResults();
+  if (harness->getNumOperands() != arguments * participants ||
+      harness->getNumResults() != resultCount * participants)
+    return harness->emitError("the programs' operands and results do not "
+                              "match run_parallel's");
+  SmallVector<Value> mine;
+  for (unsigned a = 0; a < arguments; ++a) {
+    Value value = harness->getOperand(a);
+    for (int64_t k = 1; k < participants; ++k)
+      value = pick(harness->getOperand(k * arguments + a), value, k);
+    mine.push_back(value);
+  }
+  auto call = func::CallOp::create(builder, loc, program, mine);
+  SmallVector<Value> slotResults;
+  for (int64_t k = 0; k < participants; ++k)
+    for (unsigned r = 0; r < resultCount; ++r) {
+      auto type = cast<RankedTensorType>(call.getResult(r).getType());
+      slotResults.push_back(
+          pick(call.getResult(r),
+               constant(builder, loc, builder.getZeroAttr(type)), k));
+    }
+  // Every participant gets every slot's results: a sum over all of them.
+  SmallVector<int64_t> everyone;
+  for (int64_t p = 0; p < participants; ++p)
+    everyone.push_back(p);
+  auto groups = DenseIntElementsAttr::get(
+      RankedTensorType::get({1, participants}, builder.getI64Type()), everyone);
+  for (auto [i, result] : llvm::enumerate(harness->getResults())) {
+    auto type = cast<RankedTensorType>(result.getType());
+    OperationState reduce(loc, "kiln.all_reduce");
+    reduce.addOperands(slotResults[i]);
+    reduce.addTypes(type);
+    reduce.addAttribute("replica_groups", groups);
+    reduce.addRegion();
+    Operation *allReduce = builder.create(reduce);
+    Block *block = new Block();
+    allReduce->getRegion(0).push_back(block);
+    auto scalar = RankedTensorType::get({}, type.getElementType());
+    block->addArgument(scalar, loc);
+    block->addArgument(scalar, loc);
+    OpBuilder body = OpBuilder::atBlockEnd(block);
+    Value sum =
+        createOp(body, loc, "kiln.add",
+                 {block->getArgument(0), block->getArgument(1)}, scalar);
+    OperationState returned(loc, "kiln.return");
+    returned.addOperands(sum);
+    body.create(returned);
+    result.replaceAllUsesWith(allReduce->getResult(0));
+  }
+  harness->erase();
+  return success();
+}
