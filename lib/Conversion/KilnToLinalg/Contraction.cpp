@@ -722,11 +722,131 @@ struct ConvolutionLowering : public OpConversionPattern<kiln::ConvolutionOp> {
   }
 };
 
+/// ragged_dot in its mixture-of-experts form (lhs [m, k] ragged along m,
+/// rhs [groups, k, n] or [groups, n, k], 1-D group sizes) as kiln ops: lhs
+/// copied once per group with the rows outside that group zeroed, then one
+/// dot_general contracting the groups and k together. A row sums its own
+/// group's products and exact zeros, as the evaluator computes it.
+struct RaggedDotLowering : public OpConversionPattern<kiln::RaggedDotOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kiln::RaggedDotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs(),
+          sizes = adaptor.getGroupSizes();
+    auto lhsType = cast<RankedTensorType>(lhs.getType());
+    auto rhsType = cast<RankedTensorType>(rhs.getType());
+    auto sizesType = cast<RankedTensorType>(sizes.getType());
+    auto dims = [&](StringRef name) {
+      auto attr = op->getAttrOfType<DenseI64ArrayAttr>(name);
+      return attr ? llvm::to_vector(attr.asArrayRef())
+                  : llvm::SmallVector<int64_t>();
+    };
+    llvm::SmallVector<int64_t> lhsContract = dims("lhs_contracting_dims"),
+                               rhsContract = dims("rhs_contracting_dims"),
+                               lhsBatch = dims("lhs_batch_dims"),
+                               rhsBatch = dims("rhs_batch_dims"),
+                               ragged = dims("lhs_ragged_dims"),
+                               group = dims("rhs_group_dims");
+    // Batch dimensions lead lhs (then the ragged rows, then k) and follow
+    // rhs's group dimension.
+    int64_t batch = lhsBatch.size();
+    llvm::SmallVector<int64_t> leading, afterGroup;
+    for (int64_t d = 0; d < batch; ++d) {
+      leading.push_back(d);
+      afterGroup.push_back(d + 1);
+    }
+    if (lhsBatch != leading || rhsBatch != afterGroup ||
+        lhsType.getRank() != batch + 2 || rhsType.getRank() != batch + 3 ||
+        ragged != llvm::SmallVector<int64_t>{batch} ||
+        group != llvm::SmallVector<int64_t>{0} ||
+        lhsContract != llvm::SmallVector<int64_t>{batch + 1} ||
+        rhsContract.size() != 1 || rhsContract[0] <= batch ||
+        sizesType.getRank() != 1 || !lhsType.hasStaticShape() ||
+        !rhsType.hasStaticShape() || !isa<FloatType>(lhsType.getElementType()))
+      return rewriter.notifyMatchFailure(
+          op, "ragged_dot outside its mixture-of-experts form");
+    Location loc = op.getLoc();
+    int64_t m = lhsType.getDimSize(batch), k = lhsType.getDimSize(batch + 1),
+            groups = rhsType.getDimSize(0);
+    Type index = sizesType.getElementType();
+    auto make = [&](StringRef name, ValueRange operands, Type type,
+                    llvm::ArrayRef<NamedAttribute> attributes = {}) {
+      OperationState state(loc, name);
+      state.addOperands(operands);
+      state.addTypes(type);
+      state.addAttributes(attributes);
+      return rewriter.create(state)->getResult(0);
+    };
+    auto dimsAttr = [&](StringRef name, llvm::ArrayRef<int64_t> values) {
+      return rewriter.getNamedAttr(name, rewriter.getDenseI64ArrayAttr(values));
+    };
+    // Each group's first row: the sizes before it (a strictly lower
+    // triangular matrix of ones times the sizes), and its end.
+    llvm::SmallVector<Attribute> below;
+    for (int64_t i = 0; i < groups; ++i)
+      for (int64_t j = 0; j < groups; ++j)
+        below.push_back(rewriter.getIntegerAttr(index, j < i ? 1 : 0));
+    auto square = RankedTensorType::get({groups, groups}, index);
+    Value triangle = make("kiln.constant", {}, square,
+                          {rewriter.getNamedAttr(
+                              "value", DenseElementsAttr::get(square, below))});
+    Value starts = make("kiln.dot_general", {triangle, sizes}, sizesType,
+                        {dimsAttr("lhs_contracting_dims", {1}),
+                         dimsAttr("rhs_contracting_dims", {0})});
+    Value ends = make("kiln.add", {starts, sizes}, sizesType);
+    auto rowsType = RankedTensorType::get({m, groups}, index);
+    Value rows = make("kiln.iota", {}, rowsType,
+                      {rewriter.getNamedAttr("iota_dimension",
+                                             rewriter.getI64IntegerAttr(0))});
+    auto predType = RankedTensorType::get({m, groups}, rewriter.getI1Type());
+    auto compare = [&](Value a, Value b, StringRef direction) {
+      return make("kiln.compare", {a, b}, predType,
+                  {rewriter.getNamedAttr("direction",
+                                         rewriter.getStringAttr(direction))});
+    };
+    auto along = [&](Value v) {
+      return make("kiln.broadcast_in_dim", {v}, rowsType,
+                  {dimsAttr("dimensions", {1})});
+    };
+    Value inGroup = make(
+        "kiln.and",
+        {compare(rows, along(starts), "GE"), compare(rows, along(ends), "LT")},
+        predType);
+    // lhs per group: [batch..., m, groups, k], zero outside the group's
+    // rows.
+    llvm::SmallVector<int64_t> expandedShape(
+        lhsType.getShape().take_front(batch));
+    expandedShape.append({m, groups, k});
+    auto expandedType =
+        RankedTensorType::get(expandedShape, lhsType.getElementType());
+    llvm::SmallVector<int64_t> lhsPlaces = leading;
+    lhsPlaces.append({batch, batch + 2});
+    Value copies = make("kiln.broadcast_in_dim", {lhs}, expandedType,
+                        {dimsAttr("dimensions", lhsPlaces)});
+    Value mask =
+        make("kiln.broadcast_in_dim", {inGroup},
+             RankedTensorType::get(expandedShape, rewriter.getI1Type()),
+             {dimsAttr("dimensions", {batch, batch + 1})});
+    Value zeros = make(
+        "kiln.constant", {}, expandedType,
+        {rewriter.getNamedAttr("value", rewriter.getZeroAttr(expandedType))});
+    Value masked = make("kiln.select", {mask, copies, zeros}, expandedType);
+    Value result =
+        make("kiln.dot_general", {masked, rhs}, op.getType(),
+             {dimsAttr("lhs_batch_dims", leading),
+              dimsAttr("rhs_batch_dims", afterGroup),
+              dimsAttr("lhs_contracting_dims", {batch + 1, batch + 2}),
+              dimsAttr("rhs_contracting_dims", {0, rhsContract[0]})});
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void kiln::populateKilnContractionToLinalgPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns
-      .add<DotGeneralLowering, DotGeneralToNamedMatmul, ConvolutionLowering>(
-          converter, patterns.getContext());
+  patterns.add<DotGeneralLowering, DotGeneralToNamedMatmul, ConvolutionLowering,
+               RaggedDotLowering>(converter, patterns.getContext());
 }
