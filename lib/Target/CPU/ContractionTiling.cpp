@@ -1,7 +1,10 @@
 //===- ContractionTiling.cpp - contractions tiled and vectorized -*- C++ -*-=//
 //
 // This file applies one transform-dialect script to the lowered module: each
-// matmul (and batch_matmul) is tiled for the caches, then into register
+// matmul (and batch_matmul) is tiled for the caches, its operands' cache
+// tiles packed into buffers of their own (contiguous rows, which the
+// register tiles then read without the strides of the whole operands
+// aliasing in L1), then tiled into register
 // tiles of `rows x columns` outputs over one step of the contraction, which
 // are vectorized (masked where a tile is partial) and lowered to outer
 // products: per step, one broadcast of each row's lhs element and one load
@@ -55,7 +58,8 @@ LogicalResult kiln::tileAndVectorizeContractions(ModuleOp module,
   // script: a match walks the whole module, so one per op would make
   // compile time quadratic in the number of matmuls.
   std::string sequences;
-  std::map<std::tuple<bool, int64_t, int64_t, int64_t>, int64_t> configs;
+  std::map<std::tuple<bool, int64_t, int64_t, int64_t, bool, bool>, int64_t>
+      configs;
   int64_t id = 0;
   MLIRContext *context = module.getContext();
   module.walk([&](linalg::LinalgOp op) {
@@ -81,13 +85,32 @@ LogicalResult kiln::tileAndVectorizeContractions(ModuleOp module,
     int64_t cacheRows = dividingTile(m, t.cacheRows, t.registerRows);
     int64_t cacheColumns = dividingTile(n, t.cacheColumns, t.registerColumns);
     int64_t cacheDepth = dividingTile(k, t.cacheDepth, 1);
-    auto config = std::make_tuple(batched, cacheRows, cacheColumns, cacheDepth);
+    // Packing pays where the operands are larger than the cache tiles;
+    // a matmul that is one tile reads its operands in place.
+    bool pack = cacheRows < m || cacheColumns < n || cacheDepth < k;
+    auto config = std::make_tuple(batched, cacheRows, cacheColumns, cacheDepth,
+                                  element.isF64(), pack);
     auto [found, inserted] = configs.insert({config, id});
     op->setAttr("kiln.contraction_tile",
                 IntegerAttr::get(IntegerType::get(context, 64), found->second));
     if (!inserted)
       return;
     std::string batch = batched ? "1, " : "";
+    std::string type = element.isF64() ? "f64" : "f32";
+    std::string packing =
+        pack ? llvm::formatv(
+                   "      %packed{0}, %pads{0}, %copies{0} = "
+                   "transform.structured.pad %cache{0} {{padding_values = "
+                   "[0.0 : {1}, 0.0 : {1}, 0.0 : {1}], padding_dimensions = "
+                   "[0, 1, 2], nofold_flags = [1, 1, 0], copy_back_op = "
+                   "\"none\"} : (!transform.any_op) -> (!transform.any_op, "
+                   "!transform.any_op, !transform.any_op)",
+                   id, type)
+                   .str()
+             : llvm::formatv("      %packed{0} = transform.cast %cache{0} : "
+                             "!transform.any_op to !transform.any_op",
+                             id)
+                   .str();
     std::string handles = batched ? ", !transform.any_op" : "";
     sequences += llvm::formatv(
         R"(
@@ -95,13 +118,14 @@ LogicalResult kiln::tileAndVectorizeContractions(ModuleOp module,
     transform.foreach %ops{0} : !transform.any_op {{
     ^bb0(%op{0}: !transform.any_op):
       %cache{0}, %cl{0}:{8} = transform.structured.tile_using_for %op{0} tile_sizes [{2}{3}, {4}, {5}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op{9})
-      %regs{0}, %rl{0}:{8} = transform.structured.tile_using_for %cache{0} tile_sizes [{2}{6}, {7}, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op{9})
+{10}
+      %regs{0}, %rl{0}:{8} = transform.structured.tile_using_for %packed{0} tile_sizes [{2}{6}, {7}, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op{9})
       transform.structured.vectorize %regs{0} : !transform.any_op
     }
 )",
         id, op->getName().getStringRef(), batch, cacheRows, cacheColumns,
-        cacheDepth, t.registerRows, t.registerColumns, batched ? 4 : 3,
-        handles);
+        cacheDepth, t.registerRows, t.registerColumns, batched ? 4 : 3, handles,
+        packing);
     ++id;
   });
   if (id == 0)

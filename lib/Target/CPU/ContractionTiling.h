@@ -17,7 +17,7 @@ namespace kiln {
 /// The tile sizes of one target: a cache tile (rows, columns, depth) and a
 /// register tile (rows, columns), columns a whole number of vectors.
 struct ContractionTiles {
-  int64_t cacheRows = 64, cacheColumns = 128, cacheDepth = 256;
+  int64_t cacheRows = 128, cacheColumns = 256, cacheDepth = 256;
   int64_t registerRows = 4, registerColumns = 16;
 };
 
