@@ -25,6 +25,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -485,6 +487,15 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
               .getResult());
       op.erase();
     });
+    // exp of f32 as a polynomial, inline: a call of the C library's expf
+    // per element keeps LLVM from vectorizing softmax's loops.
+    {
+      RewritePatternSet patterns(context);
+      populateMathPolynomialApproximationPatterns(
+          patterns, [](StringRef name) { return name == "exp"; });
+      if (failed(applyPatternsGreedily(module, std::move(patterns))))
+        return failure();
+    }
     // LLVM optimizes a function per loop nest in time linear in the graph's
     // size; one function of the whole graph costs it quadratic time.
     outlineLoopNests(module);
