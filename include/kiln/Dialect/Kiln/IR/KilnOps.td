@@ -1098,8 +1098,9 @@ def Kiln_RunParallelOp : Kiln_GenericFormatOp<"run_parallel", [MemoryEffects<[Me
     (`interpreter.run_parallel`): `programs` is a list per replica of the
     function each partition runs (all rows of one length); each program
     takes the next operands in row-major order, as many as it has
-    parameters, and its results follow in the same order. Only the
-    evaluator runs it (its collectives exchange data between the programs).
+    parameters, and its results follow in the same order. The evaluator
+    runs it (its collectives exchange data between the programs); the CPU
+    backend compiles it when every participant runs one program.
   }];
   let arguments = (ins Variadic<Kiln_TensorOrToken>:$inputs,
                    ArrayAttr:$programs);
