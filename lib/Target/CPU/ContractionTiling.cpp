@@ -58,7 +58,8 @@ LogicalResult kiln::tileAndVectorizeContractions(ModuleOp module,
   // script: a match walks the whole module, so one per op would make
   // compile time quadratic in the number of matmuls.
   std::string sequences;
-  std::map<std::tuple<bool, int64_t, int64_t, int64_t, bool, bool>, int64_t>
+  std::map<std::tuple<bool, int64_t, int64_t, int64_t, bool, bool, int64_t>,
+           int64_t>
       configs;
   int64_t id = 0;
   MLIRContext *context = module.getContext();
@@ -85,11 +86,15 @@ LogicalResult kiln::tileAndVectorizeContractions(ModuleOp module,
     int64_t cacheRows = dividingTile(m, t.cacheRows, t.registerRows);
     int64_t cacheColumns = dividingTile(n, t.cacheColumns, t.registerColumns);
     int64_t cacheDepth = dividingTile(k, t.cacheDepth, 1);
+    // Steps of the contraction a register tile takes at once (unrolled
+    // outer products): as many as divide the cache tile, up to
+    // registerDepth.
+    int64_t registerDepth = dividingTile(cacheDepth, t.registerDepth, 1);
     // Packing pays where the operands are larger than the cache tiles;
     // a matmul that is one tile reads its operands in place.
     bool pack = cacheRows < m || cacheColumns < n || cacheDepth < k;
     auto config = std::make_tuple(batched, cacheRows, cacheColumns, cacheDepth,
-                                  element.isF64(), pack);
+                                  element.isF64(), pack, registerDepth);
     auto [found, inserted] = configs.insert({config, id});
     op->setAttr("kiln.contraction_tile",
                 IntegerAttr::get(IntegerType::get(context, 64), found->second));
@@ -119,13 +124,13 @@ LogicalResult kiln::tileAndVectorizeContractions(ModuleOp module,
     ^bb0(%op{0}: !transform.any_op):
       %cache{0}, %cl{0}:{8} = transform.structured.tile_using_for %op{0} tile_sizes [{2}{3}, {4}, {5}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op{9})
 {10}
-      %regs{0}, %rl{0}:{8} = transform.structured.tile_using_for %packed{0} tile_sizes [{2}{6}, {7}, 1] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op{9})
+      %regs{0}, %rl{0}:{8} = transform.structured.tile_using_for %packed{0} tile_sizes [{2}{6}, {7}, {11}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op{9})
       transform.structured.vectorize %regs{0} : !transform.any_op
     }
 )",
         id, op->getName().getStringRef(), batch, cacheRows, cacheColumns,
         cacheDepth, t.registerRows, t.registerColumns, batched ? 4 : 3, handles,
-        packing);
+        packing, registerDepth);
     ++id;
   });
   if (id == 0)

@@ -19,6 +19,8 @@ namespace kiln {
 struct ContractionTiles {
   int64_t cacheRows = 128, cacheColumns = 256, cacheDepth = 256;
   int64_t registerRows = 4, registerColumns = 16;
+  /// Steps of the contraction per register tile, unrolled.
+  int64_t registerDepth = 8;
 };
 
 /// Tiles for a target whose vectors hold `lanes` f32 values (16 with
