@@ -16,8 +16,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpEvaluators.h"
-#include "kiln/Interpreter/CollectiveGroups.h"
 #include "ScalarRegion.h"
+#include "kiln/Interpreter/CollectiveGroups.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -93,6 +93,37 @@ kiln::interp::gridGroupOf(Operation *op, StringRef name, int64_t rank,
       return members;
     }
   return std::nullopt;
+}
+
+std::optional<RunParallelGrid>
+kiln::interp::getRunParallelGrid(Operation *op, std::string &error) {
+  auto programs = op->getAttrOfType<ArrayAttr>("programs");
+  RunParallelGrid grid;
+  grid.replicas = programs ? programs.size() : 0;
+  grid.partitions = -1;
+  for (Attribute row :
+       programs ? programs.getValue() : llvm::ArrayRef<Attribute>()) {
+    auto list = dyn_cast<ArrayAttr>(row);
+    if (!list ||
+        (grid.partitions >= 0 && (int64_t)list.size() != grid.partitions)) {
+      error = "programs must be rows of one length";
+      return std::nullopt;
+    }
+    grid.partitions = list.size();
+    for (Attribute program : list) {
+      auto symbol = dyn_cast<FlatSymbolRefAttr>(program);
+      if (!symbol) {
+        error = "programs must name functions";
+        return std::nullopt;
+      }
+      grid.programs.push_back(symbol.getValue());
+    }
+  }
+  if (grid.programs.empty()) {
+    error = "no program to run";
+    return std::nullopt;
+  }
+  return grid;
 }
 
 namespace {
@@ -192,8 +223,8 @@ LogicalResult evaluateAcrossRanks(Operation *op, StringRef name, Operands in,
       partitions > 0 ? gridGroupOf(op, name, rank, replicas, partitions)
                      : groupOf(op, rank, exchange.getRanks());
   if (!group)
-    return op->emitError("rank ") << rank << " is in no replica group of '"
-                                  << name << "'";
+    return op->emitError("rank ")
+           << rank << " is in no replica group of '" << name << "'";
   for (int64_t member : *group)
     if (member < 0 || member >= exchange.getRanks())
       return op->emitError("replica group member ")
@@ -220,7 +251,8 @@ LogicalResult evaluateAcrossRanks(Operation *op, StringRef name, Operands in,
       return op->emitError("'") << name << "' over tokens is not evaluated";
     llvm::ArrayRef<int64_t> operandShape = in[k]->shape();
     bool fits = true;
-    bool alongDim = name == "kiln.all_gather" || name == "kiln.reduce_scatter" ||
+    bool alongDim = name == "kiln.all_gather" ||
+                    name == "kiln.reduce_scatter" ||
                     (name == "kiln.all_to_all" && !dims.empty());
     if (alongDim) {
       int64_t d = dims.empty() ? -1 : dims[0];
@@ -268,8 +300,7 @@ LogicalResult evaluateAcrossRanks(Operation *op, StringRef name, Operands in,
       results.emplace_back(type);
       int64_t extent = in[k]->shape()[dims[0]];
       for (int64_t m = 0; m < size; ++m)
-        placeBlock((*all)[(*group)[m]][k], results.back(), dims[0],
-                   m * extent);
+        placeBlock((*all)[(*group)[m]][k], results.back(), dims[0], m * extent);
     } else if (name == "kiln.reduce_scatter") {
       FailureOr<HostTensor> sum = reduced(k);
       if (failed(sum))
@@ -309,12 +340,11 @@ std::optional<LogicalResult>
 kiln::interp::evaluateCollective(Operation *op, Operands in, Results &results,
                                  RegionRunner &runner) {
   StringRef name = op->getName().getStringRef();
-  bool isCollective =
-      llvm::is_contained({"kiln.all_reduce", "kiln.all_gather",
-                          "kiln.reduce_scatter", "kiln.all_to_all",
-                          "kiln.collective_broadcast",
-                          "kiln.collective_permute"},
-                         name);
+  bool isCollective = llvm::is_contained(
+      {"kiln.all_reduce", "kiln.all_gather", "kiln.reduce_scatter",
+       "kiln.all_to_all", "kiln.collective_broadcast",
+       "kiln.collective_permute"},
+      name);
   if (!isCollective)
     return std::nullopt;
   if (op->getNumResults() > in.size())

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OpEvaluators.h"
+#include "kiln/Interpreter/CollectiveGroups.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -96,23 +97,14 @@ kiln::interp::evaluateControlFlow(Operation *op, Operands in, Results &results,
     return success();
   }
   if (name == "kiln.run_parallel") {
-    auto programs = op->getAttrOfType<ArrayAttr>("programs");
+    std::string error;
+    std::optional<RunParallelGrid> grid = getRunParallelGrid(op, error);
+    if (!grid)
+      return op->emitError(error);
+    int replicas = grid->replicas, partitions = grid->partitions;
     llvm::SmallVector<std::string> functions;
-    int replicas = programs ? programs.size() : 0, partitions = -1;
-    for (Attribute row : programs ? programs : ArrayAttr()) {
-      auto list = dyn_cast<ArrayAttr>(row);
-      if (!list || (partitions >= 0 && (int)list.size() != partitions))
-        return op->emitError("programs must be rows of one length");
-      partitions = list.size();
-      for (Attribute program : list) {
-        auto symbol = dyn_cast<FlatSymbolRefAttr>(program);
-        if (!symbol)
-          return op->emitError("programs must name functions");
-        functions.push_back(symbol.getValue().str());
-      }
-    }
-    if (functions.empty())
-      return op->emitError("no program to run");
+    for (llvm::StringRef program : grid->programs)
+      functions.push_back(program.str());
     // Each program takes the next operands, as many as it has parameters.
     auto module = op->getParentOfType<ModuleOp>();
     std::vector<std::vector<HostTensor>> arguments;
@@ -129,8 +121,8 @@ kiln::interp::evaluateControlFlow(Operation *op, Operands in, Results &results,
       }
       arguments.push_back(std::move(own));
     }
-    FailureOr<std::vector<std::vector<HostTensor>>> outs = runner.runPrograms(
-        op, functions, replicas, partitions, arguments);
+    FailureOr<std::vector<std::vector<HostTensor>>> outs =
+        runner.runPrograms(op, functions, replicas, partitions, arguments);
     if (failed(outs))
       return failure();
     for (std::vector<HostTensor> &programResults : *outs)

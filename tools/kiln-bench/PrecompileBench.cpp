@@ -20,7 +20,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "PrecompileBench.h"
+#include "BenchFiles.h"
 #include "BenchTable.h"
+#include "TimedRun.h"
 
 #include "kiln/Driver/ChildProcess.h"
 #include "kiln/Signature/Hash128.h"
@@ -71,49 +73,6 @@ std::string writeMlpGraph(unsigned index, unsigned layers, unsigned width) {
   return text;
 }
 
-struct RunResult {
-  double seconds = 0;
-  bool ok = false;
-  std::string log;
-};
-
-/// Runs `argv` with its output in `log`, and times it.
-RunResult runTimed(const std::vector<std::string> &argv,
-                   const std::string &logPath) {
-  RunResult result;
-  ChildSpec spec;
-  spec.argv = argv;
-  spec.logPath = logPath;
-  spec.ownProcessGroup = false;
-  double start = getMonotonicSeconds();
-  llvm::Expected<ChildProcess> child = ChildProcess::spawn(spec);
-  if (!child) {
-    result.log = llvm::toString(child.takeError());
-    return result;
-  }
-  ChildExit exit = child->wait();
-  result.seconds = getMonotonicSeconds() - start;
-  result.ok = exit.succeeded();
-  if (auto text = llvm::MemoryBuffer::getFile(logPath))
-    result.log = (*text)->getBuffer().str();
-  return result;
-}
-
-/// The compile time `kiln compile` reports inside a worker ("compiled F
-/// in S s"), from its log; 0 if none.
-double readInnerCompileSeconds(llvm::StringRef log) {
-  size_t at = log.find("compiled ");
-  if (at == llvm::StringRef::npos)
-    return 0;
-  llvm::StringRef rest = log.drop_front(at);
-  size_t in = rest.find(" in ");
-  if (in == llvm::StringRef::npos)
-    return 0;
-  double seconds = 0;
-  rest.drop_front(in + 4).split(' ').first.getAsDouble(seconds);
-  return seconds;
-}
-
 } // namespace
 
 int kiln::bench::runPrecompileBench(const PrecompileBenchOptions &options) {
@@ -141,29 +100,25 @@ int kiln::bench::runPrecompileBench(const PrecompileBenchOptions &options) {
   if (!options.graphsFrom.empty()) {
     // Given graphs (kiln-synth's graph sets): copied, so that the run's
     // directory holds everything it reads.
-    std::error_code error;
-    for (llvm::sys::fs::directory_iterator it(options.graphsFrom, error), end;
-         it != end && !error; it.increment(error)) {
-      if (llvm::sys::path::extension(it->path()) != ".hlo")
-        continue;
+    std::vector<BenchFile> given;
+    collectFiles(options.graphsFrom, given);
+    for (const BenchFile &file : given) {
       std::string path =
-          graphs + "/" + llvm::sys::path::filename(it->path()).str();
-      if (llvm::sys::fs::copy_file(it->path(), path))
+          graphs + "/" + llvm::sys::path::filename(file.path).str();
+      if (llvm::sys::fs::copy_file(file.path, path))
         continue;
       uint64_t size = 0;
       llvm::sys::fs::file_size(path, size);
       bytes += size;
       files.push_back(path);
     }
-    std::sort(files.begin(), files.end());
     if (files.empty()) {
       llvm::errs() << "kiln-bench precompile: error: no *.hlo files in "
                    << options.graphsFrom << "\n";
       return 2;
     }
   }
-  for (unsigned i = 0; options.graphsFrom.empty() && i < options.graphs;
-       ++i) {
+  for (unsigned i = 0; options.graphsFrom.empty() && i < options.graphs; ++i) {
     // Sizes spread over 1..maxLayers, in an order unlike their size.
     unsigned layers = 1 + (i * 13) % options.maxLayers;
     // Past maxLayers graphs, wider ones: every graph its own computation.
@@ -180,8 +135,8 @@ int kiln::bench::runPrecompileBench(const PrecompileBenchOptions &options) {
     llvm::outs() << llvm::formatv(
         "kiln-bench precompile: {0} graphs (MLP chains of 1 to {1} layers of "
         "width {2} and up, {3:F1} KiB in all), {4} workers, in {5}\n",
-        options.graphs, options.maxLayers, options.width, bytes / 1024.0,
-        jobs, dir);
+        options.graphs, options.maxLayers, options.width, bytes / 1024.0, jobs,
+        dir);
   else
     llvm::outs() << llvm::formatv(
         "kiln-bench precompile: {0} graphs from {1} ({2:F1} MB in all), {3} "
@@ -250,7 +205,7 @@ int kiln::bench::runPrecompileBench(const PrecompileBenchOptions &options) {
     if (auto key = row->getString("key"))
       if (auto log = llvm::MemoryBuffer::getFile(
               dir + "/precompile-work/logs/" + key->str() + ".log"))
-        inner += readInnerCompileSeconds((*log)->getBuffer());
+        inner += readCompileReport((*log)->getBuffer()).total;
   }
   double total = std::accumulate(seconds.begin(), seconds.end(), 0.0);
   double longest =
@@ -304,35 +259,34 @@ int kiln::bench::runPrecompileBench(const PrecompileBenchOptions &options) {
       perGraphIdle);
   std::string what =
       llvm::formatv("{0} graphs, {1} workers", files.size(), jobs).str();
-  recordFigure({"precompile", "cold makespan, " + what,
-                llvm::formatv("{0:F2} s", cold.seconds).str(),
-                llvm::formatv("ideal max(longest, total / {0}): {1:F2} s",
-                              jobs, bound)
-                    .str(),
-                llvm::formatv("{0:F3}x", ratio(cold.seconds, bound)).str()});
-  recordFigure({"precompile", "cold makespan against xargs, " + what,
-                llvm::formatv("{0:F2} s", cold.seconds).str(),
-                llvm::formatv("xargs -P {0} kiln compile: {1:F2} s", jobs,
-                              xargs.seconds)
-                    .str(),
-                llvm::formatv("{0:F3}x", ratio(cold.seconds, xargs.seconds))
-                    .str()});
-  recordFigure({"precompile", "warm run (every graph cached), " + what,
-                llvm::formatv("{0:F3} s", warm.seconds).str(),
-                llvm::formatv("the cold run: {0:F2} s", cold.seconds).str(),
-                llvm::formatv("{0:P2} of cold{1}",
-                              ratio(warm.seconds, cold.seconds),
-                              allHits ? "" : " (NOT all hits)")
-                    .str()});
-  recordFigure({"precompile", "warm run against reading the graphs",
-                llvm::formatv("{0:F3} s", warm.seconds).str(),
-                llvm::formatv("read + XXH3-128: {0:F4} s", floor).str(),
-                llvm::formatv("{0:F1}x ({1:F1}x beyond the {2:F3} s process "
-                              "start)",
-                              ratio(warm.seconds, floor),
-                              ratio(std::max(0.0, warm.seconds - start), floor),
-                              start)
-                    .str()});
+  recordFigure(
+      {"precompile", "cold makespan, " + what,
+       llvm::formatv("{0:F2} s", cold.seconds).str(),
+       llvm::formatv("ideal max(longest, total / {0}): {1:F2} s", jobs, bound)
+           .str(),
+       llvm::formatv("{0:F3}x", ratio(cold.seconds, bound)).str()});
+  recordFigure(
+      {"precompile", "cold makespan against xargs, " + what,
+       llvm::formatv("{0:F2} s", cold.seconds).str(),
+       llvm::formatv("xargs -P {0} kiln compile: {1:F2} s", jobs, xargs.seconds)
+           .str(),
+       llvm::formatv("{0:F3}x", ratio(cold.seconds, xargs.seconds)).str()});
+  recordFigure(
+      {"precompile", "warm run (every graph cached), " + what,
+       llvm::formatv("{0:F3} s", warm.seconds).str(),
+       llvm::formatv("the cold run: {0:F2} s", cold.seconds).str(),
+       llvm::formatv("{0:P2} of cold{1}", ratio(warm.seconds, cold.seconds),
+                     allHits ? "" : " (NOT all hits)")
+           .str()});
+  recordFigure(
+      {"precompile", "warm run against reading the graphs",
+       llvm::formatv("{0:F3} s", warm.seconds).str(),
+       llvm::formatv("read + XXH3-128: {0:F4} s", floor).str(),
+       llvm::formatv("{0:F1}x ({1:F1}x beyond the {2:F3} s process "
+                     "start)",
+                     ratio(warm.seconds, floor),
+                     ratio(std::max(0.0, warm.seconds - start), floor), start)
+           .str()});
   if (!options.keep)
     llvm::sys::fs::remove_directories(dir);
   return allHits ? 0 : 1;

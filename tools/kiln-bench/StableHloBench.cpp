@@ -41,8 +41,8 @@
 #include <chrono>
 #include <map>
 #include <optional>
-#include <thread>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace kiln;
@@ -289,7 +289,8 @@ std::string compileModule(mlir::ModuleOp module, mlir::MLIRContext &context,
     if (participants > 1) {
       context.enableMultithreading(true);
       ParticipantGroup group(participants);
-      std::vector<std::optional<llvm::Expected<std::vector<interp::HostTensor>>>>
+      std::vector<
+          std::optional<llvm::Expected<std::vector<interp::HostTensor>>>>
           all(participants);
       std::vector<std::thread> threads;
       for (int64_t rank = 0; rank < participants; ++rank)
@@ -357,7 +358,8 @@ std::string compileOnly(mlir::ModuleOp module, mlir::MLIRContext &context) {
 
 /// `module` once per public function that takes no parameters (a test
 /// function of StableHLO's interpreter tests), each clone with the other
-/// such functions erased; `module` alone when it has at most one.
+/// such functions erased; none when it has at most one (the module is its
+/// own entry).
 std::vector<mlir::OwningOpRef<mlir::ModuleOp>>
 splitEntries(mlir::ModuleOp module) {
   std::vector<std::string> names;
@@ -367,10 +369,8 @@ splitEntries(mlir::ModuleOp module) {
         mlir::SymbolTable::symbolKnownUseEmpty(function, module))
       names.push_back(function.getSymName().str());
   std::vector<mlir::OwningOpRef<mlir::ModuleOp>> entries;
-  if (names.size() <= 1) {
-    entries.push_back(module.clone());
+  if (names.size() <= 1)
     return entries;
-  }
   for (const std::string &name : names) {
     mlir::OwningOpRef<mlir::ModuleOp> clone = module.clone();
     for (auto function :
@@ -435,12 +435,17 @@ FileResult importFile(const std::string &path, const std::string &relative,
     auto roundTripStart = Clock::now();
     // A piece with several test functions (a `// // -----` that does not
     // split) runs each as its own entry, as StableHLO's interpreter does.
-    std::vector<mlir::OwningOpRef<mlir::ModuleOp>> entries =
+    std::vector<mlir::OwningOpRef<mlir::ModuleOp>> clones =
         splitEntries(*module);
+    llvm::SmallVector<mlir::ModuleOp> entries;
+    for (auto &clone : clones)
+      entries.push_back(*clone);
+    if (entries.empty())
+      entries.push_back(*module);
     if (evaluate && result.passed) {
-      for (auto &entry : entries) {
+      for (mlir::ModuleOp entry : entries) {
         bool ran = false;
-        std::string why = evaluateModule(*entry, context, ran, runArguments);
+        std::string why = evaluateModule(entry, context, ran, runArguments);
         result.evaluated &= ran;
         if (!why.empty() && result.passed) {
           result.passed = false;
@@ -449,12 +454,12 @@ FileResult importFile(const std::string &path, const std::string &relative,
       }
     }
     if (compile && result.compiledPassed) {
-      // Compilation lowers the module in place: it comes after the others.
+      // Compilation lowers the module in place (in the child process that
+      // compileModule forks): it comes after the others.
       auto compileStart = Clock::now();
-      for (auto &entry : entries) {
+      for (mlir::ModuleOp entry : entries) {
         bool compiled = false;
-        std::string why =
-            compileModule(*entry, context, compiled, runArguments);
+        std::string why = compileModule(entry, context, compiled, runArguments);
         result.compiled &= compiled;
         if (!why.empty() && result.compiledPassed) {
           result.compiledPassed = false;

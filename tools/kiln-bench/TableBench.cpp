@@ -11,13 +11,13 @@
 
 #include "TableBench.h"
 
+#include "BenchFiles.h"
 #include "BenchTable.h"
 #include "CacheBench.h"
 #include "CpuBench.h"
 #include "PrecompileBench.h"
 #include "SignatureBench.h"
-
-#include "kiln/Driver/ChildProcess.h"
+#include "TimedRun.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -42,19 +42,6 @@ size_t countInstructions(llvm::StringRef text) {
   return count + text.count("\n  ROOT");
 }
 
-/// The seconds after `label` in kiln compile's report ("front end 0.002").
-double phaseSeconds(llvm::StringRef report, llvm::StringRef label) {
-  size_t at = report.find(label);
-  if (at == llvm::StringRef::npos)
-    return 0;
-  double seconds = 0;
-  report.drop_front(at + label.size())
-      .ltrim()
-      .take_while([](char c) { return llvm::isDigit(c) || c == '.'; })
-      .getAsDouble(seconds);
-  return seconds;
-}
-
 /// Compile time against graph size: every graph of `directory`, smallest
 /// first.
 void measureCompileScaling(const std::string &kiln,
@@ -65,13 +52,11 @@ void measureCompileScaling(const std::string &kiln,
     size_t instructions = 0;
   };
   std::vector<Graph> graphs;
-  std::error_code error;
-  for (llvm::sys::fs::directory_iterator it(directory, error), end;
-       it != end && !error; it.increment(error)) {
-    auto text = llvm::MemoryBuffer::getFile(it->path());
-    if (text && llvm::sys::path::extension(it->path()) == ".hlo")
-      graphs.push_back({it->path(), countInstructions((*text)->getBuffer())});
-  }
+  std::vector<BenchFile> files;
+  collectFiles(directory, files);
+  for (const BenchFile &file : files)
+    if (auto text = llvm::MemoryBuffer::getFile(file.path))
+      graphs.push_back({file.path, countInstructions((*text)->getBuffer())});
   std::sort(graphs.begin(), graphs.end(), [](const Graph &a, const Graph &b) {
     return a.instructions < b.instructions;
   });
@@ -79,32 +64,17 @@ void measureCompileScaling(const std::string &kiln,
                   "process each (import included)\n";
   double smallest = 0;
   for (const Graph &graph : graphs) {
-    ChildSpec spec;
-    spec.argv = {kiln, "compile", graph.path, "-o", scratch + "/artifact"};
-    spec.logPath = scratch + "/compile.log";
-    spec.ownProcessGroup = false;
-    double start = getMonotonicSeconds();
-    llvm::Expected<ChildProcess> child = ChildProcess::spawn(spec);
-    if (!child) {
-      llvm::outs() << "  " << graph.path << ": "
-                   << llvm::toString(child.takeError()) << "\n";
-      continue;
-    }
-    ChildExit exit = child->wait();
-    double wall = getMonotonicSeconds() - start;
-    auto log = llvm::MemoryBuffer::getFile(spec.logPath);
-    llvm::StringRef report = log ? (*log)->getBuffer() : "";
-    if (!exit.succeeded() || !report.contains("compiled ")) {
+    RunResult run =
+        runTimed({kiln, "compile", graph.path, "-o", scratch + "/artifact"},
+                 scratch + "/compile.log");
+    CompileReport report = readCompileReport(run.log);
+    if (!run.ok || report.total == 0) {
       llvm::outs() << "  " << graph.path << ": kiln compile failed\n";
       continue;
     }
-    double frontEnd = phaseSeconds(report, "front end");
-    double lowering = phaseSeconds(report, "lowering");
-    double llvmSeconds = phaseSeconds(report, "LLVM IR") +
-                         phaseSeconds(report, "LLVM optimization") +
-                         phaseSeconds(report, "code generation");
-    double inside = frontEnd + lowering + llvmSeconds;
-    double import = std::max(0.0, wall - inside);
+    double wall = run.seconds, frontEnd = report.frontEnd,
+           lowering = report.lowering, llvmSeconds = report.llvm;
+    double import = std::max(0.0, wall - (frontEnd + lowering + llvmSeconds));
     double perThousand = wall / (graph.instructions / 1000.0);
     if (smallest == 0)
       smallest = perThousand;

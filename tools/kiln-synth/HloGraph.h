@@ -157,8 +157,8 @@ public:
 
   /// The gradients of `root` (seeded with `seed`, root's shape) with respect
   /// to each of `wrt`, made as instructions after the ones that exist; a
-  /// zero for one that `root` does not depend on. `recompute` stands in
-  /// for selective activation checkpointing (see Autodiff.cpp).
+  /// zero for one that `root` does not depend on. Regions marked with
+  /// markRecomputed are made again rather than kept (see Autodiff.cpp).
   std::vector<Value> gradients(Value root, Value seed,
                                const std::vector<Value> &wrt);
 

@@ -252,13 +252,8 @@ Value StepBuilder::embed(Value ids, Value table) {
     hidden =
         graph.select(outsideRows, graph.full(graph.shape(found), 0.0), found);
   }
-  if (config.sequenceParallel) {
-    at("xla__reduce_scatter", module, MappingsFile, 342);
-    return graph.reduceScatter(hidden, Group::TensorParallel, 0);
-  }
-  at("xla__cross_replica_sum", module, MappingsFile, 297);
-  return graph.allReduce(hidden, Group::TensorParallel, "add",
-                         CollectiveGrad::PassThrough);
+  // Each rank holds some rows: their sum, as after a row-parallel layer.
+  return leaveRowParallel(hidden, module);
 }
 
 Value StepBuilder::rotary(Value x, Value cosine, Value sine) {

@@ -33,6 +33,11 @@ enum class StepKind {
   Checkpoint,
 };
 
+/// Every step kind, in the order a run meets them.
+constexpr StepKind kStepKinds[] = {StepKind::First, StepKind::Accumulate,
+                                   StepKind::Optimizer, StepKind::Eval,
+                                   StepKind::Checkpoint};
+
 /// The name of a step kind as `--step` spells it.
 const char *stepKindName(StepKind kind);
 
@@ -54,7 +59,6 @@ struct LlamaConfig {
   bool denseMask = false;           ///< the mask as a constant, not iota
   bool zero1 = false;               ///< ZeRO-1 sharded AdamW
   StepKind step = StepKind::Optimizer;
-  double learningRate = 1e-3; ///< the default of the lr parameter's value
 };
 
 /// The first of `config`'s problems (sizes that do not divide, a rank out

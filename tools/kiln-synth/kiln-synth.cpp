@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <stdexcept>
 
 using namespace kiln::synth;
@@ -62,8 +63,8 @@ int main(int argc, char **argv) {
       "AdamW) as HLO text in the form PyTorch/XLA with NeuronX Distributed "
       "writes them: one graph, or with --graph-set the graphs of a run.",
       "kiln-synth"};
-  std::string presetName = "tiny", output, graphSet, stepName = "optimizer",
-              tpRankText = "0", dpRankText = "0", maskStyle = "iota";
+  std::string presetName = "tiny", output, graphSet, tpRankText = "0",
+              dpRankText = "0", maskStyle = "iota";
   bool listPresets = false, allRanks = false;
   LlamaConfig overrides;
   app.add_option("--preset", presetName,
@@ -115,11 +116,14 @@ int main(int argc, char **argv) {
                               "select, as torch-xla writes triu) or 'dense' "
                               "(a constant of S x S predicates)")
                    ->check(CLI::IsMember({"iota", "dense"}));
-  app.add_option("--step", stepName,
+  std::map<std::string, StepKind> stepNames;
+  for (StepKind kind : kStepKinds)
+    stepNames[stepKindName(kind)] = kind;
+  StepKind step = StepKind::Optimizer;
+  app.add_option("--step", step,
                  "The step kind: first, accumulate, optimizer, eval or "
                  "checkpoint (default optimizer)")
-      ->check(CLI::IsMember(
-          {"first", "accumulate", "optimizer", "eval", "checkpoint"}));
+      ->transform(CLI::CheckedTransformer(stepNames));
   app.add_option("-o,--output", output, "The graph's file (default stdout)");
   app.add_option("--graph-set", graphSet,
                  "Write the run's graphs into this directory: every step "
@@ -194,11 +198,7 @@ int main(int argc, char **argv) {
   if (!parseRank(tpRankText, "--tp-rank", config.tensorRank) ||
       !parseRank(dpRankText, "--dp-rank", config.dataRank))
     return 2;
-  for (StepKind kind :
-       {StepKind::First, StepKind::Accumulate, StepKind::Optimizer,
-        StepKind::Eval, StepKind::Checkpoint})
-    if (stepName == stepKindName(kind))
-      config.step = kind;
+  config.step = step;
   std::string problem = validate(config);
   if (!problem.empty()) {
     std::cerr << "kiln-synth: error: " << problem << "\n";
@@ -235,9 +235,7 @@ int main(int argc, char **argv) {
   for (int64_t s = 0; s < config.pipelineParallel; ++s)
     for (int64_t dpr : dpRanks)
       for (int64_t tpr : tpRanks)
-        for (StepKind kind :
-             {StepKind::First, StepKind::Accumulate, StepKind::Optimizer,
-              StepKind::Eval, StepKind::Checkpoint}) {
+        for (StepKind kind : kStepKinds) {
           LlamaConfig one = config;
           one.stage = s;
           one.tensorRank = tpr;

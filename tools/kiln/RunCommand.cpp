@@ -483,7 +483,8 @@ int runInterpreted(const kiln::RunOptions &options) {
   return failedChecks ? ExitSomeFailed : ExitSuccess;
 }
 
-int runCompiled(const kiln::RunOptions &options) {
+int runCompiled(const kiln::RunOptions &given) {
+  kiln::RunOptions options = given;
   // Several ranks run on threads of their own, which make types at once.
   MLIRContext context(options.ranks > 1 ? MLIRContext::Threading::ENABLED
                                         : MLIRContext::Threading::DISABLED);
@@ -497,9 +498,8 @@ int runCompiled(const kiln::RunOptions &options) {
   if (options.ranks == 1 && !options.compare) {
     int64_t participants = kiln::getRunParallelParticipants(*module);
     if (participants > 1 && participants <= 1024) {
-      kiln::RunOptions onGrid = options;
-      onGrid.ranks = participants;
-      return runCompiled(onGrid);
+      options.ranks = participants;
+      context.enableMultithreading(true);
     }
   }
   kiln::DumpDiagnosticHandler diagnostics(&context, options.input);

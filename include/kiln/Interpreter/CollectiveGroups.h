@@ -15,6 +15,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
+#include <string>
 
 namespace kiln::interp {
 
@@ -32,6 +33,17 @@ llvm::SmallVector<llvm::SmallVector<int64_t>> groupRows(mlir::Operation *op,
 std::optional<llvm::SmallVector<int64_t>>
 gridGroupOf(mlir::Operation *op, llvm::StringRef name, int64_t rank,
             int replicas, int partitions);
+
+/// The grid of a run_parallel harness: `programs` holds a row of function
+/// names per replica, one per partition.
+struct RunParallelGrid {
+  int64_t replicas = 0, partitions = 0;
+  llvm::SmallVector<llvm::StringRef> programs; ///< row-major
+};
+
+/// `op`'s (a kiln.run_parallel's) grid, or none with `error` set.
+std::optional<RunParallelGrid> getRunParallelGrid(mlir::Operation *op,
+                                                  std::string &error);
 
 } // namespace kiln::interp
 

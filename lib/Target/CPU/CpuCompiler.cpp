@@ -302,8 +302,7 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
   // The front end: what cannot be compiled named first, then inlining,
   // causal masks, constant folding, dead code.
   Clock::time_point start = Clock::now();
-  int64_t participants = 1;
-  if (failed(lowerRunParallel(module, participants)))
+  if (failed(lowerRunParallel(module)))
     return failure();
   {
     PassManager pm(context);

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -55,10 +56,15 @@ unsigned kiln::outlineLoopNests(ModuleOp module) {
   auto noinline =
       ArrayAttr::get(context, {StringAttr::get(context, "noinline")});
   for (func::FuncOp entry : entries) {
+    // Positions in the entry, taken once: calls put in place of nests
+    // would make every isBeforeInBlock renumber the block.
     SmallVector<Operation *> nests;
-    for (Operation &op : entry.getBody().front())
+    llvm::DenseMap<Operation *, unsigned> position;
+    for (Operation &op : entry.getBody().front()) {
+      position[&op] = position.size();
       if (isLoopNest(op))
         nests.push_back(&op);
+    }
     for (Operation *nest : nests) {
       // What the nest uses from outside: remade inside, or passed.
       llvm::SetVector<Value> used(nest->operand_begin(), nest->operand_end());
@@ -83,8 +89,8 @@ unsigned kiln::outlineLoopNests(ModuleOp module) {
       if (!passable)
         continue;
       SmallVector<Operation *> ordered(remade.begin(), remade.end());
-      llvm::sort(ordered, [](Operation *a, Operation *b) {
-        return a->isBeforeInBlock(b);
+      llvm::sort(ordered, [&](Operation *a, Operation *b) {
+        return position.lookup(a) < position.lookup(b);
       });
 
       OpBuilder builder(entry);

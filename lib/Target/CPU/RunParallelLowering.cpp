@@ -121,19 +121,15 @@ LogicalResult resolveProgram(func::FuncOp program, int64_t replicas,
 int64_t kiln::getRunParallelParticipants(ModuleOp module) {
   int64_t participants = 1;
   module.walk([&](Operation *op) {
-    if (op->getName().getStringRef() != "kiln.run_parallel")
-      return;
-    auto programs = op->getAttrOfType<ArrayAttr>("programs");
-    if (!programs || programs.empty())
-      return;
-    auto row = dyn_cast<ArrayAttr>(programs[0]);
-    participants = programs.size() * (row ? row.size() : 1);
+    std::string error;
+    if (op->getName().getStringRef() == "kiln.run_parallel")
+      if (auto grid = kiln::interp::getRunParallelGrid(op, error))
+        participants = grid->replicas * grid->partitions;
   });
   return participants;
 }
 
-LogicalResult kiln::lowerRunParallel(ModuleOp module, int64_t &participants) {
-  participants = 1;
+LogicalResult kiln::lowerRunParallel(ModuleOp module) {
   SmallVector<Operation *> harnesses;
   module.walk([&](Operation *op) {
     if (op->getName().getStringRef() == "kiln.run_parallel")
@@ -145,47 +141,36 @@ LogicalResult kiln::lowerRunParallel(ModuleOp module, int64_t &participants) {
     return harnesses[1]->emitError(
         "one run_parallel a graph is compiled by the CPU backend");
   Operation *harness = harnesses.front();
-  auto programs = harness->getAttrOfType<ArrayAttr>("programs");
-  SmallVector<func::FuncOp> functions;
-  int64_t replicas = programs ? programs.size() : 0, partitions = -1;
-  for (Attribute row : programs ? programs : ArrayAttr()) {
-    auto list = dyn_cast<ArrayAttr>(row);
-    if (!list || (partitions >= 0 && (int64_t)list.size() != partitions))
-      return harness->emitError("programs must be rows of one length");
-    partitions = list.size();
-    for (Attribute program : list) {
-      auto symbol = dyn_cast<FlatSymbolRefAttr>(program);
-      auto function = symbol
-                          ? module.lookupSymbol<func::FuncOp>(symbol.getValue())
-                          : func::FuncOp();
-      if (!function || function.isExternal())
-        return harness->emitError("programs must name functions");
-      functions.push_back(function);
-    }
-  }
-  if (functions.empty())
-    return harness->emitError("no program to run");
+  std::string error;
+  std::optional<kiln::interp::RunParallelGrid> grid =
+      kiln::interp::getRunParallelGrid(harness, error);
+  if (!grid)
+    return harness->emitError(error);
+  // Every participant runs the same program (on its own slot's operands).
+  auto program = module.lookupSymbol<func::FuncOp>(grid->programs.front());
+  if (!program || program.isExternal())
+    return harness->emitError("programs must name functions");
+  for (StringRef name : grid->programs)
+    if (name != grid->programs.front())
+      return harness->emitError(
+          "run_parallel of different programs is not compiled by the CPU "
+          "backend (every participant runs one)");
   for (Type type : harness->getResultTypes())
     if (!isa<RankedTensorType>(type))
       return harness->emitError(
           "run_parallel with token results is not compiled by the CPU "
           "backend");
-  participants = replicas * partitions;
-  llvm::SmallPtrSet<Operation *, 4> resolved;
-  for (func::FuncOp function : functions)
-    if (resolved.insert(function).second &&
-        failed(resolveProgram(function, replicas, partitions)))
-      return failure();
+  int64_t participants = grid->replicas * grid->partitions;
+  unsigned arguments = program.getNumArguments();
+  unsigned resultCount = program.getNumResults();
+  if (harness->getNumOperands() != arguments * participants ||
+      harness->getNumResults() != resultCount * participants)
+    return harness->emitError("the programs' operands and results do not "
+                              "match run_parallel's");
+  if (failed(resolveProgram(program, grid->replicas, grid->partitions)))
+    return failure();
 
-  // Every participant runs the program on its own slot's operands (picked
-  // by its number); each slot's results are its participant's, zeros on
-  // the others.
-  func::FuncOp program = functions.front();
-  for (func::FuncOp function : functions)
-    if (function != program)
-      return harness->emitError(
-          "run_parallel of different programs is not compiled by the CPU "
-          "backend (every participant runs one)");
+  // Each slot's results are its participant's, zeros on the others.
   OpBuilder builder(harness);
   Location loc = harness->getLoc();
   auto u32 = RankedTensorType::get({}, builder.getIntegerType(32, false));
@@ -205,12 +190,6 @@ LogicalResult kiln::lowerRunParallel(ModuleOp module, int64_t &participants) {
     return createOp(builder, loc, "kiln.select", {isSlot[k], onTrue, onFalse},
                     onTrue.getType());
   };
-  unsigned arguments = program.getNumArguments();
-  unsigned resultCount = program.getNumResults();
-  if (harness->getNumOperands() != arguments * participants ||
-      harness->getNumResults() != resultCount * participants)
-    return harness->emitError("the programs' operands and results do not "
-                              "match run_parallel's");
   SmallVector<Value> mine;
   for (unsigned a = 0; a < arguments; ++a) {
     Value value = harness->getOperand(a);

@@ -19,11 +19,9 @@
 
 namespace kiln {
 
-/// Rewrites `module`'s run_parallel (at most one) as above. `participants`
-/// is how many participants the compiled entry must run on (1 without a
-/// run_parallel).
-mlir::LogicalResult lowerRunParallel(mlir::ModuleOp module,
-                                     int64_t &participants);
+/// Rewrites `module`'s run_parallel (at most one) as above; the compiled
+/// entry must then run on getRunParallelParticipants's participants.
+mlir::LogicalResult lowerRunParallel(mlir::ModuleOp module);
 
 } // namespace kiln
 

@@ -28,8 +28,6 @@ import tempfile
 
 import numpy as np
 
-VOCAB_RE = re.compile(r"(\d+)")
-
 
 def read_graph(path):
     text = open(path).read()
