@@ -11,6 +11,7 @@
 #include "kiln/Runtime/RuntimeFunctions.h"
 #include "kiln/Interpreter/RandomBits.h"
 #include "kiln/Interpreter/SpecialFunctions.h"
+#include "kiln/Runtime/BufferPool.h"
 #include "kiln/Runtime/Collectives.h"
 #include "kiln/Runtime/RuntimeAbi.h"
 
@@ -294,5 +295,6 @@ std::vector<std::pair<const char *, void *>> kiln::getRuntimeSymbols() {
   symbols.push_back({kFftFunction, reinterpret_cast<void *>(&kiln_rt_fft)});
   symbols.push_back({kTriangularSolveFunction,
                      reinterpret_cast<void *>(&kiln_rt_triangular_solve)});
+  llvm::append_range(symbols, getBufferPoolSymbols());
   return symbols;
 }

@@ -80,3 +80,70 @@ func.func @transposed_mask(%q: tensor<8x4xf32>, %k: tensor<8x4xf32>) -> tensor<8
   %masked = kiln.select %mask, %scores, %fill : (tensor<8x8xi1>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
   return %masked : tensor<8x8xf32>
 }
+
+// -----
+
+// Softmax between the contractions, in blocks of 32 (S = 64): every value
+// that is one constant outside the band is marked with it (the select's
+// fill, exp's 0); the scaling before the mask and the subtraction after it
+// are marked because only marked ops read them; the max and the sum read
+// the blocks only. Only what something reads whole is filled outside the
+// band: exp's result is returned, so it has no unread_outside.
+// CHECK-LABEL: func.func @softmax
+// CHECK:         kiln.dot_general {{.*}}role = "scores", unread_outside}
+// CHECK:         kiln.multiply {{.*}}kiln.band = {column = 1 : i64, max_diagonal = 0 : i64, outside = 0.000000e+00 : f64, row = 0 : i64, unread_outside}
+// CHECK:         kiln.select {{.*}}kiln.band = {column = 1 : i64, max_diagonal = 0 : i64, outside = 0xFFF0000000000000 : f64, row = 0 : i64, unread_outside}
+// CHECK:         kiln.reduce{{.*}}kiln.band = {column = 1 : i64, max_diagonal = 0 : i64, outside = 0xFFF0000000000000 : f64, row = 0 : i64}
+// CHECK:         kiln.subtract {{.*}}kiln.band = {{{.*}}unread_outside}
+// CHECK:         kiln.exponential {{.*}}kiln.band = {column = 1 : i64, max_diagonal = 0 : i64, outside = 0.000000e+00 : f64, row = 0 : i64}
+// CHECK:         kiln.reduce{{.*}}kiln.band = {column = 1 : i64, max_diagonal = 0 : i64, outside = 0.000000e+00 : f64, row = 0 : i64}
+// CHECK:         kiln.divide {{.*}}kiln.band = {{{.*}}unread_outside}
+// CHECK:         kiln.dot_general {{.*}}role = "values"
+func.func @softmax(%q: tensor<64x16xf32>, %k: tensor<64x16xf32>, %v: tensor<64x16xf32>) -> (tensor<64x16xf32>, tensor<64x64xf32>) {
+  %scores = kiln.dot_general %q, %k {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 1>} : (tensor<64x16xf32>, tensor<64x16xf32>) -> tensor<64x64xf32>
+  %scale = kiln.constant dense<0.25> : tensor<64x64xf32>
+  %scaled = kiln.multiply %scores, %scale : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %mask = kiln.causal_mask {column_dimension = 1 : i64, kept = true, masked = false, max_diagonal = 0 : i64, row_dimension = 0 : i64} : tensor<64x64xi1>
+  %fill = kiln.constant dense<0xFF800000> : tensor<64x64xf32>
+  %masked = kiln.select %mask, %scaled, %fill : (tensor<64x64xi1>, tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %init = kiln.constant dense<0xFF800000> : tensor<f32>
+  %max = kiln.reduce(%masked, %init) attributes {dimensions = array<i64: 1>} {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %x = kiln.maximum %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %x : tensor<f32>
+  } : (tensor<64x64xf32>, tensor<f32>) -> tensor<64xf32>
+  %mb = kiln.broadcast_in_dim %max {dimensions = array<i64: 0>} : (tensor<64xf32>) -> tensor<64x64xf32>
+  %shifted = kiln.subtract %masked, %mb : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %e = kiln.exponential %shifted : (tensor<64x64xf32>) -> tensor<64x64xf32>
+  %zero = kiln.constant dense<0.0> : tensor<f32>
+  %sum = kiln.reduce(%e, %zero) attributes {dimensions = array<i64: 1>} {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %x = kiln.add %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %x : tensor<f32>
+  } : (tensor<64x64xf32>, tensor<f32>) -> tensor<64xf32>
+  %sb = kiln.broadcast_in_dim %sum {dimensions = array<i64: 0>} : (tensor<64xf32>) -> tensor<64x64xf32>
+  %p = kiln.divide %e, %sb : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %o = kiln.dot_general %p, %v {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 0>} : (tensor<64x64xf32>, tensor<64x16xf32>) -> tensor<64x16xf32>
+  return %o, %e : tensor<64x16xf32>, tensor<64x64xf32>
+}
+
+// -----
+
+// A sum of a value that is -inf outside the band would take it at every
+// masked position, not once: the reduction is not marked, and the select
+// it reads is filled there.
+// CHECK-LABEL: func.func @sum_of_fill
+// CHECK:         kiln.select {{.*}}kiln.band = {column = 1 : i64, max_diagonal = 0 : i64, outside = 0xFFF0000000000000 : f64, row = 0 : i64}
+// CHECK-NOT:     kiln.band
+func.func @sum_of_fill(%x: tensor<64x64xf32>) -> tensor<64xf32> {
+  %mask = kiln.causal_mask {column_dimension = 1 : i64, kept = true, masked = false, max_diagonal = 0 : i64, row_dimension = 0 : i64} : tensor<64x64xi1>
+  %fill = kiln.constant dense<0xFF800000> : tensor<64x64xf32>
+  %masked = kiln.select %mask, %x, %fill : (tensor<64x64xi1>, tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %zero = kiln.constant dense<0.0> : tensor<f32>
+  %sum = kiln.reduce(%masked, %zero) attributes {dimensions = array<i64: 1>} {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %y = kiln.add %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %y : tensor<f32>
+  } : (tensor<64x64xf32>, tensor<f32>) -> tensor<64xf32>
+  return %sum : tensor<64xf32>
+}

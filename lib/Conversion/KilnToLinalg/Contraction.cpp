@@ -16,8 +16,10 @@
 #include "ScalarOps.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/Transforms/BandBlocks.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -281,12 +283,7 @@ Value buildMaskedContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
   bool scores = mask.getAs<StringAttr>("role").getValue() == "scores";
   // The band's second dimension: columns for scores, depth for values.
   int64_t banded = scores ? columns : depth;
-  int64_t block = 0;
-  for (int64_t candidate : {128, 64, 32})
-    if (rows % candidate == 0 && banded % candidate == 0) {
-      block = candidate;
-      break;
-    }
+  int64_t block = kiln::getBandBlockSize(rows, banded);
   if (block == 0)
     return nullptr;
   std::optional<int64_t> minDiagonal, maxDiagonal;
@@ -300,11 +297,18 @@ Value buildMaskedContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
   Value zero =
       arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
   llvm::SmallVector<int64_t> resultShape = {batch, rows, columns};
-  Value result =
-      linalg::FillOp::create(
-          b, loc, ValueRange{zero},
-          ValueRange{tensor::EmptyOp::create(b, loc, resultShape, element)})
-          .getResult(0);
+  // Scores whose skipped blocks only ops computed in the same blocks read
+  // (kiln.band) are left unwritten there.
+  Value result;
+  if (scores && mask.get("unread_outside"))
+    result = bufferization::AllocTensorOp::create(
+        b, loc, RankedTensorType::get(resultShape, element), ValueRange{});
+  else
+    result =
+        linalg::FillOp::create(
+            b, loc, ValueRange{zero},
+            ValueRange{tensor::EmptyOp::create(b, loc, resultShape, element)})
+            .getResult(0);
   auto staticSizes = [&](std::initializer_list<int64_t> sizes) {
     llvm::SmallVector<OpFoldResult> folded;
     for (int64_t size : sizes)

@@ -183,6 +183,24 @@ struct CausalMaskLowering : public OpConversionPattern<kiln::CausalMaskOp> {
                                                 scalarConstant(b, loc, masked));
           linalg::YieldOp::create(b, loc, value);
         });
+    // The mask's band and its value inside: blocks wholly inside the band
+    // read that constant, not the mask (BandRestriction.cpp).
+    TypedAttr keptValue = kept;
+    if (auto integer = dyn_cast<IntegerAttr>(kept))
+      keptValue = IntegerAttr::get(kiln::getSignlessType(kept.getType()),
+                                   integer.getValue());
+    llvm::SmallVector<NamedAttribute> description = {
+        rewriter.getNamedAttr("row", rewriter.getI64IntegerAttr(row)),
+        rewriter.getNamedAttr("column", rewriter.getI64IntegerAttr(column)),
+        rewriter.getNamedAttr("kept", keptValue)};
+    if (minDiagonal)
+      description.push_back(rewriter.getNamedAttr(
+          "min_diagonal", rewriter.getI64IntegerAttr(*minDiagonal)));
+    if (maxDiagonal)
+      description.push_back(rewriter.getNamedAttr(
+          "max_diagonal", rewriter.getI64IntegerAttr(*maxDiagonal)));
+    generic->setAttr("kiln.causal_mask",
+                     rewriter.getDictionaryAttr(description));
     rewriter.replaceOp(op, generic.getResults());
     return success();
   }

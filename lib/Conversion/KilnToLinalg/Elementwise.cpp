@@ -66,6 +66,9 @@ struct ElementwiseToGeneric : public ConversionPattern {
         });
     if (!built)
       return failure();
+    // Computed in the blocks of a causal band only (BandRestriction.cpp).
+    if (Attribute band = op->getAttr("kiln.band"))
+      generic->setAttr("kiln.band", band);
     rewriter.replaceOp(op, generic.getResults());
     return success();
   }

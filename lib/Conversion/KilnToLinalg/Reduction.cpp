@@ -88,6 +88,9 @@ struct ReduceLowering : public OpConversionPattern<kiln::ReduceOp> {
         });
     if (!built)
       return failure();
+    // Reads the blocks of a causal band only (BandRestriction.cpp).
+    if (Attribute band = op->getAttr("kiln.band"))
+      generic->setAttr("kiln.band", band);
     rewriter.replaceOp(op, generic.getResults());
     return success();
   }

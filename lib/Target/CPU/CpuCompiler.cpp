@@ -14,6 +14,7 @@
 
 #include "CheckResults.h"
 #include "ContractionTiling.h"
+#include "BandRestriction.h"
 #include "LoopNestOutlining.h"
 #include "RunParallelLowering.h"
 #include "kiln/Conversion/Passes.h"
@@ -24,6 +25,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -98,7 +100,7 @@ constexpr llvm::StringLiteral kStructuredPipeline =
 /// layouts), so that the entry's signature is one pointer per parameter
 /// and per result.
 constexpr llvm::StringLiteral kBufferizationPipeline =
-    "func.func(lower-vector-mask),"
+    "func.func(lower-vector-mask), eliminate-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "allow-return-allocs-from-loops "
     "function-boundary-type-conversion=identity-layout-map},"
@@ -112,12 +114,15 @@ constexpr llvm::StringLiteral kBufferizationPipeline =
 /// and a rounding into one. Where LLVM still narrows to bf16 itself (an
 /// integer converted to bf16, a bf16 select it forms), it calls
 /// __truncsfbf2, which the runtime gives the code (Executable.cpp).
+/// Temporaries come from the runtime's pool (BufferPool.h), through MLIR's
+/// generic allocation functions.
 constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
     "arith-expand{include-bf16=true},"
     "convert-vector-to-scf{full-unroll=true}, convert-linalg-to-loops,"
     "lower-affine, convert-scf-to-cf, canonicalize, cse,"
     "arith-expand{include-bf16=true}, expand-strided-metadata, lower-affine,"
-    "convert-vector-to-llvm, finalize-memref-to-llvm, convert-math-to-libm,"
+    "convert-vector-to-llvm, finalize-memref-to-llvm{use-generic-functions},"
+    "convert-math-to-libm,"
     "convert-complex-to-llvm,"
     "convert-math-to-llvm, convert-arith-to-llvm, convert-index-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},"
@@ -374,7 +379,8 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
       function.removeArgAttrsAttr();
       function.removeResAttrsAttr();
     });
-    if (failed(runPipeline(kStructuredPipeline)) ||
+    if (failed(restrictToBands(module)) ||
+        failed(runPipeline(kStructuredPipeline)) ||
         failed(tileAndVectorizeContractions(
             module, getContractionTiles(getVectorLanes(*machine)))))
       return failure();
@@ -491,10 +497,27 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
     {
       RewritePatternSet patterns(context);
       populateMathPolynomialApproximationPatterns(
-          patterns, [](StringRef name) { return name == "exp"; });
+          patterns, [](StringRef name) { return name == "math.exp"; });
       if (failed(applyPatternsGreedily(module, std::move(patterns))))
         return failure();
     }
+    // The polynomial's fma and floor as LLVM's intrinsics, which are
+    // instructions: convert-math-to-libm would make them calls of fmaf and
+    // floorf, one per element, which LLVM does not vectorize either.
+    module.walk([](Operation *op) {
+      if (!isa<math::FmaOp, math::FloorOp>(op))
+        return;
+      OpBuilder builder(op);
+      Value replacement;
+      if (auto fma = dyn_cast<math::FmaOp>(op))
+        replacement = LLVM::FMAOp::create(builder, op->getLoc(), fma.getA(),
+                                          fma.getB(), fma.getC());
+      else
+        replacement = LLVM::FFloorOp::create(builder, op->getLoc(),
+                                             op->getOperand(0));
+      op->getResult(0).replaceAllUsesWith(replacement);
+      op->erase();
+    });
     // LLVM optimizes a function per loop nest in time linear in the graph's
     // size; one function of the whole graph costs it quadratic time.
     outlineLoopNests(module);

@@ -12,8 +12,11 @@
 #include "kiln/Dialect/Kiln/Transforms/PassStatistics.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
+#include "kiln/Dialect/Kiln/Transforms/BandBlocks.h"
 #include "mlir/IR/BuiltinAttributes.h"
+
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <cmath>
 
@@ -27,11 +30,14 @@ using namespace mlir;
 namespace {
 
 /// A value that equals `outside` at every position outside the band
-/// `minDiagonal <= idx[column] - idx[row] <= maxDiagonal`.
+/// `minDiagonal <= idx[column] - idx[row] <= maxDiagonal` (when `exact`), or
+/// is there below -1e30 or -inf, which exp takes to exactly 0 (when not:
+/// `outside` is then one such value).
 struct Band {
   int64_t row = 0, column = 0;
   std::optional<int64_t> minDiagonal, maxDiagonal;
   double outside = 0;
+  bool exact = true;
 
   bool sameBand(const Band &other) const {
     return row == other.row && column == other.column &&
@@ -47,7 +53,8 @@ bool isNegligible(double value) { return value < -1e30; }
 /// The scalar of a splat constant, possibly broadcast.
 std::optional<double> splatValue(Value value) {
   Operation *op = value.getDefiningOp();
-  while (op && isa<kiln::BroadcastInDimOp, kiln::ReshapeOp, kiln::ConvertOp>(op))
+  while (op &&
+         isa<kiln::BroadcastInDimOp, kiln::ReshapeOp, kiln::ConvertOp>(op))
     op = op->getOperand(0).getDefiningOp();
   auto constant = dyn_cast_or_null<kiln::ConstantOp>(op);
   if (!constant)
@@ -87,6 +94,7 @@ struct MarkMaskedContractionsPass
         band.minDiagonal = attr.getInt();
       if (auto attr = mask.getMaxDiagonalAttr())
         band.maxDiagonal = attr.getInt();
+      band.exact = true;
       TypedAttr masked = mask.getMasked();
       if (auto floatAttr = dyn_cast<FloatAttr>(masked))
         band.outside = floatAttr.getValueAsDouble();
@@ -118,8 +126,12 @@ struct MarkMaskedContractionsPass
     if (name == "kiln.convert") {
       std::optional<Band> band = bandOf(op->getOperand(0));
       if (band && (band->outside == 0 || std::isinf(band->outside) ||
-                   isNegligible(band->outside)))
+                   isNegligible(band->outside))) {
+        // 0 and infinities convert exactly; a finite fill may round.
+        band->exact =
+            band->exact && (band->outside == 0 || std::isinf(band->outside));
         return band;
+      }
       return std::nullopt;
     }
     if (auto select = dyn_cast<kiln::SelectOp>(op)) {
@@ -128,6 +140,7 @@ struct MarkMaskedContractionsPass
       if (predicate && predicate->outside == 0 && fill) {
         Band band = *predicate;
         band.outside = *fill;
+        band.exact = true;
         return band;
       }
       return std::nullopt;
@@ -138,8 +151,10 @@ struct MarkMaskedContractionsPass
         if (name == "kiln.subtract" && k == 1)
           break;
         std::optional<Band> band = bandOf(op->getOperand(k));
-        if (band && isNegligible(band->outside))
+        if (band && isNegligible(band->outside)) {
+          band->exact = false;
           return band;
+        }
       }
       return std::nullopt;
     }
@@ -147,6 +162,7 @@ struct MarkMaskedContractionsPass
       std::optional<Band> band = bandOf(op->getOperand(0));
       if (band && isNegligible(band->outside)) {
         band->outside = 0;
+        band->exact = true;
         return band;
       }
       return std::nullopt;
@@ -177,8 +193,7 @@ struct MarkMaskedContractionsPass
       std::optional<Band> band;
       if (auto select = dyn_cast<kiln::SelectOp>(user)) {
         std::optional<Band> predicate = bandOf(select.getPred());
-        if (use.getOperandNumber() == 1 && predicate &&
-            predicate->outside == 0)
+        if (use.getOperandNumber() == 1 && predicate && predicate->outside == 0)
           band = predicate;
       } else if (name == "kiln.add") {
         std::optional<Band> bias =
@@ -200,17 +215,216 @@ struct MarkMaskedContractionsPass
     return common;
   }
 
+  /// The band of a contraction's lhs when it is 0 outside the band of its
+  /// one free and one contracting dimension: the masked terms of the sums
+  /// are zeros ("values").
+  std::optional<Band> valuesBand(kiln::DotGeneralOp dot) {
+    auto lhsType = cast<RankedTensorType>(dot.getLhs().getType());
+    if (dot.getLhsContractingDims().size() != 1 ||
+        lhsType.getRank() - (int64_t)dot.getLhsBatchDims().size() != 2)
+      return std::nullopt;
+    std::optional<Band> lhsBand = bandOf(dot.getLhs());
+    if (!lhsBand || lhsBand->outside != 0)
+      return std::nullopt;
+    int64_t contractingDim = dot.getLhsContractingDims()[0];
+    int64_t freeDim = -1;
+    for (int64_t d = 0; d < lhsType.getRank(); ++d)
+      if (!llvm::is_contained(dot.getLhsBatchDims(), d) && d != contractingDim)
+        freeDim = d;
+    if (lhsBand->row == freeDim && lhsBand->column == contractingDim)
+      return lhsBand;
+    return std::nullopt;
+  }
+
+  /// The element-wise ops that the backend can compute in a band's blocks
+  /// (each is one linalg.generic there).
+  static bool isBandElementwise(Operation *op) {
+    if (!isa<kiln::SelectOp>(op)) {
+      StringRef name = op->getName().getStringRef();
+      if (name != "kiln.add" && name != "kiln.subtract" &&
+          name != "kiln.multiply" && name != "kiln.divide" &&
+          name != "kiln.exponential" && name != "kiln.convert")
+        return false;
+    }
+    if (op->getNumResults() != 1)
+      return false;
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    return type && type.hasStaticShape() &&
+           isa<FloatType>(type.getElementType());
+  }
+
+  /// Whether the band's dimensions of `type` divide into blocks.
+  static bool hasBlocks(Type type, const Band &band) {
+    auto ranked = dyn_cast<RankedTensorType>(type);
+    return ranked && ranked.hasStaticShape() && band.row < ranked.getRank() &&
+           band.column < ranked.getRank() &&
+           kiln::getBandBlockSize(ranked.getDimSize(band.row),
+                                  ranked.getDimSize(band.column)) != 0;
+  }
+
+  /// A reduce of f32 (whose reducer the backend's body is one op of) of one
+  /// banded operand over the band's column dimension whose
+  /// reducer, applied once to the outside value, gives what applying it
+  /// to every outside position gives: max and min (idempotent), a sum of
+  /// zeros, a product of ones.
+  std::optional<Band> reducedBand(kiln::ReduceOp reduce) {
+    if (reduce.getInputs().size() != 1 || reduce->getNumResults() != 1)
+      return std::nullopt;
+    std::optional<Band> band = bandOf(reduce.getInputs()[0]);
+    if (!band || !band->exact ||
+        reduce.getDimensions() != llvm::ArrayRef<int64_t>{band->column} ||
+        !hasBlocks(reduce.getInputs()[0].getType(), *band) ||
+        !getElementTypeOrSelf(reduce->getResult(0).getType()).isF32())
+      return std::nullopt;
+    Block &body = reduce.getToApply().front();
+    if (body.getOperations().size() != 2)
+      return std::nullopt;
+    Operation &combiner = body.front();
+    if (combiner.getNumOperands() != 2 ||
+        !llvm::is_contained(combiner.getOperands(), body.getArgument(0)) ||
+        !llvm::is_contained(combiner.getOperands(), body.getArgument(1)) ||
+        body.back().getOperand(0) != combiner.getResult(0))
+      return std::nullopt;
+    StringRef name = combiner.getName().getStringRef();
+    if (name == "kiln.maximum" || name == "kiln.minimum" ||
+        (name == "kiln.add" && band->outside == 0) ||
+        (name == "kiln.multiply" && band->outside == 1))
+      return band;
+    return std::nullopt;
+  }
+
+  /// Marks the element-wise ops and reductions that the backend computes
+  /// only in the band's blocks (`kiln.band`): an element-wise op whose
+  /// result is one constant outside the band is filled with it there; one
+  /// whose result is only below -1e30 there, when every op that reads it is
+  /// itself computed in the blocks (they read what it computed, never its
+  /// fill); a reduction takes the outside value once.
+  void markBandOps(uint64_t &elementwise, uint64_t &reductions) {
+    llvm::SetVector<Operation *> marked;
+    getOperation().walk([&](Operation *op) {
+      if (!isBandElementwise(op))
+        return;
+      std::optional<Band> band = bandOf(op->getResult(0));
+      if (band && hasBlocks(op->getResult(0).getType(), *band))
+        marked.insert(op);
+    });
+    llvm::DenseMap<Operation *, Band> reduced;
+    getOperation().walk([&](kiln::ReduceOp reduce) {
+      if (std::optional<Band> band = reducedBand(reduce))
+        reduced[reduce] = *band;
+    });
+    // Inexact values whose readers are not all computed in the same blocks
+    // are computed whole, until nothing changes.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (Operation *op : llvm::to_vector(marked)) {
+        Band band = *bandOf(op->getResult(0));
+        if (band.exact)
+          continue;
+        bool blocked = llvm::all_of(op->getUsers(), [&](Operation *user) {
+          return marked.contains(user) &&
+                 bandOf(user->getResult(0))->sameBand(band);
+        });
+        if (!blocked) {
+          marked.remove(op);
+          changed = true;
+        }
+      }
+    }
+    // An element-wise op that only marked ops of one band read (the scaling
+    // of the scores before their mask) need not be computed outside the
+    // band's blocks either, whatever it holds there; last readers first.
+    llvm::SmallVector<Operation *> elementwiseOps;
+    getOperation().walk([&](Operation *op) {
+      if (isBandElementwise(op))
+        elementwiseOps.push_back(op);
+    });
+    for (Operation *op : llvm::reverse(elementwiseOps)) {
+      if (marked.contains(op) || op->use_empty())
+        continue;
+      std::optional<Band> common;
+      for (Operation *user : op->getUsers()) {
+        if (!marked.contains(user) ||
+            (common && !bandOf(user->getResult(0))->sameBand(*common))) {
+          common.reset();
+          break;
+        }
+        common = *bandOf(user->getResult(0));
+      }
+      if (!common || !hasBlocks(op->getResult(0).getType(), *common))
+        continue;
+      common->exact = false;
+      common->outside = 0;
+      bands[op->getResult(0)] = *common;
+      marked.insert(op);
+    }
+    // Whether only ops that read the band's blocks read a marked value:
+    // its blocks outside the band need not be filled then.
+    auto readsBlocksOnly = [&](Operation *user, const Band &band) {
+      if (marked.contains(user))
+        return bandOf(user->getResult(0))->sameBand(band);
+      if (auto found = reduced.find(user); found != reduced.end())
+        return found->second.sameBand(band);
+      // The lhs of a "values" contraction that the backend computes by
+      // blocks (f32 and f64; others are computed whole).
+      if (auto dot = dyn_cast<kiln::DotGeneralOp>(user)) {
+        std::optional<Band> lhsBand = valuesBand(dot);
+        Type element = getElementTypeOrSelf(dot.getType());
+        return lhsBand && lhsBand->sameBand(band) &&
+               dot.getRhs() != dot.getLhs() &&
+               (element.isF32() || element.isF64()) &&
+               getElementTypeOrSelf(dot.getLhs().getType()) == element &&
+               getElementTypeOrSelf(dot.getRhs().getType()) == element;
+      }
+      return false;
+    };
+    for (Operation *op : marked) {
+      Band band = *bandOf(op->getResult(0));
+      DictionaryAttr description = describeBand(op->getContext(), band);
+      if (llvm::all_of(op->getUsers(), [&](Operation *user) {
+            return readsBlocksOnly(user, band);
+          })) {
+        NamedAttrList entries(description);
+        entries.set("unread_outside", UnitAttr::get(op->getContext()));
+        description = entries.getDictionary(op->getContext());
+      }
+      op->setAttr("kiln.band", description);
+      ++elementwise;
+    }
+    for (auto &[op, band] : reduced) {
+      op->setAttr("kiln.band", describeBand(op->getContext(), band));
+      ++reductions;
+    }
+  }
+
+  /// `kiln.band`: the band's dimensions and diagonals, and the value
+  /// outside it.
+  static DictionaryAttr describeBand(MLIRContext *context, const Band &band) {
+    Builder b(context);
+    return describeDiagonals(
+        b, band,
+        {b.getNamedAttr("row", b.getI64IntegerAttr(band.row)),
+         b.getNamedAttr("column", b.getI64IntegerAttr(band.column)),
+         b.getNamedAttr("outside", b.getF64FloatAttr(band.outside))});
+  }
+
   static DictionaryAttr describe(MLIRContext *context, StringRef role,
                                  const Band &band) {
     Builder b(context);
-    llvm::SmallVector<NamedAttribute> entries = {
-        b.getNamedAttr("role", b.getStringAttr(role))};
+    return describeDiagonals(b, band,
+                             {b.getNamedAttr("role", b.getStringAttr(role))});
+  }
+
+  /// `entries` and the band's diagonals, as one dictionary.
+  static DictionaryAttr
+  describeDiagonals(Builder &b, const Band &band,
+                    llvm::SmallVector<NamedAttribute> entries) {
     if (band.minDiagonal)
-      entries.push_back(
-          b.getNamedAttr("min_diagonal", b.getI64IntegerAttr(*band.minDiagonal)));
+      entries.push_back(b.getNamedAttr("min_diagonal",
+                                       b.getI64IntegerAttr(*band.minDiagonal)));
     if (band.maxDiagonal)
-      entries.push_back(
-          b.getNamedAttr("max_diagonal", b.getI64IntegerAttr(*band.maxDiagonal)));
+      entries.push_back(b.getNamedAttr("max_diagonal",
+                                       b.getI64IntegerAttr(*band.maxDiagonal)));
     return b.getDictionaryAttr(entries);
   }
 
@@ -221,7 +435,10 @@ struct MarkMaskedContractionsPass
           bands[op->getResult(0)] = *band;
     });
     MLIRContext *context = &getContext();
-    uint64_t scores = 0, values = 0;
+    uint64_t scores = 0, values = 0, elementwise = 0, reductions = 0;
+    markBandOps(elementwise, reductions);
+    numElementwise += elementwise;
+    numReductions += reductions;
     getOperation().walk([&](kiln::DotGeneralOp dot) {
       auto lhsType = cast<RankedTensorType>(dot.getLhs().getType());
       auto rhsType = cast<RankedTensorType>(dot.getRhs().getType());
@@ -236,24 +453,24 @@ struct MarkMaskedContractionsPass
         std::optional<Band> band = maskingBand(dot.getResult());
         if (band && band->row == batch && band->column == batch + 1 &&
             (band->minDiagonal || band->maxDiagonal)) {
-          dot->setAttr("kiln.masked_contraction",
-                       describe(context, "scores", *band));
+          DictionaryAttr description = describe(context, "scores", *band);
+          // Skipped blocks that nothing reads need not be zeroed.
+          if (llvm::all_of(dot->getUsers(), [&](Operation *user) {
+                auto mark = user->getAttrOfType<DictionaryAttr>("kiln.band");
+                return mark && !isa<kiln::ReduceOp>(user) &&
+                       bandOf(user->getResult(0))->sameBand(*band);
+              })) {
+            NamedAttrList entries(description);
+            entries.set("unread_outside", UnitAttr::get(context));
+            description = entries.getDictionary(context);
+          }
+          dot->setAttr("kiln.masked_contraction", description);
           ++numScores;
           ++scores;
           return;
         }
       }
-      // Values: the lhs is 0 outside the band of its free and contracting
-      // dimensions.
-      std::optional<Band> lhsBand = bandOf(dot.getLhs());
-      if (!lhsBand || lhsBand->outside != 0)
-        return;
-      int64_t contractingDim = dot.getLhsContractingDims()[0];
-      int64_t freeDim = -1;
-      for (int64_t d = 0; d < lhsType.getRank(); ++d)
-        if (!llvm::is_contained(dot.getLhsBatchDims(), d) && d != contractingDim)
-          freeDim = d;
-      if (lhsBand->row == freeDim && lhsBand->column == contractingDim) {
+      if (std::optional<Band> lhsBand = valuesBand(dot)) {
         dot->setAttr("kiln.masked_contraction",
                      describe(context, "values", *lhsBand));
         ++numValues;
@@ -263,7 +480,11 @@ struct MarkMaskedContractionsPass
     kiln::recordPassStatistics(
         "KilnMarkMaskedContractionsPass",
         {{"scores", scores, "Contractions whose masked outputs are skipped"},
-         {"values", values, "Contractions whose masked terms are skipped"}});
+         {"values", values, "Contractions whose masked terms are skipped"},
+         {"elementwise", elementwise,
+          "Element-wise ops computed in the band's blocks only"},
+         {"reductions", reductions,
+          "Reductions that read the band's blocks only"}});
   }
 };
 

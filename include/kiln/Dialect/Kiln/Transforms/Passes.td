@@ -114,14 +114,30 @@ def KilnMarkMaskedContractionsPass
       and one contracting dimension is marked with role "values": the
       masked terms of its sums are zeros, so they need not be added.
 
+    * an element-wise op (select, add, subtract, multiply, divide,
+      exponential, convert) whose result is one constant outside the band,
+      or is there only below -1e30 and is read only by ops marked so, is
+      marked `kiln.band = {row, column, min_diagonal, max_diagonal,
+      outside}`;
+    * a reduce over the band's column dimension of a value that is one
+      constant outside the band is marked so too, when its reducer (max,
+      min, a sum of zeros, a product of ones) gives the same result
+      whether it takes the outside value once or at every masked position.
+
     The CPU backend lowers a marked contraction block by block, skipping
-    the blocks that lie wholly outside the band. Results are the same for
-    finite inputs (a NaN or infinity in a masked position of the operands
-    is what skipping does not propagate).
+    the blocks that lie wholly outside the band; a marked element-wise op
+    is computed in the same blocks and filled with its outside value
+    elsewhere, with the mask left out of the blocks wholly inside the band;
+    a marked reduction reads those blocks and takes the outside value once
+    per row that has masked positions. Results are the same for finite
+    inputs (a NaN or infinity in a masked position of the operands is what
+    skipping does not propagate).
   }];
   let statistics = [
     Statistic<"numScores", "scores", "Contractions whose masked outputs are skipped">,
-    Statistic<"numValues", "values", "Contractions whose masked terms are skipped">
+    Statistic<"numValues", "values", "Contractions whose masked terms are skipped">,
+    Statistic<"numElementwise", "elementwise", "Element-wise ops computed in the band's blocks only">,
+    Statistic<"numReductions", "reductions", "Reductions that read the band's blocks only">
   ];
 }
 

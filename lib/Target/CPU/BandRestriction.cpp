@@ -1,0 +1,478 @@
+//===- BandRestriction.cpp - ops computed in a causal band's blocks ------===//
+//
+// This file computes the element-wise ops and reductions that
+// kiln-mark-masked-contractions marked `kiln.band` only in the square blocks
+// that meet the band of their causal mask, as the masked contractions are
+// (Contraction.cpp): a loop over blocks of rows, and in it a loop over the
+// blocks of columns that meet the band. An element-wise op's other blocks
+// hold its value outside the band; a reduction reads the blocks that meet
+// the band and takes the outside value once for each row that has masked
+// positions. Blocks are tiles of the op itself (TilingInterface); the
+// producers that are cheap to compute again in a tile (broadcasts, iota,
+// the mask) are computed in it, and in blocks wholly inside the band the
+// mask is its constant "kept" value, so that those blocks are not masked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BandRestriction.h"
+
+#include "kiln/Dialect/Kiln/Transforms/BandBlocks.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/TilingInterface.h"
+
+using namespace mlir;
+
+namespace {
+
+/// The band of a `kiln.band` or `kiln.causal_mask` attribute: positions
+/// with `minDiagonal <= idx[column] - idx[row] <= maxDiagonal`.
+struct BandSpec {
+  int64_t row = 0, column = 0;
+  std::optional<int64_t> minDiagonal, maxDiagonal;
+
+  static BandSpec read(DictionaryAttr attr) {
+    BandSpec band;
+    band.row = attr.getAs<IntegerAttr>("row").getInt();
+    band.column = attr.getAs<IntegerAttr>("column").getInt();
+    if (auto value = attr.getAs<IntegerAttr>("min_diagonal"))
+      band.minDiagonal = value.getInt();
+    if (auto value = attr.getAs<IntegerAttr>("max_diagonal"))
+      band.maxDiagonal = value.getInt();
+    return band;
+  }
+
+  bool operator==(const BandSpec &other) const {
+    return row == other.row && column == other.column &&
+           minDiagonal == other.minDiagonal && maxDiagonal == other.maxDiagonal;
+  }
+  bool operator!=(const BandSpec &other) const { return !(*this == other); }
+};
+
+/// A producer that a tile computes again rather than reads: every operand
+/// of a lower rank than its loops (a broadcast), or none (iota, a mask).
+bool isCheapProducer(linalg::GenericOp producer) {
+  if (producer->getNumResults() != 1 || producer.getNumReductionLoops() != 0)
+    return false;
+  unsigned loops = producer.getNumLoops();
+  return llvm::all_of(producer.getDpsInputOperands(), [&](OpOperand *input) {
+    return producer.getMatchingIndexingMap(input).getNumResults() < loops;
+  });
+}
+
+class BandRestriction {
+public:
+  BandRestriction(linalg::GenericOp op)
+      : op(op),
+        band(BandSpec::read(op->getAttrOfType<DictionaryAttr>("kiln.band"))),
+        outside(op->getAttrOfType<DictionaryAttr>("kiln.band")
+                    .getAs<FloatAttr>("outside")
+                    .getValueAsDouble()),
+        filled(!op->getAttrOfType<DictionaryAttr>("kiln.band")
+                    .get("unread_outside")),
+        ranges(op.getStaticLoopRanges()) {}
+
+  /// Whether the op is one this file computes by blocks: an element-wise
+  /// generic with one result in the order of its loops, or a reduction of
+  /// one operand in the order of its loops over the band's column only.
+  LogicalResult check() {
+    int64_t loops = op.getNumLoops();
+    if (op->getNumResults() != 1 || band.row >= loops || band.column >= loops ||
+        band.row == band.column || ShapedType::isDynamicShape(ranges))
+      return failure();
+    block = kiln::getBandBlockSize(ranges[band.row], ranges[band.column]);
+    if (block == 0)
+      return failure();
+    reduction = op.getNumReductionLoops() != 0;
+    if (!reduction)
+      return success(
+          op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity());
+    llvm::SmallVector<unsigned> reduced;
+    op.getReductionDims(reduced);
+    if (reduced.size() != 1 || (int64_t)reduced[0] != band.column)
+      return failure();
+    // The reducer: one binary op of the accumulator and the element.
+    Value yielded = op.getBody()->getTerminator()->getOperand(0);
+    combiner = yielded.getDefiningOp();
+    Value accumulator = op.getBody()->getArguments().back();
+    if (!combiner || combiner->getBlock() != op.getBody() ||
+        combiner->getNumOperands() != 2 ||
+        !llvm::is_contained(combiner->getOperands(), accumulator))
+      return failure();
+    return success(llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+      AffineMap map = op.getMatchingIndexingMap(in);
+      return map.isIdentity() || map.getNumResults() < map.getNumDims();
+    }));
+  }
+
+  void rewrite() {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value init = op.getDpsInits()[0];
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    Type element = resultType.getElementType();
+    outsideValue = arith::ConstantOp::create(b, loc, element,
+                                             b.getFloatAttr(element, outside));
+    // An element-wise op's blocks outside the band hold the outside value
+    // where something reads them, in a buffer of its own: two equal fills
+    // that CSE made one would cost a copy of the whole value.
+    if (!reduction) {
+      b.getContext()->getOrLoadDialect<bufferization::BufferizationDialect>();
+      init = bufferization::AllocTensorOp::create(b, loc, resultType,
+                                                  ValueRange{});
+      if (filled)
+        init = linalg::FillOp::create(b, loc, ValueRange{outsideValue},
+                                      ValueRange{init})
+                   .getResult(0);
+    }
+    int64_t rows = ranges[band.row], columns = ranges[band.column];
+    auto rowLoop = scf::ForOp::create(
+        b, loc, index(b, 0), index(b, rows / block), index(b, 1),
+        ValueRange{init},
+        [&](OpBuilder &outer, Location, Value rowBlock, ValueRange args) {
+          Value rowStart =
+              arith::MulIOp::create(outer, loc, rowBlock, index(outer, block));
+          Value result =
+              computeRowBlock(outer, loc, rowStart, columns, args[0]);
+          scf::YieldOp::create(outer, loc, result);
+        });
+    op->getResult(0).replaceAllUsesWith(rowLoop.getResult(0));
+    op.erase();
+  }
+
+private:
+  linalg::GenericOp op;
+  BandSpec band;
+  double outside;
+  /// Whether anything reads the blocks outside the band.
+  bool filled;
+  llvm::SmallVector<int64_t> ranges;
+  int64_t block = 0;
+  bool reduction = false;
+  /// A reduction's reducer, in its body.
+  Operation *combiner = nullptr;
+  Value outsideValue;
+
+  static Value index(OpBuilder &b, int64_t value) {
+    return arith::ConstantIndexOp::create(b, b.getUnknownLoc(), value);
+  }
+
+  /// `value` clamped to [0, columns], divided by the block size, rounded
+  /// down or up.
+  Value blockOf(OpBuilder &b, Location loc, Value value, int64_t columns,
+                bool roundUp) {
+    value = arith::MaxSIOp::create(b, loc, value, index(b, 0));
+    value = arith::MinSIOp::create(b, loc, value, index(b, columns));
+    if (roundUp)
+      value = arith::AddIOp::create(b, loc, value, index(b, block - 1));
+    return arith::DivUIOp::create(b, loc, value, index(b, block));
+  }
+
+  /// The blocks of rows [rowStart, rowStart + block): those that meet the
+  /// band, in up to three loops (blocks on its edges, wholly inside it, on
+  /// its other edge) folded into `accumulated`.
+  Value computeRowBlock(OpBuilder &b, Location loc, Value rowStart,
+                        int64_t columns, Value accumulated) {
+    auto offset = [&](int64_t k) {
+      return arith::AddIOp::create(b, loc, rowStart, index(b, k));
+    };
+    // Meeting the band: j >= rowStart + min, j <= rowStart + block - 1 + max.
+    Value first = index(b, 0), last = index(b, columns / block);
+    // Wholly inside: j >= rowStart + block - 1 + min, j <= rowStart + max.
+    Value fullFirst = first, fullLast = last;
+    if (band.minDiagonal) {
+      first = blockOf(b, loc, offset(*band.minDiagonal), columns, false);
+      fullFirst =
+          blockOf(b, loc, offset(block - 1 + *band.minDiagonal), columns, true);
+    }
+    if (band.maxDiagonal) {
+      last = blockOf(b, loc, offset(block + *band.maxDiagonal), columns, true);
+      fullLast = blockOf(b, loc, offset(*band.maxDiagonal + 1), columns, false);
+    }
+    // [first, fullFirst) and [fullLast, last) are on the band's edges.
+    fullFirst = arith::MinSIOp::create(
+        b, loc, arith::MaxSIOp::create(b, loc, fullFirst, first), last);
+    fullLast = arith::MinSIOp::create(
+        b, loc, arith::MaxSIOp::create(b, loc, fullLast, fullFirst), last);
+    // Each range of blocks is one tile, whose rows are contiguous runs
+    // that the hardware prefetches.
+    if (!readsMask()) {
+      accumulated =
+          computeBlocks(b, loc, rowStart, first, last, false, accumulated);
+    } else {
+      accumulated =
+          computeBlocks(b, loc, rowStart, first, fullFirst, false, accumulated);
+      accumulated = computeBlocks(b, loc, rowStart, fullFirst, fullLast, true,
+                                  accumulated);
+      accumulated =
+          computeBlocks(b, loc, rowStart, fullLast, last, false, accumulated);
+    }
+    if (reduction)
+      accumulated = takeOutsideValue(b, loc, rowStart, columns, accumulated);
+    return accumulated;
+  }
+
+  /// Whether an operand is a causal mask of this band, which blocks wholly
+  /// inside it need not read.
+  bool readsMask() {
+    return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+      return maskOf(input->get()).has_value();
+    });
+  }
+
+  /// The value inside the band of `value` when it is a causal mask of this
+  /// band read in the order of the loops.
+  std::optional<TypedAttr> maskOf(Value value) {
+    auto producer = value.getDefiningOp<linalg::GenericOp>();
+    if (!producer)
+      return std::nullopt;
+    auto mask = producer->getAttrOfType<DictionaryAttr>("kiln.causal_mask");
+    if (!mask || !(BandSpec::read(mask) == band))
+      return std::nullopt;
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (input->get() == value &&
+          !op.getMatchingIndexingMap(input).isIdentity())
+        return std::nullopt;
+    return mask.getAs<TypedAttr>("kept");
+  }
+
+  /// The column blocks [from, to) of the rows from `rowStart`: the op
+  /// tiled to them, reading `accumulated` as its output, with its cheap
+  /// producers computed in the tile (a mask wholly `inside` the band is its
+  /// constant kept value, which the fusion of fills folds into the op).
+  Value computeBlocks(OpBuilder &b, Location loc, Value rowStart, Value from,
+                      Value to, bool inside, Value accumulated) {
+    Value columnStart = arith::MulIOp::create(b, loc, from, index(b, block));
+    Value width = arith::MulIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, to, from), index(b, block));
+    llvm::SmallVector<OpFoldResult> offsets, sizes;
+    for (auto [d, range] : llvm::enumerate(ranges)) {
+      offsets.push_back(b.getIndexAttr(0));
+      sizes.push_back(b.getIndexAttr(range));
+    }
+    offsets[band.row] = rowStart;
+    offsets[band.column] = columnStart;
+    sizes[band.row] = b.getIndexAttr(block);
+    sizes[band.column] = width;
+    IRMapping mapping;
+    mapping.map(op.getDpsInits()[0], accumulated);
+    auto clone = cast<linalg::GenericOp>(b.clone(*op, mapping));
+    clone->removeAttr("kiln.band");
+    auto tileable = cast<TilingInterface>(clone.getOperation());
+    FailureOr<TilingResult> tiled =
+        tileable.getTiledImplementation(b, offsets, sizes);
+    llvm::SmallVector<OpFoldResult> resultOffsets, resultSizes;
+    bool placed = succeeded(tiled) &&
+                  succeeded(tileable.getResultTilePosition(
+                      b, 0, offsets, sizes, resultOffsets, resultSizes));
+    clone.erase();
+    // check() admitted only generics, which tile whatever the offsets.
+    assert(placed && "a linalg.generic that does not tile");
+    (void)placed;
+    for (Operation *generated : tiled->generatedSlices) {
+      auto slice = dyn_cast<tensor::ExtractSliceOp>(generated);
+      if (!slice)
+        continue;
+      auto producer = slice.getSource().getDefiningOp<linalg::GenericOp>();
+      if (!producer || !isCheapProducer(producer))
+        continue;
+      OpBuilder at(slice);
+      if (std::optional<TypedAttr> kept =
+              inside ? maskOf(slice.getSource()) : std::nullopt) {
+        Value constant = arith::ConstantOp::create(at, loc, *kept);
+        Value filled =
+            linalg::FillOp::create(at, loc, ValueRange{constant},
+                                   ValueRange{tensor::EmptyOp::create(
+                                       at, loc, slice.getMixedSizes(),
+                                       slice.getResultType().getElementType())})
+                .getResult(0);
+        slice.getResult().replaceAllUsesWith(filled);
+        slice.erase();
+        continue;
+      }
+      FailureOr<TilingResult> fused =
+          tensor::replaceExtractSliceWithTiledProducer(
+              at, slice, cast<OpResult>(slice.getSource()));
+      if (failed(fused))
+        continue;
+      slice.getResult().replaceAllUsesWith(fused->tiledValues[0]);
+      slice.erase();
+    }
+    llvm::SmallVector<OpFoldResult> strides(resultOffsets.size(),
+                                            b.getIndexAttr(1));
+    return tensor::InsertSliceOp::create(b, loc, tiled->tiledValues[0],
+                                         accumulated, resultOffsets,
+                                         resultSizes, strides);
+  }
+
+  /// A reduction's rows [rowStart, rowStart + block) that have masked
+  /// positions combined once with the outside value (the reducer is max,
+  /// min, a sum of zeros or a product of ones, for which once is every
+  /// time).
+  Value takeOutsideValue(OpBuilder &b, Location loc, Value rowStart,
+                         int64_t columns, Value accumulated) {
+    int64_t rank = ranges.size() - 1;
+    int64_t rowPosition = band.row - (band.column < band.row ? 1 : 0);
+    llvm::SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (auto [d, range] : llvm::enumerate(ranges)) {
+      if ((int64_t)d == band.column)
+        continue;
+      offsets.push_back(b.getIndexAttr(0));
+      sizes.push_back(b.getIndexAttr(range));
+      strides.push_back(b.getIndexAttr(1));
+    }
+    offsets[rowPosition] = rowStart;
+    sizes[rowPosition] = b.getIndexAttr(block);
+    Value part = tensor::ExtractSliceOp::create(b, loc, accumulated, offsets,
+                                                sizes, strides);
+    Value accumulator = op.getBody()->getArguments().back();
+    auto combined = linalg::GenericOp::create(
+        b, loc, TypeRange{part.getType()}, ValueRange{}, ValueRange{part},
+        llvm::ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)},
+        llvm::SmallVector<utils::IteratorType>(rank,
+                                               utils::IteratorType::parallel),
+        [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+          // Row i has masked positions where some j in [0, columns) has
+          // j - i < min or j - i > max.
+          Value i = arith::AddIOp::create(
+              nested, nestedLoc,
+              linalg::IndexOp::create(nested, nestedLoc, rowPosition),
+              rowStart);
+          Value masked = arith::ConstantOp::create(nested, nestedLoc,
+                                                   nested.getBoolAttr(false));
+          if (band.minDiagonal)
+            masked = arith::OrIOp::create(
+                nested, nestedLoc, masked,
+                arith::CmpIOp::create(
+                    nested, nestedLoc, arith::CmpIPredicate::sgt,
+                    arith::AddIOp::create(nested, nestedLoc, i,
+                                          index(nested, *band.minDiagonal)),
+                    index(nested, 0)));
+          if (band.maxDiagonal)
+            masked = arith::OrIOp::create(
+                nested, nestedLoc, masked,
+                arith::CmpIOp::create(
+                    nested, nestedLoc, arith::CmpIPredicate::slt,
+                    arith::AddIOp::create(nested, nestedLoc, i,
+                                          index(nested, *band.maxDiagonal)),
+                    index(nested, columns - 1)));
+          // The reducer of the accumulator and the outside value.
+          IRMapping mapping;
+          for (Value operand : combiner->getOperands())
+            mapping.map(operand,
+                        operand == accumulator ? args[0] : outsideValue);
+          Value reduced = nested.clone(*combiner, mapping)->getResult(0);
+          linalg::YieldOp::create(
+              nested, nestedLoc,
+              ValueRange{arith::SelectOp::create(nested, nestedLoc, masked,
+                                                 reduced, args[0])});
+        });
+    return tensor::InsertSliceOp::create(b, loc, combined.getResult(0),
+                                         accumulated, offsets, sizes, strides);
+  }
+};
+
+} // namespace
+
+/// Whether a marked op only selects (a mask applied): cheap enough to be
+/// computed again in each of its readers rather than written once.
+bool onlySelects(linalg::GenericOp op) {
+  if (op.getNumReductionLoops() != 0 || op->getNumResults() != 1)
+    return false;
+  return llvm::all_of(op.getBody()->without_terminator(), [](Operation &inner) {
+    return isa<arith::SelectOp, arith::CmpIOp, arith::CmpFOp, arith::AddIOp,
+               arith::SubIOp, arith::AndIOp, arith::OrIOp, arith::ConstantOp,
+               linalg::IndexOp>(inner);
+  });
+}
+
+/// Fuses marked element-wise ops into the marked ops of the same band that
+/// read them, keeping the reader's mark, as linalg-fuse-elementwise-ops does
+/// for unmarked ops (which would drop the marks): one that only one op
+/// reads (the subtraction of softmax into its exp), and a select that only
+/// marked ops read, into each of them (the mask applied where the max and
+/// the exp read the scores, never written out).
+void fuseBandChains(ModuleOp module) {
+  IRRewriter rewriter(module.getContext());
+  llvm::SmallVector<linalg::GenericOp> marked;
+  module.walk([&](linalg::GenericOp op) {
+    if (op->hasAttr("kiln.band"))
+      marked.push_back(op);
+  });
+  auto bandOf = [](Operation *op) -> std::optional<BandSpec> {
+    auto band =
+        op ? op->getAttrOfType<DictionaryAttr>("kiln.band") : DictionaryAttr();
+    if (!band)
+      return std::nullopt;
+    return BandSpec::read(band);
+  };
+  // In order, so that each producer was itself fused before its readers.
+  for (linalg::GenericOp consumer : marked) {
+    BandSpec band = *bandOf(consumer);
+    for (bool fused = true; fused;) {
+      fused = false;
+      for (OpOperand &operand : consumer->getOpOperands()) {
+        auto producer = operand.get().getDefiningOp<linalg::GenericOp>();
+        if (!producer || bandOf(producer) != band ||
+            producer.getNumReductionLoops() != 0)
+          continue;
+        if (!producer->hasOneUse()) {
+          bool allMarked =
+              llvm::all_of(producer->getUsers(), [&](Operation *user) {
+                return bandOf(user) == band;
+              });
+          if (!allMarked || !onlySelects(producer))
+            continue;
+          // A copy of its own for this reader.
+          rewriter.setInsertionPoint(producer);
+          operand.set(rewriter.clone(*producer)->getResult(0));
+          producer = operand.get().getDefiningOp<linalg::GenericOp>();
+        }
+        if (!linalg::areElementwiseOpsFusable(&operand))
+          continue;
+        rewriter.setInsertionPoint(consumer);
+        FailureOr<linalg::ElementwiseOpFusionResult> result =
+            linalg::fuseElementwiseOps(rewriter, &operand);
+        if (failed(result))
+          continue;
+        result->fusedOp->setAttr("kiln.band", consumer->getAttr("kiln.band"));
+        for (auto [original, replacement] : result->replacements)
+          rewriter.replaceAllUsesExcept(original, replacement, result->fusedOp);
+        rewriter.eraseOp(consumer);
+        if (producer->use_empty())
+          rewriter.eraseOp(producer);
+        consumer = cast<linalg::GenericOp>(result->fusedOp);
+        fused = true;
+        break;
+      }
+    }
+  }
+}
+
+LogicalResult kiln::restrictToBands(ModuleOp module) {
+  fuseBandChains(module);
+  llvm::SmallVector<linalg::GenericOp> marked;
+  module.walk([&](linalg::GenericOp op) {
+    if (op->hasAttr("kiln.band"))
+      marked.push_back(op);
+  });
+  for (linalg::GenericOp op : marked) {
+    BandRestriction restriction(op);
+    if (failed(restriction.check()))
+      return op.emitError("a value marked to be computed in the blocks of a "
+                          "causal band is not an element-wise op or a "
+                          "reduction over the band's columns");
+    restriction.rewrite();
+  }
+  // Masks no block reads any more go with the dead code; their marks with
+  // those that stay.
+  module.walk([](linalg::GenericOp op) { op->removeAttr("kiln.causal_mask"); });
+  return success();
+}
