@@ -370,13 +370,12 @@ Value buildMaskedContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
                 lhsBlock = slice(lhs, rowStart, zeroIndex, block, depth, batch);
                 rhsBlock = slice(rhs, zeroIndex, start, depth, block, batch);
                 outColumn = start;
-                Value empty = tensor::EmptyOp::create(
-                    builder, loc, llvm::ArrayRef<int64_t>{batch, block, block},
-                    element);
-                outBlock =
-                    linalg::FillOp::create(builder, loc, ValueRange{zero},
-                                           ValueRange{empty})
-                        .getResult(0);
+                // Zeroed in place: the block of the result it is written to.
+                outBlock = linalg::FillOp::create(
+                               builder, loc, ValueRange{zero},
+                               ValueRange{slice(accumulated, rowStart, start,
+                                                block, block, batch)})
+                               .getResult(0);
               } else {
                 lhsBlock = slice(lhs, rowStart, start, block, block, batch);
                 rhsBlock = slice(rhs, start, zeroIndex, block, columns, batch);

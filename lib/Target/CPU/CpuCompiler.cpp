@@ -12,9 +12,9 @@
 
 #include "kiln/Target/CPU/CpuCompiler.h"
 
+#include "BandRestriction.h"
 #include "CheckResults.h"
 #include "ContractionTiling.h"
-#include "BandRestriction.h"
 #include "LoopNestOutlining.h"
 #include "RunParallelLowering.h"
 #include "kiln/Conversion/Passes.h"
@@ -23,12 +23,11 @@
 #include "kiln/Runtime/Executable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -39,6 +38,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -100,7 +100,7 @@ constexpr llvm::StringLiteral kStructuredPipeline =
 /// layouts), so that the entry's signature is one pointer per parameter
 /// and per result.
 constexpr llvm::StringLiteral kBufferizationPipeline =
-    "func.func(lower-vector-mask), eliminate-empty-tensors,"
+    "func.func(lower-vector-mask),"
     "one-shot-bufferize{bufferize-function-boundaries "
     "allow-return-allocs-from-loops "
     "function-boundary-type-conversion=identity-layout-map},"
@@ -127,6 +127,10 @@ constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
     "convert-math-to-llvm, convert-arith-to-llvm, convert-index-to-llvm,"
     "convert-func-to-llvm{use-bare-ptr-memref-call-conv=true},"
     "convert-cf-to-llvm, convert-ub-to-llvm, reconcile-unrealized-casts";
+
+/// Instructions in one block beyond which a function without loops is
+/// compiled without optimization (see compileForCpu).
+constexpr size_t kLargeStraightLineFunction = 1000;
 
 LogicalResult describeBuffers(func::FuncOp entry, TypeRange types,
                               std::vector<BufferSpec> &buffers,
@@ -390,6 +394,16 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
       for (Value operand : op.getOperands())
         repeatsResults |= !seen.insert(operand).second;
     });
+    // One empty tensor per use: CSE made the equal ones one, whose readers'
+    // results then all alias it, and one-shot bufferization's conflict
+    // checks are quadratic in the size of an alias set.
+    module.walk([](tensor::EmptyOp empty) {
+      for (OpOperand &use :
+           llvm::make_early_inc_range(llvm::drop_begin(empty->getUses()))) {
+        OpBuilder builder(use.getOwner());
+        use.set(builder.clone(*empty)->getResult(0));
+      }
+    });
     std::string bufferization = kBufferizationPipeline.str();
     bufferization.replace(bufferization.find("HOIST"), 5,
                           repeatsResults ? "false" : "true");
@@ -513,8 +527,8 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
         replacement = LLVM::FMAOp::create(builder, op->getLoc(), fma.getA(),
                                           fma.getB(), fma.getC());
       else
-        replacement = LLVM::FFloorOp::create(builder, op->getLoc(),
-                                             op->getOperand(0));
+        replacement =
+            LLVM::FFloorOp::create(builder, op->getLoc(), op->getOperand(0));
       op->getResult(0).replaceAllUsesWith(replacement);
       op->erase();
     });
@@ -549,6 +563,17 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
     return fail("the lowered entry @" + entryName +
                 " does not take one pointer per parameter and result");
   addEntryWrapper(*llvmModule, entryFunction, manifest.entry);
+  // What is left of a large graph's entry once its loop nests are outlined
+  // is one block of calls, allocations and copies, thousands of them:
+  // optimizing it gains nothing, and LLVM's instruction selection and
+  // scheduling of one block take time that grows faster than the block.
+  // Such a function is compiled as at -O0.
+  for (llvm::Function &function : *llvmModule)
+    if (!function.isDeclaration() && function.size() == 1 &&
+        function.getEntryBlock().size() > kLargeStraightLineFunction) {
+      function.addFnAttr(llvm::Attribute::NoInline);
+      function.addFnAttr(llvm::Attribute::OptimizeNone);
+    }
   compiled.times.llvmTranslation = secondsSince(start);
 
   start = Clock::now();
