@@ -17,6 +17,8 @@
 #include "kiln/Cache/Target.h"
 #include "kiln/Import/LoadGraph.h"
 #include "kiln/InitAllDialects.h"
+#include "kiln/Interpreter/Evaluator.h"
+#include "kiln/Interpreter/HostTensor.h"
 #include "kiln/Runtime/Executable.h"
 #include "kiln/Target/CPU/CpuCompiler.h"
 
@@ -26,8 +28,11 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
+#include <functional>
 #include <immintrin.h>
 #include <random>
 
@@ -46,7 +51,8 @@ struct Buffer {
   float *data = nullptr;
   size_t count = 0;
   explicit Buffer(size_t n) : count(n) {
-    data = static_cast<float *>(std::aligned_alloc(64, ((n * 4 + 63) / 64) * 64));
+    data =
+        static_cast<float *>(std::aligned_alloc(64, ((n * 4 + 63) / 64) * 64));
     std::fill(data, data + n, 0.0f);
   }
   ~Buffer() { std::free(data); }
@@ -71,9 +77,9 @@ std::unique_ptr<Executable> compileText(const std::string &text,
   registerCpuCompilerDialects(registry);
   context.appendDialectRegistry(registry);
   auto start = Clock::now();
-  mlir::OwningOpRef<mlir::ModuleOp> module = loadGraphBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(text, "bench.mlir"), &context,
-      llvm::errs());
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      loadGraphBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "bench.mlir"),
+                      &context, llvm::errs());
   if (!module)
     return nullptr;
   llvm::Expected<TargetSpec> target = resolveTarget("", options.cpu);
@@ -162,41 +168,152 @@ void naiveMatmul(const float *a, const float *b, float *c, int n) {
 using SgemmFn = void (*)(int, int, int, int, int, int, float, const float *,
                          int, const float *, int, float, float *, int);
 
-std::string attentionGraph(int s, int d) {
+/// Causal attention over S x D of one element type (f32 or bf16).
+std::string attentionGraph(int s, int d, llvm::StringRef element = "f32") {
+  bool bf16 = element == "bf16";
   // Scores, a causal mask spelled as torch-xla spells it (iota compare,
   // select), softmax, and the weighted sum of the values.
   return llvm::formatv(R"(
-func.func @main(%q: tensor<{0}x{1}xf32>, %k: tensor<{0}x{1}xf32>, %v: tensor<{0}x{1}xf32>) -> tensor<{0}x{1}xf32> {{
-  %s = kiln.dot_general %q, %k {{lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 1>} : (tensor<{0}x{1}xf32>, tensor<{0}x{1}xf32>) -> tensor<{0}x{0}xf32>
+func.func @main(%q: tensor<{0}x{1}x{2}>, %k: tensor<{0}x{1}x{2}>, %v: tensor<{0}x{1}x{2}>) -> tensor<{0}x{1}x{2}> {{
+  %s = kiln.dot_general %q, %k {{lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 1>} : (tensor<{0}x{1}x{2}>, tensor<{0}x{1}x{2}>) -> tensor<{0}x{0}x{2}>
   %r = kiln.iota {{iota_dimension = 0 : i64} : tensor<{0}x{0}xi32>
   %c = kiln.iota {{iota_dimension = 1 : i64} : tensor<{0}x{0}xi32>
   %m = kiln.compare %r, %c {{direction = "GE"} : (tensor<{0}x{0}xi32>, tensor<{0}x{0}xi32>) -> tensor<{0}x{0}xi1>
-  %ninf = kiln.constant dense<-3.40282347e+38> : tensor<f32>
-  %nb = kiln.broadcast_in_dim %ninf {{dimensions = array<i64>} : (tensor<f32>) -> tensor<{0}x{0}xf32>
-  %masked = kiln.select %m, %s, %nb : (tensor<{0}x{0}xi1>, tensor<{0}x{0}xf32>, tensor<{0}x{0}xf32>) -> tensor<{0}x{0}xf32>
-  %init = kiln.constant dense<0xFF800000> : tensor<f32>
+  %ninf = kiln.constant dense<{3}> : tensor<{2}>
+  %nb = kiln.broadcast_in_dim %ninf {{dimensions = array<i64>} : (tensor<{2}>) -> tensor<{0}x{0}x{2}>
+  %masked = kiln.select %m, %s, %nb : (tensor<{0}x{0}xi1>, tensor<{0}x{0}x{2}>, tensor<{0}x{0}x{2}>) -> tensor<{0}x{0}x{2}>
+  %init = kiln.constant dense<{4}> : tensor<{2}>
   %max = kiln.reduce(%masked, %init) attributes {{dimensions = array<i64: 1>} {{
-  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-    %x = kiln.maximum %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    kiln.return %x : tensor<f32>
-  } : (tensor<{0}x{0}xf32>, tensor<f32>) -> tensor<{0}xf32>
-  %mb = kiln.broadcast_in_dim %max {{dimensions = array<i64: 0>} : (tensor<{0}xf32>) -> tensor<{0}x{0}xf32>
-  %sh = kiln.subtract %masked, %mb : (tensor<{0}x{0}xf32>, tensor<{0}x{0}xf32>) -> tensor<{0}x{0}xf32>
-  %e = kiln.exponential %sh : (tensor<{0}x{0}xf32>) -> tensor<{0}x{0}xf32>
-  %zero = kiln.constant dense<0.0> : tensor<f32>
+  ^bb0(%a: tensor<{2}>, %b: tensor<{2}>):
+    %x = kiln.maximum %a, %b : (tensor<{2}>, tensor<{2}>) -> tensor<{2}>
+    kiln.return %x : tensor<{2}>
+  } : (tensor<{0}x{0}x{2}>, tensor<{2}>) -> tensor<{0}x{2}>
+  %mb = kiln.broadcast_in_dim %max {{dimensions = array<i64: 0>} : (tensor<{0}x{2}>) -> tensor<{0}x{0}x{2}>
+  %sh = kiln.subtract %masked, %mb : (tensor<{0}x{0}x{2}>, tensor<{0}x{0}x{2}>) -> tensor<{0}x{0}x{2}>
+  %e = kiln.exponential %sh : (tensor<{0}x{0}x{2}>) -> tensor<{0}x{0}x{2}>
+  %zero = kiln.constant dense<0.0> : tensor<{2}>
   %sum = kiln.reduce(%e, %zero) attributes {{dimensions = array<i64: 1>} {{
-  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-    %x = kiln.add %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    kiln.return %x : tensor<f32>
-  } : (tensor<{0}x{0}xf32>, tensor<f32>) -> tensor<{0}xf32>
-  %sb = kiln.broadcast_in_dim %sum {{dimensions = array<i64: 0>} : (tensor<{0}xf32>) -> tensor<{0}x{0}xf32>
-  %p = kiln.divide %e, %sb : (tensor<{0}x{0}xf32>, tensor<{0}x{0}xf32>) -> tensor<{0}x{0}xf32>
-  %o = kiln.dot_general %p, %v {{lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 0>} : (tensor<{0}x{0}xf32>, tensor<{0}x{1}xf32>) -> tensor<{0}x{1}xf32>
-  return %o : tensor<{0}x{1}xf32>
+  ^bb0(%a: tensor<{2}>, %b: tensor<{2}>):
+    %x = kiln.add %a, %b : (tensor<{2}>, tensor<{2}>) -> tensor<{2}>
+    kiln.return %x : tensor<{2}>
+  } : (tensor<{0}x{0}x{2}>, tensor<{2}>) -> tensor<{0}x{2}>
+  %sb = kiln.broadcast_in_dim %sum {{dimensions = array<i64: 0>} : (tensor<{0}x{2}>) -> tensor<{0}x{0}x{2}>
+  %p = kiln.divide %e, %sb : (tensor<{0}x{0}x{2}>, tensor<{0}x{0}x{2}>) -> tensor<{0}x{0}x{2}>
+  %o = kiln.dot_general %p, %v {{lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 0>} : (tensor<{0}x{0}x{2}>, tensor<{0}x{1}x{2}>) -> tensor<{0}x{1}x{2}>
+  return %o : tensor<{0}x{1}x{2}>
 }
 )",
-                       s, d)
+                       s, d, element,
+                       bf16 ? "-3.38953139e+38" : "-3.40282347e+38",
+                       bf16 ? "0xFF80" : "0xFF800000")
       .str();
+}
+
+/// A Llama MLP block of one element type: (silu(x W1) * (x W3)) W2, x of
+/// S x H, W1 and W3 of H x I, W2 of I x H.
+std::string mlpGraph(int s, int h, int i, llvm::StringRef element) {
+  return llvm::formatv(R"(
+func.func @main(%x: tensor<{0}x{1}x{3}>, %w1: tensor<{1}x{2}x{3}>, %w3: tensor<{1}x{2}x{3}>, %w2: tensor<{2}x{1}x{3}>) -> tensor<{0}x{1}x{3}> {{
+  %a = kiln.dot_general %x, %w1 {{lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 0>} : (tensor<{0}x{1}x{3}>, tensor<{1}x{2}x{3}>) -> tensor<{0}x{2}x{3}>
+  %g = kiln.logistic %a : (tensor<{0}x{2}x{3}>) -> tensor<{0}x{2}x{3}>
+  %silu = kiln.multiply %a, %g : (tensor<{0}x{2}x{3}>, tensor<{0}x{2}x{3}>) -> tensor<{0}x{2}x{3}>
+  %b = kiln.dot_general %x, %w3 {{lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 0>} : (tensor<{0}x{1}x{3}>, tensor<{1}x{2}x{3}>) -> tensor<{0}x{2}x{3}>
+  %h = kiln.multiply %silu, %b : (tensor<{0}x{2}x{3}>, tensor<{0}x{2}x{3}>) -> tensor<{0}x{2}x{3}>
+  %o = kiln.dot_general %h, %w2 {{lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 0>} : (tensor<{0}x{2}x{3}>, tensor<{2}x{1}x{3}>) -> tensor<{0}x{1}x{3}>
+  return %o : tensor<{0}x{1}x{3}>
+}
+)",
+                       s, h, i, element)
+      .str();
+}
+
+/// The MLP block in f32 by textbook loops.
+void naiveMlp(const std::vector<float> &x, const std::vector<float> &w1,
+              const std::vector<float> &w3, const std::vector<float> &w2,
+              std::vector<float> &out, int s, int h, int i) {
+  std::vector<float> hidden(size_t(s) * i);
+  for (int r = 0; r < s; ++r)
+    for (int c = 0; c < i; ++c) {
+      float a = 0, b = 0;
+      for (int k = 0; k < h; ++k) {
+        a += x[size_t(r) * h + k] * w1[size_t(k) * i + c];
+        b += x[size_t(r) * h + k] * w3[size_t(k) * i + c];
+      }
+      hidden[size_t(r) * i + c] = a / (1 + std::exp(-a)) * b;
+    }
+  for (int r = 0; r < s; ++r)
+    for (int c = 0; c < h; ++c) {
+      float sum = 0;
+      for (int k = 0; k < i; ++k)
+        sum += hidden[size_t(r) * i + k] * w2[size_t(k) * h + c];
+      out[size_t(r) * h + c] = sum;
+    }
+}
+
+/// Causal attention in f32 by textbook loops: every score, masked, a
+/// softmax per row, the weighted sum.
+void naiveAttention(const std::vector<float> &q, const std::vector<float> &k,
+                    const std::vector<float> &v, std::vector<float> &out, int s,
+                    int d) {
+  std::vector<float> row(s);
+  for (int r = 0; r < s; ++r) {
+    float max = -INFINITY;
+    for (int c = 0; c < s; ++c) {
+      float dot = 0;
+      for (int e = 0; e < d; ++e)
+        dot += q[size_t(r) * d + e] * k[size_t(c) * d + e];
+      row[c] = c <= r ? dot : -3.40282347e+38f;
+      max = std::max(max, row[c]);
+    }
+    float sum = 0;
+    for (int c = 0; c < s; ++c)
+      sum += row[c] = std::exp(row[c] - max);
+    for (int e = 0; e < d; ++e) {
+      float acc = 0;
+      for (int c = 0; c < s; ++c)
+        acc += row[c] / sum * v[size_t(c) * d + e];
+      out[size_t(r) * d + e] = acc;
+    }
+  }
+}
+
+/// Seeded values in [-1, 1) of `type`'s float element type, as its values.
+interp::HostTensor randomFloats(mlir::Type type, unsigned seed) {
+  interp::HostTensor tensor(type);
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  for (double &value : tensor.floats)
+    value = interp::roundToFloat(unit(generator), tensor.elementType());
+  return tensor;
+}
+
+/// The raw bytes compiled code takes for a tensor of f32 or bf16.
+std::vector<char> toBytes(const interp::HostTensor &tensor) {
+  bool bf16 = tensor.elementType().isBF16();
+  std::vector<char> bytes(tensor.floats.size() * (bf16 ? 2 : 4));
+  for (size_t i = 0; i < tensor.floats.size(); ++i) {
+    float value = tensor.floats[i];
+    uint32_t bits;
+    std::memcpy(&bits, &value, 4);
+    if (bf16) {
+      // Already a bf16 value: its high half is exact.
+      uint16_t high = bits >> 16;
+      std::memcpy(&bytes[i * 2], &high, 2);
+    } else {
+      std::memcpy(&bytes[i * 4], &bits, 4);
+    }
+  }
+  return bytes;
+}
+
+/// The largest |got - want| over the largest |want|.
+double relativeError(llvm::ArrayRef<double> got, llvm::ArrayRef<double> want) {
+  double worst = 0, scale = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    worst = std::max(worst, std::fabs(got[i] - want[i]));
+    scale = std::max(scale, std::fabs(want[i]));
+  }
+  return scale > 0 ? worst / scale : worst;
 }
 
 } // namespace
@@ -225,7 +342,7 @@ func.func @main(%a: tensor<{0}x{0}xf32>, %b: tensor<{0}x{0}xf32>) -> tensor<{0}x
   return %0 : tensor<{0}x{0}xf32>
 }
 )",
-                                    n)
+                                  n)
                         .str();
   double compileSeconds = 0;
   std::unique_ptr<Executable> executable =
@@ -237,8 +354,7 @@ func.func @main(%a: tensor<{0}x{0}xf32>, %b: tensor<{0}x{0}xf32>) -> tensor<{0}x
   a.randomize(1);
   b.randomize(2);
   void *buffers[] = {a.data, b.data, c.data};
-  double kilnSeconds =
-      best(options.repeat, [&] { executable->call(buffers); });
+  double kilnSeconds = best(options.repeat, [&] { executable->call(buffers); });
   os << llvm::formatv("dot_general f32 {0}x{0}x{0}: kiln {1:f1} ms, {2:f2} "
                       "GFLOP/s, {3:f1}% of peak ({4:f1}% of AVX2 peak); "
                       "compiled in {5:f3} s\n",
@@ -260,7 +376,8 @@ func.func @main(%a: tensor<{0}x{0}xf32>, %b: tensor<{0}x{0}xf32>) -> tensor<{0}x
       });
       double worst = 0;
       for (size_t i = 0; i < c.count; ++i)
-        worst = std::max<double>(worst, std::fabs(c.data[i] - reference.data[i]));
+        worst =
+            std::max<double>(worst, std::fabs(c.data[i] - reference.data[i]));
       os << llvm::formatv("  OpenBLAS sgemm (1 thread): {0:f1} ms, {1:f2} "
                           "GFLOP/s; kiln = {2:f1}% of OpenBLAS (largest "
                           "difference {3:e})\n",
@@ -280,21 +397,20 @@ func.func @main(%a: tensor<{0}x{0}xf32>, %b: tensor<{0}x{0}xf32>) -> tensor<{0}x
     os << "  OpenBLAS: libopenblas.so.0 not found (apt-get install "
           "libopenblas-dev)\n";
   }
-  double naiveSeconds = best(1, [&] {
-    naiveMatmul(a.data, b.data, reference.data, n);
-  });
-  recordFigure({"compiled code",
-                llvm::formatv("dot_general f32 {0}^3 against peak", n).str(),
-                llvm::formatv("{0:f1} GFLOP/s", flops / kilnSeconds / 1e9)
-                    .str(),
-                llvm::formatv("peak FMA, measured: {0:f1} GFLOP/s (AVX2: "
-                              "{1:f1})",
-                              peak / 1e9, peakAvx2 / 1e9)
-                    .str(),
-                llvm::formatv("{0:f0}% of peak ({1:f0}% of AVX2's)",
-                              100 * flops / kilnSeconds / peak,
-                              100 * flops / kilnSeconds / peakAvx2)
-                    .str()});
+  double naiveSeconds =
+      best(1, [&] { naiveMatmul(a.data, b.data, reference.data, n); });
+  recordFigure(
+      {"compiled code",
+       llvm::formatv("dot_general f32 {0}^3 against peak", n).str(),
+       llvm::formatv("{0:f1} GFLOP/s", flops / kilnSeconds / 1e9).str(),
+       llvm::formatv("peak FMA, measured: {0:f1} GFLOP/s (AVX2: "
+                     "{1:f1})",
+                     peak / 1e9, peakAvx2 / 1e9)
+           .str(),
+       llvm::formatv("{0:f0}% of peak ({1:f0}% of AVX2's)",
+                     100 * flops / kilnSeconds / peak,
+                     100 * flops / kilnSeconds / peakAvx2)
+           .str()});
   os << llvm::formatv("  naive loop (this tool, -O3): {0:f1} ms, {1:f2} "
                       "GFLOP/s; kiln = {2:f1}x the naive loop\n",
                       naiveSeconds * 1e3, flops / naiveSeconds / 1e9,
@@ -323,22 +439,140 @@ func.func @main(%a: tensor<{0}x{0}xf32>, %b: tensor<{0}x{0}xf32>) -> tensor<{0}x
       best(options.repeat, [&] { unfolded->call(unfoldedBuffers); });
   double worst = 0;
   for (size_t i = 0; i < out.count; ++i)
-    worst = std::max<double>(worst, std::fabs(out.data[i] - outUnfolded.data[i]));
+    worst =
+        std::max<double>(worst, std::fabs(out.data[i] - outUnfolded.data[i]));
   os << llvm::formatv("causal attention f32 S={0} D={1}: mask folded {2:f1} "
                       "ms, --no-fold-causal-mask {3:f1} ms: {4:f2}x (largest "
                       "difference {5:e}); compiled in {6:f3} s and {7:f3} s\n",
                       s, d, foldedSeconds * 1e3, unfoldedSeconds * 1e3,
                       unfoldedSeconds / foldedSeconds, worst, foldedCompile,
                       unfoldedCompile);
-  recordFigure({"causal mask",
-                llvm::formatv("causal attention f32 S={0} D={1}, mask folded",
-                              s, d)
-                    .str(),
-                llvm::formatv("{0:f1} ms", foldedSeconds * 1e3).str(),
-                llvm::formatv("--no-fold-causal-mask: {0:f1} ms",
-                              unfoldedSeconds * 1e3)
-                    .str(),
-                llvm::formatv("{0:f2}x faster", unfoldedSeconds / foldedSeconds)
-                    .str()});
+  recordFigure(
+      {"causal mask",
+       llvm::formatv("causal attention f32 S={0} D={1}, mask folded", s, d)
+           .str(),
+       llvm::formatv("{0:f1} ms", foldedSeconds * 1e3).str(),
+       llvm::formatv("--no-fold-causal-mask: {0:f1} ms", unfoldedSeconds * 1e3)
+           .str(),
+       llvm::formatv("{0:f2}x faster", unfoldedSeconds / foldedSeconds).str()});
+  return 0;
+}
+
+int kiln::bench::runBlockBench(const CpuBenchOptions &options) {
+  llvm::raw_ostream &os = llvm::outs();
+  int s = options.sequence, d = options.headDim, h = options.hidden,
+      inner = options.intermediate;
+  os << llvm::formatv("kiln-bench blocks: one core, best of {0} runs; target "
+                      "CPU {1}; against textbook loops in f32 (this tool, -O3) "
+                      "and kiln's evaluator (one run)\n",
+                      options.repeat,
+                      options.cpu.empty() ? getDefaultCpu("x86_64")
+                                          : options.cpu);
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  mlir::DialectRegistry registry;
+  registerAllDialects(registry);
+  registerCpuCompilerDialects(registry);
+  context.appendDialectRegistry(registry);
+  struct Block {
+    std::string name;
+    double flops;
+    std::function<std::string(llvm::StringRef)> graph;
+    std::function<void(llvm::ArrayRef<std::vector<float>>,
+                       std::vector<float> &)>
+        naive;
+  };
+  std::vector<Block> blocks = {
+      {llvm::formatv("Llama MLP S={0} H={1} I={2}", s, h, inner).str(),
+       3 * 2.0 * s * h * inner,
+       [&](llvm::StringRef element) { return mlpGraph(s, h, inner, element); },
+       [&](llvm::ArrayRef<std::vector<float>> in, std::vector<float> &out) {
+         naiveMlp(in[0], in[1], in[2], in[3], out, s, h, inner);
+       }},
+      {llvm::formatv("causal attention S={0} D={1}", s, d).str(),
+       2 * 2.0 * s * s * d,
+       [&](llvm::StringRef element) { return attentionGraph(s, d, element); },
+       [&](llvm::ArrayRef<std::vector<float>> in, std::vector<float> &out) {
+         naiveAttention(in[0], in[1], in[2], out, s, d);
+       }}};
+  for (const Block &block : blocks) {
+    double naiveSeconds = 0;
+    for (llvm::StringRef element : {"f32", "bf16"}) {
+      std::string text = block.graph(element);
+      mlir::OwningOpRef<mlir::ModuleOp> module = loadGraphBuffer(
+          llvm::MemoryBuffer::getMemBufferCopy(text, "block.mlir"), &context,
+          llvm::errs());
+      if (!module)
+        return 1;
+      double compileSeconds = 0;
+      std::unique_ptr<Executable> executable =
+          compileText(text, options, true, compileSeconds);
+      if (!executable)
+        return 1;
+      interp::Evaluator evaluator(*module);
+      mlir::func::FuncOp entry = evaluator.getEntry();
+      std::vector<interp::HostTensor> inputs;
+      std::vector<std::vector<char>> inputBytes;
+      std::vector<std::vector<float>> naiveInputs;
+      for (auto [index, type] : llvm::enumerate(entry.getArgumentTypes())) {
+        inputs.push_back(randomFloats(type, 100 + index));
+        inputBytes.push_back(toBytes(inputs.back()));
+        naiveInputs.emplace_back(inputs.back().floats.begin(),
+                                 inputs.back().floats.end());
+      }
+      std::vector<std::vector<char>> outputBytes;
+      for (const BufferSpec &output : executable->getManifest().outputs)
+        outputBytes.emplace_back(output.bytes);
+      std::vector<void *> buffers;
+      for (auto &bytes : inputBytes)
+        buffers.push_back(bytes.data());
+      for (auto &bytes : outputBytes)
+        buffers.push_back(bytes.data());
+      double kilnSeconds =
+          best(options.repeat, [&] { executable->call(buffers.data()); });
+      auto start = Clock::now();
+      mlir::FailureOr<std::vector<interp::HostTensor>> expected =
+          evaluator.call(entry, inputs);
+      double evaluatorSeconds = seconds(start);
+      llvm::Expected<std::vector<interp::HostTensor>> compiled =
+          executable->run(inputs, &context);
+      if (mlir::failed(expected) || !compiled) {
+        if (!compiled)
+          llvm::errs() << llvm::toString(compiled.takeError()) << "\n";
+        return 1;
+      }
+      double error =
+          relativeError((*compiled)[0].floats, (*expected)[0].floats);
+      // The textbook loops once, in f32, for both element types.
+      std::vector<float> naiveOut((*expected)[0].floats.size());
+      std::string naiveError;
+      if (element == "f32") {
+        naiveSeconds = best(1, [&] { block.naive(naiveInputs, naiveOut); });
+        std::vector<double> naiveValues(naiveOut.begin(), naiveOut.end());
+        naiveError =
+            llvm::formatv("; the loops' error {0:e1}",
+                          relativeError(naiveValues, (*expected)[0].floats))
+                .str();
+      }
+      os << llvm::formatv(
+          "{0} {1}: kiln {2:f1} ms ({3:f1} GFLOP/s), textbook f32 loops {4:f1} "
+          "ms ({5:f1}x kiln), evaluator {6:f1} ms ({7:f0}x kiln); error "
+          "against the evaluator {8:e1} of its largest output{9}; compiled in "
+          "{10:f3} s\n",
+          block.name, element, kilnSeconds * 1e3,
+          block.flops / kilnSeconds / 1e9, naiveSeconds * 1e3,
+          naiveSeconds / kilnSeconds, evaluatorSeconds * 1e3,
+          evaluatorSeconds / kilnSeconds, error, naiveError, compileSeconds);
+      recordFigure({"blocks",
+                    llvm::formatv("{0} {1}", block.name, element).str(),
+                    llvm::formatv("{0:f1} ms", kilnSeconds * 1e3).str(),
+                    llvm::formatv("textbook f32 loops {0:f1} ms, evaluator "
+                                  "{1:f1} ms",
+                                  naiveSeconds * 1e3, evaluatorSeconds * 1e3)
+                        .str(),
+                    llvm::formatv("{0:f1}x the loops, error {1:e1}",
+                                  naiveSeconds / kilnSeconds, error)
+                        .str()});
+    }
+  }
   return 0;
 }

@@ -21,6 +21,9 @@ struct CpuBenchOptions {
   /// Attention's sequence length and head dimension.
   int sequence = 2048;
   int headDim = 128;
+  /// The MLP block's hidden and intermediate sizes (kiln-bench blocks).
+  int hidden = 256;
+  int intermediate = 688;
   /// Runs of each measurement; the best is printed.
   int repeat = 3;
   /// The CPU the code is built for (empty: the portable default).
@@ -29,6 +32,11 @@ struct CpuBenchOptions {
 
 /// `kiln-bench cpu`: prints each figure beside its baseline.
 int runCpuBench(const CpuBenchOptions &options);
+
+/// `kiln-bench blocks`: a Llama MLP block and causal attention, f32 and
+/// bf16, compiled, against textbook loops and the evaluator, with the
+/// compiled code's error against the evaluator.
+int runBlockBench(const CpuBenchOptions &options);
 
 } // namespace kiln::bench
 

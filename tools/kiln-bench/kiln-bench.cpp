@@ -12,8 +12,8 @@
 #include "BenchFiles.h"
 #include "CacheBench.h"
 #include "CpuBench.h"
-#include "PrecompileBench.h"
 #include "FrontendBench.h"
+#include "PrecompileBench.h"
 #include "SignatureBench.h"
 #include "StableHloBench.h"
 #include "TableBench.h"
@@ -564,13 +564,40 @@ int main(int argc, char **argv) {
   cpu->add_option("--sequence", cpuOptions.sequence,
                   "Attention's sequence length")
       ->capture_default_str();
-  cpu->add_option("--head-dim", cpuOptions.headDim, "Attention's head dimension")
+  cpu->add_option("--head-dim", cpuOptions.headDim,
+                  "Attention's head dimension")
       ->capture_default_str();
   cpu->add_option("--repeat", cpuOptions.repeat, "Runs of each measurement")
       ->capture_default_str();
   cpu->add_option("--target-cpu", cpuOptions.cpu,
                   "The CPU the code is built for (default: the portable "
                   "level; 'native': this machine's)");
+
+  kiln::bench::CpuBenchOptions blockOptions;
+  CLI::App *blocks = app.add_subcommand(
+      "blocks",
+      "A Llama MLP block and causal attention, f32 and bf16, compiled, on\n"
+      "one core: against textbook f32 loops and kiln's evaluator, with the\n"
+      "compiled code's error against the evaluator.");
+  blocks->add_option("--sequence", blockOptions.sequence, "Rows (tokens)")
+      ->capture_default_str();
+  blocks
+      ->add_option("--head-dim", blockOptions.headDim,
+                   "Attention's head dimension")
+      ->capture_default_str();
+  blocks->add_option("--hidden", blockOptions.hidden, "The MLP's hidden size")
+      ->capture_default_str();
+  blocks
+      ->add_option("--intermediate", blockOptions.intermediate,
+                   "The MLP's intermediate size")
+      ->capture_default_str();
+  blocks
+      ->add_option("--repeat", blockOptions.repeat,
+                   "Runs of each compiled measurement")
+      ->capture_default_str();
+  blocks->add_option("--target-cpu", blockOptions.cpu,
+                     "The CPU the code is built for (default: the portable "
+                     "level; 'native': this machine's)");
 
   kiln::bench::PrecompileBenchOptions precompileOptions;
   CLI::App *precompile = app.add_subcommand(
@@ -582,11 +609,12 @@ int main(int argc, char **argv) {
       "overhead per graph.");
   precompile->add_option("--kiln", precompileOptions.kiln,
                          "The kiln binary (default: beside kiln-bench)");
-  precompile->add_option("--graphs", precompileOptions.graphs,
-                         "How many graphs")
+  precompile
+      ->add_option("--graphs", precompileOptions.graphs, "How many graphs")
       ->capture_default_str();
-  precompile->add_option("--max-layers", precompileOptions.maxLayers,
-                         "The largest graph's layers")
+  precompile
+      ->add_option("--max-layers", precompileOptions.maxLayers,
+                   "The largest graph's layers")
       ->capture_default_str();
   precompile->add_option("-j,--jobs", precompileOptions.jobs,
                          "Workers (default: one per core)");
@@ -618,8 +646,9 @@ int main(int argc, char **argv) {
       "OpenBLAS and peak, the causal mask, precompile against the ideal and\n"
       "xargs -P). tools/bench-table.sh builds, writes the workloads and runs\n"
       "it.");
-  table->add_option("--workloads", tableOptions.workloads,
-                    "kiln-synth's workloads (import/, scaling/, precompile/)")
+  table
+      ->add_option("--workloads", tableOptions.workloads,
+                   "kiln-synth's workloads (import/, scaling/, precompile/)")
       ->required();
   table->add_option("--kiln", tableOptions.kiln,
                     "The kiln binary (default: beside kiln-bench)");
@@ -634,6 +663,8 @@ int main(int argc, char **argv) {
   }
   if (cpu->parsed())
     return kiln::bench::runCpuBench(cpuOptions);
+  if (blocks->parsed())
+    return kiln::bench::runBlockBench(blockOptions);
   if (table->parsed())
     return kiln::bench::runTableBench(tableOptions);
   if (precompile->parsed()) {

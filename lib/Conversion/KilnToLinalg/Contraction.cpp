@@ -402,14 +402,39 @@ Value buildMaskedContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
   return loop.getResult(0);
 }
 
-/// A dot_general of one float type (f32, f64) in any dimension order: the
+/// `value`'s elements converted to the float type `to` (extended, or
+/// rounded to nearest even).
+Value convertFloats(OpBuilder &b, Location loc, Value value, Type to) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t rank = type.getRank();
+  bool widen = to.getIntOrFloatBitWidth() >
+               type.getElementType().getIntOrFloatBitWidth();
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type.clone(to)}, ValueRange{value},
+             ValueRange{tensor::EmptyOp::create(b, loc, type.getShape(), to)},
+             llvm::SmallVector<AffineMap>(2, b.getMultiDimIdentityMap(rank)),
+             llvm::SmallVector<utils::IteratorType>(
+                 rank, utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location nested, ValueRange args) {
+               Value converted =
+                   widen ? (Value)arith::ExtFOp::create(nb, nested, to, args[0])
+                         : (Value)arith::TruncFOp::create(nb, nested, to,
+                                                          args[0]);
+               linalg::YieldOp::create(nb, nested, converted);
+             })
+      .getResult(0);
+}
+
+/// A dot_general of one float type (f32, f64; bf16 and f16 computed in
+/// f32) in any dimension order: the
 /// operands are transposed (when they must be) to [batch, rows, depth] and
 /// [batch, depth, columns] with each group collapsed to one dimension, and
 /// multiplied by linalg.batch_matmul (linalg.matmul without batch
 /// dimensions), which the CPU pipeline tiles for registers and caches. The
 /// sums run over the contracting dimensions in the same row-major order as
-/// the generic contraction's, so the result is the same. Preferred to the
-/// generic contraction.
+/// the generic contraction's, so the result is the same (bf16 and f16
+/// products are exact in f32, and the sums are rounded once, at the end, as
+/// the evaluator rounds them). Preferred to the generic contraction.
 struct DotGeneralToNamedMatmul
     : public OpConversionPattern<kiln::DotGeneralOp> {
   DotGeneralToNamedMatmul(const TypeConverter &converter, MLIRContext *context)
@@ -422,9 +447,19 @@ struct DotGeneralToNamedMatmul
     auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
     auto resultType = cast<RankedTensorType>(op.getType());
     Type element = resultType.getElementType();
-    if ((!element.isF32() && !element.isF64()) ||
-        lhsType.getElementType() != element ||
-        rhsType.getElementType() != element || !lhsType.hasStaticShape() ||
+    // What the products are summed in: f64, or f32 for f32, bf16 and f16
+    // (whose products f32 holds exactly).
+    auto isNarrow = [](Type type) { return type.isBF16() || type.isF16(); };
+    Type compute;
+    if (element.isF64())
+      compute = element;
+    else if (element.isF32() || isNarrow(element))
+      compute = rewriter.getF32Type();
+    auto computable = [&](Type type) {
+      return type == compute || (compute.isF32() && isNarrow(type));
+    };
+    if (!compute || !computable(lhsType.getElementType()) ||
+        !computable(rhsType.getElementType()) || !lhsType.hasStaticShape() ||
         !rhsType.hasStaticShape())
       return failure();
     llvm::ArrayRef<int64_t> lhsBatch = op.getLhsBatchDims(),
@@ -458,18 +493,27 @@ struct DotGeneralToNamedMatmul
                          {batch, (int64_t)lhsFree.size(), contracting});
     rhs = collapseGroups(rewriter, loc, rhs,
                          {batch, contracting, (int64_t)rhsFree.size()});
+    // Narrow operands are widened just before the product reads them (a
+    // reshape between would let linalg's fusion turn the matmul into a
+    // generic, which is not tiled).
+    auto widen = [&](Value value) {
+      if (getElementTypeOrSelf(value.getType()) == compute)
+        return value;
+      return convertFloats(rewriter, loc, value, compute);
+    };
     auto lhsCollapsed = cast<RankedTensorType>(lhs.getType());
     auto rhsCollapsed = cast<RankedTensorType>(rhs.getType());
     llvm::SmallVector<int64_t> productShape = {lhsCollapsed.getDimSize(0),
                                                lhsCollapsed.getDimSize(1),
                                                rhsCollapsed.getDimSize(2)};
-    Value zero = arith::ConstantOp::create(rewriter, loc, element,
-                                           rewriter.getZeroAttr(element));
+    Value zero = arith::ConstantOp::create(rewriter, loc, compute,
+                                           rewriter.getZeroAttr(compute));
     Value masked;
     if (auto mask =
             op->getAttrOfType<DictionaryAttr>("kiln.masked_contraction"))
       if (lhsFree.size() == 1 && contracting == 1)
-        masked = buildMaskedContraction(rewriter, loc, lhs, rhs, mask);
+        masked =
+            buildMaskedContraction(rewriter, loc, widen(lhs), widen(rhs), mask);
     Operation *product = nullptr;
     if (masked) {
       // The blocks skipped outside the band.
@@ -483,13 +527,13 @@ struct DotGeneralToNamedMatmul
                                   type.getElementType()),
             value, llvm::ArrayRef<ReassociationIndices>{{0, 1}, {2}});
       };
-      lhs = drop(lhs);
-      rhs = drop(rhs);
+      lhs = widen(drop(lhs));
+      rhs = widen(drop(rhs));
       llvm::SmallVector<int64_t> shape(productShape.begin() + 1,
                                        productShape.end());
       Value init = linalg::FillOp::create(rewriter, loc, ValueRange{zero},
                                           ValueRange{tensor::EmptyOp::create(
-                                              rewriter, loc, shape, element)})
+                                              rewriter, loc, shape, compute)})
                        .getResult(0);
       llvm::SmallVector<Value> inputs = {lhs, rhs};
       product = linalg::MatmulOp::create(
@@ -498,13 +542,17 @@ struct DotGeneralToNamedMatmul
       Value init =
           linalg::FillOp::create(rewriter, loc, ValueRange{zero},
                                  ValueRange{tensor::EmptyOp::create(
-                                     rewriter, loc, productShape, element)})
+                                     rewriter, loc, productShape, compute)})
               .getResult(0);
+      lhs = widen(lhs);
+      rhs = widen(rhs);
       llvm::SmallVector<Value> inputs = {lhs, rhs};
       product = linalg::BatchMatmulOp::create(
           rewriter, loc, TypeRange{init.getType()}, inputs, ValueRange{init});
     }
     Value result = masked ? masked : product->getResult(0);
+    if (compute != element)
+      result = convertFloats(rewriter, loc, result, element);
     auto converted =
         cast<RankedTensorType>(getTypeConverter()->convertType(resultType));
     // Back to [batch..., lhs free..., rhs free...].

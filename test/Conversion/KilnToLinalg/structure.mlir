@@ -17,19 +17,32 @@ func.func @causal_mask() -> tensor<8x8xi1> {
 
 // -----
 
-// dot_general: batch, lhs free, rhs free loops, then the contraction; bf16
-// accumulates in f32 and is rounded once.
+// dot_general of integers: batch, lhs free, rhs free loops, then the
+// contraction, in one generic.
 // CHECK: #[[LHS:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 // CHECK: #[[RHS:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
 // CHECK: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @batch_dot
 // CHECK:         linalg.fill
 // CHECK:         linalg.generic {indexing_maps = [#[[LHS]], #[[RHS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-// CHECK:           arith.extf
-// CHECK:           arith.mulf {{.*}} : f32
-// CHECK:           arith.addf {{.*}} : f32
+// CHECK:           arith.muli {{.*}} : i32
+// CHECK:           arith.addi {{.*}} : i32
+func.func @batch_dot(%a: tensor<2x4x8xi32>, %b: tensor<2x8x3xi32>) -> tensor<2x4x3xi32> {
+  %0 = kiln.dot_general %a, %b {lhs_batch_dims = array<i64: 0>, rhs_batch_dims = array<i64: 0>, lhs_contracting_dims = array<i64: 2>, rhs_contracting_dims = array<i64: 1>} : (tensor<2x4x8xi32>, tensor<2x8x3xi32>) -> tensor<2x4x3xi32>
+  return %0 : tensor<2x4x3xi32>
+}
+
+// -----
+
+// dot_general of bf16: the operands widened to f32 (their products are
+// exact there), a batch matmul in f32 (tiled like any), the sums rounded
+// to bf16 once.
+// CHECK-LABEL: func.func @batch_dot_bf16
+// CHECK:         arith.extf {{.*}} : bf16 to f32
+// CHECK:         arith.extf {{.*}} : bf16 to f32
+// CHECK:         linalg.batch_matmul {{.*}} -> tensor<2x4x3xf32>
 // CHECK:         arith.truncf {{.*}} : f32 to bf16
-func.func @batch_dot(%a: tensor<2x4x8xbf16>, %b: tensor<2x8x3xbf16>) -> tensor<2x4x3xbf16> {
+func.func @batch_dot_bf16(%a: tensor<2x4x8xbf16>, %b: tensor<2x8x3xbf16>) -> tensor<2x4x3xbf16> {
   %0 = kiln.dot_general %a, %b {lhs_batch_dims = array<i64: 0>, rhs_batch_dims = array<i64: 0>, lhs_contracting_dims = array<i64: 2>, rhs_contracting_dims = array<i64: 1>} : (tensor<2x4x8xbf16>, tensor<2x8x3xbf16>) -> tensor<2x4x3xbf16>
   return %0 : tensor<2x4x3xbf16>
 }
