@@ -207,12 +207,15 @@ private:
       accumulated =
           computeBlocks(b, loc, rowStart, first, last, false, accumulated);
     } else {
-      accumulated =
-          computeBlocks(b, loc, rowStart, first, fullFirst, false, accumulated);
+      // A band without a lower (upper) edge has no blocks on it: no code.
+      if (band.minDiagonal)
+        accumulated = computeBlocks(b, loc, rowStart, first, fullFirst, false,
+                                    accumulated);
       accumulated = computeBlocks(b, loc, rowStart, fullFirst, fullLast, true,
                                   accumulated);
-      accumulated =
-          computeBlocks(b, loc, rowStart, fullLast, last, false, accumulated);
+      if (band.maxDiagonal)
+        accumulated =
+            computeBlocks(b, loc, rowStart, fullLast, last, false, accumulated);
     }
     if (reduction)
       accumulated = takeOutsideValue(b, loc, rowStart, columns, accumulated);

@@ -15,6 +15,7 @@
 #include "BandRestriction.h"
 #include "CheckResults.h"
 #include "ContractionTiling.h"
+#include "EarlyDeallocation.h"
 #include "LoopNestOutlining.h"
 #include "RunParallelLowering.h"
 #include "kiln/Conversion/Passes.h"
@@ -409,6 +410,8 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
                           repeatsResults ? "false" : "true");
     if (failed(runPipeline(bufferization)))
       return failure();
+    // Temporaries freed after their last use, not at the step's end.
+    deallocateAfterLastUse(module);
     // The register tiles' accumulators stay in registers across the
     // contraction: their loads and stores leave the loop over its depth.
     module.walk([](func::FuncOp function) {
