@@ -553,6 +553,24 @@ int main(int argc, char **argv) {
                         "Exit 1 if fewer than this percentage of the files "
                         "outside dynamic/ import");
 
+  // What `cpu` and `blocks` share: attention's shape, runs, the target.
+  auto addCompiledCodeOptions = [](CLI::App *command,
+                                   kiln::bench::CpuBenchOptions &options) {
+    command
+        ->add_option("--sequence", options.sequence,
+                     "Attention's sequence length (the MLP's rows)")
+        ->capture_default_str();
+    command
+        ->add_option("--head-dim", options.headDim,
+                     "Attention's head dimension")
+        ->capture_default_str();
+    command->add_option("--repeat", options.repeat, "Runs of each measurement")
+        ->capture_default_str();
+    command->add_option("--target-cpu", options.cpu,
+                        "The CPU the code is built for (default: the "
+                        "portable level; 'native': this machine's)");
+  };
+
   kiln::bench::CpuBenchOptions cpuOptions;
   CLI::App *cpu = app.add_subcommand(
       "cpu",
@@ -561,17 +579,7 @@ int main(int argc, char **argv) {
       "causal attention with the mask folded against --no-fold-causal-mask.");
   cpu->add_option("--size", cpuOptions.size, "dot_general's M = N = K")
       ->capture_default_str();
-  cpu->add_option("--sequence", cpuOptions.sequence,
-                  "Attention's sequence length")
-      ->capture_default_str();
-  cpu->add_option("--head-dim", cpuOptions.headDim,
-                  "Attention's head dimension")
-      ->capture_default_str();
-  cpu->add_option("--repeat", cpuOptions.repeat, "Runs of each measurement")
-      ->capture_default_str();
-  cpu->add_option("--target-cpu", cpuOptions.cpu,
-                  "The CPU the code is built for (default: the portable "
-                  "level; 'native': this machine's)");
+  addCompiledCodeOptions(cpu, cpuOptions);
 
   kiln::bench::CpuBenchOptions blockOptions;
   CLI::App *blocks = app.add_subcommand(
@@ -579,25 +587,13 @@ int main(int argc, char **argv) {
       "A Llama MLP block and causal attention, f32 and bf16, compiled, on\n"
       "one core: against textbook f32 loops and kiln's evaluator, with the\n"
       "compiled code's error against the evaluator.");
-  blocks->add_option("--sequence", blockOptions.sequence, "Rows (tokens)")
-      ->capture_default_str();
-  blocks
-      ->add_option("--head-dim", blockOptions.headDim,
-                   "Attention's head dimension")
-      ->capture_default_str();
+  addCompiledCodeOptions(blocks, blockOptions);
   blocks->add_option("--hidden", blockOptions.hidden, "The MLP's hidden size")
       ->capture_default_str();
   blocks
       ->add_option("--intermediate", blockOptions.intermediate,
                    "The MLP's intermediate size")
       ->capture_default_str();
-  blocks
-      ->add_option("--repeat", blockOptions.repeat,
-                   "Runs of each compiled measurement")
-      ->capture_default_str();
-  blocks->add_option("--target-cpu", blockOptions.cpu,
-                     "The CPU the code is built for (default: the portable "
-                     "level; 'native': this machine's)");
 
   kiln::bench::PrecompileBenchOptions precompileOptions;
   CLI::App *precompile = app.add_subcommand(
