@@ -83,7 +83,7 @@ func.func @transposed_mask(%q: tensor<8x4xf32>, %k: tensor<8x4xf32>) -> tensor<8
 
 // -----
 
-// Softmax between the contractions, in blocks of 32 (S = 64): every value
+// Softmax between the contractions, in blocks of 32 (S = 96): every value
 // that is one constant outside the band is marked with it (the select's
 // fill, exp's 0); the scaling before the mask and the subtraction after it
 // are marked because only marked ops read them; the max and the sum read
@@ -99,32 +99,32 @@ func.func @transposed_mask(%q: tensor<8x4xf32>, %k: tensor<8x4xf32>) -> tensor<8
 // CHECK:         kiln.reduce{{.*}}kiln.band = {column = 1 : i64, max_diagonal = 0 : i64, outside = 0.000000e+00 : f64, row = 0 : i64}
 // CHECK:         kiln.divide {{.*}}kiln.band = {{{.*}}unread_outside}
 // CHECK:         kiln.dot_general {{.*}}role = "values"
-func.func @softmax(%q: tensor<64x16xf32>, %k: tensor<64x16xf32>, %v: tensor<64x16xf32>) -> (tensor<64x16xf32>, tensor<64x64xf32>) {
-  %scores = kiln.dot_general %q, %k {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 1>} : (tensor<64x16xf32>, tensor<64x16xf32>) -> tensor<64x64xf32>
-  %scale = kiln.constant dense<0.25> : tensor<64x64xf32>
-  %scaled = kiln.multiply %scores, %scale : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-  %mask = kiln.causal_mask {column_dimension = 1 : i64, kept = true, masked = false, max_diagonal = 0 : i64, row_dimension = 0 : i64} : tensor<64x64xi1>
-  %fill = kiln.constant dense<0xFF800000> : tensor<64x64xf32>
-  %masked = kiln.select %mask, %scaled, %fill : (tensor<64x64xi1>, tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+func.func @softmax(%q: tensor<96x16xf32>, %k: tensor<96x16xf32>, %v: tensor<96x16xf32>) -> (tensor<96x16xf32>, tensor<96x96xf32>) {
+  %scores = kiln.dot_general %q, %k {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 1>} : (tensor<96x16xf32>, tensor<96x16xf32>) -> tensor<96x96xf32>
+  %scale = kiln.constant dense<0.25> : tensor<96x96xf32>
+  %scaled = kiln.multiply %scores, %scale : (tensor<96x96xf32>, tensor<96x96xf32>) -> tensor<96x96xf32>
+  %mask = kiln.causal_mask {column_dimension = 1 : i64, kept = true, masked = false, max_diagonal = 0 : i64, row_dimension = 0 : i64} : tensor<96x96xi1>
+  %fill = kiln.constant dense<0xFF800000> : tensor<96x96xf32>
+  %masked = kiln.select %mask, %scaled, %fill : (tensor<96x96xi1>, tensor<96x96xf32>, tensor<96x96xf32>) -> tensor<96x96xf32>
   %init = kiln.constant dense<0xFF800000> : tensor<f32>
   %max = kiln.reduce(%masked, %init) attributes {dimensions = array<i64: 1>} {
   ^bb0(%a: tensor<f32>, %b: tensor<f32>):
     %x = kiln.maximum %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
     kiln.return %x : tensor<f32>
-  } : (tensor<64x64xf32>, tensor<f32>) -> tensor<64xf32>
-  %mb = kiln.broadcast_in_dim %max {dimensions = array<i64: 0>} : (tensor<64xf32>) -> tensor<64x64xf32>
-  %shifted = kiln.subtract %masked, %mb : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-  %e = kiln.exponential %shifted : (tensor<64x64xf32>) -> tensor<64x64xf32>
+  } : (tensor<96x96xf32>, tensor<f32>) -> tensor<96xf32>
+  %mb = kiln.broadcast_in_dim %max {dimensions = array<i64: 0>} : (tensor<96xf32>) -> tensor<96x96xf32>
+  %shifted = kiln.subtract %masked, %mb : (tensor<96x96xf32>, tensor<96x96xf32>) -> tensor<96x96xf32>
+  %e = kiln.exponential %shifted : (tensor<96x96xf32>) -> tensor<96x96xf32>
   %zero = kiln.constant dense<0.0> : tensor<f32>
   %sum = kiln.reduce(%e, %zero) attributes {dimensions = array<i64: 1>} {
   ^bb0(%a: tensor<f32>, %b: tensor<f32>):
     %x = kiln.add %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
     kiln.return %x : tensor<f32>
-  } : (tensor<64x64xf32>, tensor<f32>) -> tensor<64xf32>
-  %sb = kiln.broadcast_in_dim %sum {dimensions = array<i64: 0>} : (tensor<64xf32>) -> tensor<64x64xf32>
-  %p = kiln.divide %e, %sb : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
-  %o = kiln.dot_general %p, %v {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 0>} : (tensor<64x64xf32>, tensor<64x16xf32>) -> tensor<64x16xf32>
-  return %o, %e : tensor<64x16xf32>, tensor<64x64xf32>
+  } : (tensor<96x96xf32>, tensor<f32>) -> tensor<96xf32>
+  %sb = kiln.broadcast_in_dim %sum {dimensions = array<i64: 0>} : (tensor<96xf32>) -> tensor<96x96xf32>
+  %p = kiln.divide %e, %sb : (tensor<96x96xf32>, tensor<96x96xf32>) -> tensor<96x96xf32>
+  %o = kiln.dot_general %p, %v {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 0>} : (tensor<96x96xf32>, tensor<96x16xf32>) -> tensor<96x16xf32>
+  return %o, %e : tensor<96x16xf32>, tensor<96x96xf32>
 }
 
 // -----
@@ -146,4 +146,64 @@ func.func @sum_of_fill(%x: tensor<64x64xf32>) -> tensor<64xf32> {
     kiln.return %y : tensor<f32>
   } : (tensor<64x64xf32>, tensor<f32>) -> tensor<64xf32>
   return %sum : tensor<64xf32>
+}
+
+// -----
+
+// Regression: a value counted as read by blocks only when a contraction
+// read it, whichever operand and role. The rhs of a "values" contraction is
+// read across the band's edge (whole rows of blocks), and so is the lhs of
+// a "scores" contraction: neither may be left unwritten outside the band.
+// CHECK-LABEL: func.func @operands_read_whole
+// CHECK:         %[[L:[0-9]+]] = kiln.select {{.*}}kiln.band = {column = 1 : i64, max_diagonal = 0 : i64, outside = 0.000000e+00 : f64, row = 0 : i64, unread_outside}}
+// CHECK:         %[[M:[0-9]+]] = kiln.select {{.*}}kiln.band = {column = 1 : i64, max_diagonal = 0 : i64, outside = 0.000000e+00 : f64, row = 0 : i64}}
+// CHECK:         kiln.dot_general %[[L]], %[[M]] {kiln.masked_contraction = {max_diagonal = 0 : i64, role = "values"}
+func.func @operands_read_whole(%a: tensor<96x96xf32>, %b: tensor<96x96xf32>) -> tensor<96x96xf32> {
+  %mask = kiln.causal_mask {column_dimension = 1 : i64, kept = true, masked = false, max_diagonal = 0 : i64, row_dimension = 0 : i64} : tensor<96x96xi1>
+  %zero = kiln.constant dense<0.0> : tensor<96x96xf32>
+  %l = kiln.select %mask, %a, %zero : (tensor<96x96xi1>, tensor<96x96xf32>, tensor<96x96xf32>) -> tensor<96x96xf32>
+  %m = kiln.select %mask, %b, %zero : (tensor<96x96xi1>, tensor<96x96xf32>, tensor<96x96xf32>) -> tensor<96x96xf32>
+  %o = kiln.dot_general %l, %m {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 0>} : (tensor<96x96xf32>, tensor<96x96xf32>) -> tensor<96x96xf32>
+  return %o : tensor<96x96xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @scores_lhs_read_whole
+// CHECK:         %[[L:[0-9]+]] = kiln.select {{.*}}kiln.band = {column = 1 : i64, max_diagonal = 0 : i64, outside = 0.000000e+00 : f64, row = 0 : i64}}
+// CHECK:         kiln.dot_general %[[L]], %{{.*}} {kiln.masked_contraction = {max_diagonal = 0 : i64, role = "scores"
+func.func @scores_lhs_read_whole(%a: tensor<96x96xf32>, %x: tensor<96x96xf32>) -> tensor<96x96xf32> {
+  %mask = kiln.causal_mask {column_dimension = 1 : i64, kept = true, masked = false, max_diagonal = 0 : i64, row_dimension = 0 : i64} : tensor<96x96xi1>
+  %zero = kiln.constant dense<0.0> : tensor<96x96xf32>
+  %l = kiln.select %mask, %a, %zero : (tensor<96x96xi1>, tensor<96x96xf32>, tensor<96x96xf32>) -> tensor<96x96xf32>
+  %s = kiln.dot_general %l, %x {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 1>} : (tensor<96x96xf32>, tensor<96x96xf32>) -> tensor<96x96xf32>
+  %fill = kiln.constant dense<0xFF800000> : tensor<96x96xf32>
+  %masked = kiln.select %mask, %s, %fill : (tensor<96x96xi1>, tensor<96x96xf32>, tensor<96x96xf32>) -> tensor<96x96xf32>
+  return %masked : tensor<96x96xf32>
+}
+
+// -----
+
+// Regression: with max_diagonal = -1 the first row has no position inside
+// the band, so its max is the fill and the fill minus it is 0, not a
+// value below -1e30: the subtraction keeps no band, and exp is computed
+// whole.
+// CHECK-LABEL: func.func @row_outside_band
+// CHECK:         kiln.select {{.*}}kiln.band
+// CHECK-NOT:     kiln.subtract {{.*}}kiln.band
+// CHECK-NOT:     kiln.exponential {{.*}}kiln.band
+func.func @row_outside_band(%x: tensor<96x96xf32>) -> tensor<96x96xf32> {
+  %mask = kiln.causal_mask {column_dimension = 1 : i64, kept = true, masked = false, max_diagonal = -1 : i64, row_dimension = 0 : i64} : tensor<96x96xi1>
+  %fill = kiln.constant dense<-3.40282347e+38> : tensor<96x96xf32>
+  %masked = kiln.select %mask, %x, %fill : (tensor<96x96xi1>, tensor<96x96xf32>, tensor<96x96xf32>) -> tensor<96x96xf32>
+  %init = kiln.constant dense<0xFF800000> : tensor<f32>
+  %max = kiln.reduce(%masked, %init) attributes {dimensions = array<i64: 1>} {
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %y = kiln.maximum %a, %b : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    kiln.return %y : tensor<f32>
+  } : (tensor<96x96xf32>, tensor<f32>) -> tensor<96xf32>
+  %mb = kiln.broadcast_in_dim %max {dimensions = array<i64: 0>} : (tensor<96xf32>) -> tensor<96x96xf32>
+  %shifted = kiln.subtract %masked, %mb : (tensor<96x96xf32>, tensor<96x96xf32>) -> tensor<96x96xf32>
+  %e = kiln.exponential %shifted : (tensor<96x96xf32>) -> tensor<96x96xf32>
+  return %e : tensor<96x96xf32>
 }

@@ -84,6 +84,18 @@ struct MarkMaskedContractionsPass
     return found->second;
   }
 
+  /// Whether every row of `type` has a position inside `band`: row i meets
+  /// it where i + max >= 0 and i + min <= columns - 1.
+  static bool everyRowMeetsBand(Type type, const Band &band) {
+    auto ranked = dyn_cast<RankedTensorType>(type);
+    if (!ranked || !ranked.hasStaticShape())
+      return false;
+    int64_t rows = ranked.getDimSize(band.row),
+            columns = ranked.getDimSize(band.column);
+    return (!band.maxDiagonal || *band.maxDiagonal >= 0) &&
+           (!band.minDiagonal || rows - 1 + *band.minDiagonal <= columns - 1);
+  }
+
   /// What `op`'s result is outside a band, from its operands' facts.
   std::optional<Band> transfer(Operation *op) {
     if (auto mask = dyn_cast<kiln::CausalMaskOp>(op)) {
@@ -124,6 +136,10 @@ struct MarkMaskedContractionsPass
     }
     StringRef name = op->getName().getStringRef();
     if (name == "kiln.convert") {
+      // To a float type only: an integer holds neither the infinities nor
+      // the fills below -1e30 as they are.
+      if (!isa<FloatType>(getElementTypeOrSelf(op->getResult(0).getType())))
+        return std::nullopt;
       std::optional<Band> band = bandOf(op->getOperand(0));
       if (band && (band->outside == 0 || std::isinf(band->outside) ||
                    isNegligible(band->outside))) {
@@ -152,6 +168,11 @@ struct MarkMaskedContractionsPass
           break;
         std::optional<Band> band = bandOf(op->getOperand(k));
         if (band && isNegligible(band->outside)) {
+          // What is subtracted is softmax's row max: the fill itself on a
+          // row with no position inside the band, where x - max is 0.
+          if (name == "kiln.subtract" && !splatValue(op->getOperand(1)) &&
+              !everyRowMeetsBand(op->getResult(0).getType(), *band))
+            return std::nullopt;
           band->exact = false;
           return band;
         }
@@ -168,7 +189,12 @@ struct MarkMaskedContractionsPass
       return std::nullopt;
     }
     if (name == "kiln.multiply" || name == "kiln.divide") {
-      // 0 * finite, 0 / nonzero.
+      // 0 * finite, 0 / nonzero (not 0 / 0: a divisor that is 0 outside
+      // the band too).
+      if (name == "kiln.divide")
+        if (std::optional<Band> divisor = bandOf(op->getOperand(1)))
+          if (divisor->outside == 0)
+            return std::nullopt;
       std::optional<Band> band = bandOf(op->getOperand(0));
       if (!band && name == "kiln.multiply")
         band = bandOf(op->getOperand(1));
@@ -360,19 +386,25 @@ struct MarkMaskedContractionsPass
     }
     // Whether only ops that read the band's blocks read a marked value:
     // its blocks outside the band need not be filled then.
-    auto readsBlocksOnly = [&](Operation *user, const Band &band) {
+    auto readsBlocksOnly = [&](OpOperand &use, const Band &band) {
+      Operation *user = use.getOwner();
       if (marked.contains(user))
         return bandOf(user->getResult(0))->sameBand(band);
       if (auto found = reduced.find(user); found != reduced.end())
         return found->second.sameBand(band);
-      // The lhs of a "values" contraction that the backend computes by
-      // blocks (f32 and f64; others are computed whole).
+      // The lhs (only) of a contraction marked "values" (not "scores",
+      // whose lhs rows are read whole) that the backend computes by blocks:
+      // one float type of f32, f64, bf16, f16 (the named matmul path).
       if (auto dot = dyn_cast<kiln::DotGeneralOp>(user)) {
+        auto mark =
+            dot->getAttrOfType<DictionaryAttr>("kiln.masked_contraction");
         std::optional<Band> lhsBand = valuesBand(dot);
         Type element = getElementTypeOrSelf(dot.getType());
-        return lhsBand && lhsBand->sameBand(band) &&
-               dot.getRhs() != dot.getLhs() &&
-               (element.isF32() || element.isF64()) &&
+        return mark && mark.getAs<StringAttr>("role").getValue() == "values" &&
+               use.getOperandNumber() == 0 && lhsBand &&
+               lhsBand->sameBand(band) && dot.getRhs() != dot.getLhs() &&
+               (element.isF32() || element.isF64() || element.isBF16() ||
+                element.isF16()) &&
                getElementTypeOrSelf(dot.getLhs().getType()) == element &&
                getElementTypeOrSelf(dot.getRhs().getType()) == element;
       }
@@ -381,8 +413,8 @@ struct MarkMaskedContractionsPass
     for (Operation *op : marked) {
       Band band = *bandOf(op->getResult(0));
       DictionaryAttr description = describeBand(op->getContext(), band);
-      if (llvm::all_of(op->getUsers(), [&](Operation *user) {
-            return readsBlocksOnly(user, band);
+      if (llvm::all_of(op->getUses(), [&](OpOperand &use) {
+            return readsBlocksOnly(use, band);
           })) {
         NamedAttrList entries(description);
         entries.set("unread_outside", UnitAttr::get(op->getContext()));
@@ -436,9 +468,8 @@ struct MarkMaskedContractionsPass
     });
     MLIRContext *context = &getContext();
     uint64_t scores = 0, values = 0, elementwise = 0, reductions = 0;
-    markBandOps(elementwise, reductions);
-    numElementwise += elementwise;
-    numReductions += reductions;
+    // Roles first: which ops read only a band's blocks depends on them.
+    llvm::SmallVector<std::pair<kiln::DotGeneralOp, Band>> scoreContractions;
     getOperation().walk([&](kiln::DotGeneralOp dot) {
       auto lhsType = cast<RankedTensorType>(dot.getLhs().getType());
       auto rhsType = cast<RankedTensorType>(dot.getRhs().getType());
@@ -453,18 +484,9 @@ struct MarkMaskedContractionsPass
         std::optional<Band> band = maskingBand(dot.getResult());
         if (band && band->row == batch && band->column == batch + 1 &&
             (band->minDiagonal || band->maxDiagonal)) {
-          DictionaryAttr description = describe(context, "scores", *band);
-          // Skipped blocks that nothing reads need not be zeroed.
-          if (llvm::all_of(dot->getUsers(), [&](Operation *user) {
-                auto mark = user->getAttrOfType<DictionaryAttr>("kiln.band");
-                return mark && !isa<kiln::ReduceOp>(user) &&
-                       bandOf(user->getResult(0))->sameBand(*band);
-              })) {
-            NamedAttrList entries(description);
-            entries.set("unread_outside", UnitAttr::get(context));
-            description = entries.getDictionary(context);
-          }
-          dot->setAttr("kiln.masked_contraction", description);
+          dot->setAttr("kiln.masked_contraction",
+                       describe(context, "scores", *band));
+          scoreContractions.push_back({dot, *band});
           ++numScores;
           ++scores;
           return;
@@ -477,6 +499,23 @@ struct MarkMaskedContractionsPass
         ++values;
       }
     });
+    markBandOps(elementwise, reductions);
+    numElementwise += elementwise;
+    numReductions += reductions;
+    // Skipped blocks of scores that only ops computed in the same blocks
+    // read need not be zeroed.
+    for (auto &[dot, band] : scoreContractions) {
+      if (!llvm::all_of(dot->getUsers(), [&](Operation *user) {
+            auto mark = user->getAttrOfType<DictionaryAttr>("kiln.band");
+            return mark && !isa<kiln::ReduceOp>(user) &&
+                   bandOf(user->getResult(0))->sameBand(band);
+          }))
+        continue;
+      NamedAttrList entries(
+          dot->getAttrOfType<DictionaryAttr>("kiln.masked_contraction"));
+      entries.set("unread_outside", UnitAttr::get(context));
+      dot->setAttr("kiln.masked_contraction", entries.getDictionary(context));
+    }
     kiln::recordPassStatistics(
         "KilnMarkMaskedContractionsPass",
         {{"scores", scores, "Contractions whose masked outputs are skipped"},
