@@ -69,15 +69,10 @@ bool isCheapProducer(linalg::GenericOp producer) {
 
 class BandRestriction {
 public:
-  BandRestriction(linalg::GenericOp op)
-      : op(op),
-        band(BandSpec::read(op->getAttrOfType<DictionaryAttr>("kiln.band"))),
-        outside(op->getAttrOfType<DictionaryAttr>("kiln.band")
-                    .getAs<FloatAttr>("outside")
-                    .getValueAsDouble()),
-        filled(!op->getAttrOfType<DictionaryAttr>("kiln.band")
-                    .get("unread_outside")),
-        ranges(op.getStaticLoopRanges()) {}
+  BandRestriction(linalg::GenericOp op, DictionaryAttr mark)
+      : op(op), band(BandSpec::read(mark)),
+        outside(mark.getAs<FloatAttr>("outside").getValueAsDouble()),
+        filled(!mark.get("unread_outside")), ranges(op.getStaticLoopRanges()) {}
 
   /// Whether the op is one this file computes by blocks: an element-wise
   /// generic with one result in the order of its loops, or a reduction of
@@ -382,8 +377,6 @@ private:
   }
 };
 
-} // namespace
-
 /// Whether a marked op only selects (a mask applied): cheap enough to be
 /// computed again in each of its readers rather than written once.
 bool onlySelects(linalg::GenericOp op) {
@@ -459,6 +452,8 @@ void fuseBandChains(ModuleOp module) {
   }
 }
 
+} // namespace
+
 LogicalResult kiln::restrictToBands(ModuleOp module) {
   fuseBandChains(module);
   llvm::SmallVector<linalg::GenericOp> marked;
@@ -467,7 +462,8 @@ LogicalResult kiln::restrictToBands(ModuleOp module) {
       marked.push_back(op);
   });
   for (linalg::GenericOp op : marked) {
-    BandRestriction restriction(op);
+    BandRestriction restriction(op,
+                                op->getAttrOfType<DictionaryAttr>("kiln.band"));
     if (failed(restriction.check()))
       return op.emitError("a value marked to be computed in the blocks of a "
                           "causal band is not an element-wise op or a "

@@ -76,6 +76,9 @@ struct MarkMaskedContractionsPass
   using KilnMarkMaskedContractionsPassBase::KilnMarkMaskedContractionsPassBase;
 
   llvm::DenseMap<Value, Band> bands;
+  /// The element-wise ops and reductions computed in a band's blocks.
+  llvm::SetVector<Operation *> marked;
+  llvm::DenseMap<Operation *, Band> reduced;
 
   std::optional<Band> bandOf(Value value) {
     auto found = bands.find(value);
@@ -326,19 +329,19 @@ struct MarkMaskedContractionsPass
   /// itself computed in the blocks (they read what it computed, never its
   /// fill); a reduction takes the outside value once.
   void markBandOps(uint64_t &elementwise, uint64_t &reductions) {
-    llvm::SetVector<Operation *> marked;
+    llvm::SmallVector<Operation *> elementwiseOps;
     getOperation().walk([&](Operation *op) {
-      if (!isBandElementwise(op))
-        return;
+      if (isBandElementwise(op))
+        elementwiseOps.push_back(op);
+      else if (auto reduce = dyn_cast<kiln::ReduceOp>(op))
+        if (std::optional<Band> band = reducedBand(reduce))
+          reduced[reduce] = *band;
+    });
+    for (Operation *op : elementwiseOps) {
       std::optional<Band> band = bandOf(op->getResult(0));
       if (band && hasBlocks(op->getResult(0).getType(), *band))
         marked.insert(op);
-    });
-    llvm::DenseMap<Operation *, Band> reduced;
-    getOperation().walk([&](kiln::ReduceOp reduce) {
-      if (std::optional<Band> band = reducedBand(reduce))
-        reduced[reduce] = *band;
-    });
+    }
     // Inexact values whose readers are not all computed in the same blocks
     // are computed whole, until nothing changes.
     for (bool changed = true; changed;) {
@@ -360,11 +363,6 @@ struct MarkMaskedContractionsPass
     // An element-wise op that only marked ops of one band read (the scaling
     // of the scores before their mask) need not be computed outside the
     // band's blocks either, whatever it holds there; last readers first.
-    llvm::SmallVector<Operation *> elementwiseOps;
-    getOperation().walk([&](Operation *op) {
-      if (isBandElementwise(op))
-        elementwiseOps.push_back(op);
-    });
     for (Operation *op : llvm::reverse(elementwiseOps)) {
       if (marked.contains(op) || op->use_empty())
         continue;
@@ -384,42 +382,11 @@ struct MarkMaskedContractionsPass
       bands[op->getResult(0)] = *common;
       marked.insert(op);
     }
-    // Whether only ops that read the band's blocks read a marked value:
-    // its blocks outside the band need not be filled then.
-    auto readsBlocksOnly = [&](OpOperand &use, const Band &band) {
-      Operation *user = use.getOwner();
-      if (marked.contains(user))
-        return bandOf(user->getResult(0))->sameBand(band);
-      if (auto found = reduced.find(user); found != reduced.end())
-        return found->second.sameBand(band);
-      // The lhs (only) of a contraction marked "values" (not "scores",
-      // whose lhs rows are read whole) that the backend computes by blocks:
-      // one float type of f32, f64, bf16, f16 (the named matmul path).
-      if (auto dot = dyn_cast<kiln::DotGeneralOp>(user)) {
-        auto mark =
-            dot->getAttrOfType<DictionaryAttr>("kiln.masked_contraction");
-        std::optional<Band> lhsBand = valuesBand(dot);
-        Type element = getElementTypeOrSelf(dot.getType());
-        return mark && mark.getAs<StringAttr>("role").getValue() == "values" &&
-               use.getOperandNumber() == 0 && lhsBand &&
-               lhsBand->sameBand(band) && dot.getRhs() != dot.getLhs() &&
-               (element.isF32() || element.isF64() || element.isBF16() ||
-                element.isF16()) &&
-               getElementTypeOrSelf(dot.getLhs().getType()) == element &&
-               getElementTypeOrSelf(dot.getRhs().getType()) == element;
-      }
-      return false;
-    };
     for (Operation *op : marked) {
       Band band = *bandOf(op->getResult(0));
       DictionaryAttr description = describeBand(op->getContext(), band);
-      if (llvm::all_of(op->getUses(), [&](OpOperand &use) {
-            return readsBlocksOnly(use, band);
-          })) {
-        NamedAttrList entries(description);
-        entries.set("unread_outside", UnitAttr::get(op->getContext()));
-        description = entries.getDictionary(op->getContext());
-      }
+      if (readsBlocksOnly(op->getResult(0), band))
+        description = withUnreadOutside(description);
       op->setAttr("kiln.band", description);
       ++elementwise;
     }
@@ -427,6 +394,43 @@ struct MarkMaskedContractionsPass
       op->setAttr("kiln.band", describeBand(op->getContext(), band));
       ++reductions;
     }
+  }
+
+  /// Whether only ops that read a band's blocks read `value`: its blocks
+  /// outside the band need not be written then. Such a reader is a marked
+  /// element-wise op or reduction of the same band, or the lhs (only) of a
+  /// contraction marked "values" (not "scores", whose lhs rows are read
+  /// whole) that the backend computes by blocks: one float type of f32,
+  /// f64, bf16, f16 (the named matmul path).
+  bool readsBlocksOnly(Value value, const Band &band) {
+    return llvm::all_of(value.getUses(), [&](OpOperand &use) {
+      Operation *user = use.getOwner();
+      if (marked.contains(user))
+        return bandOf(user->getResult(0))->sameBand(band);
+      if (auto found = reduced.find(user); found != reduced.end())
+        return found->second.sameBand(band);
+      auto dot = dyn_cast<kiln::DotGeneralOp>(user);
+      if (!dot)
+        return false;
+      auto mark = dot->getAttrOfType<DictionaryAttr>("kiln.masked_contraction");
+      std::optional<Band> lhsBand = valuesBand(dot);
+      Type element = getElementTypeOrSelf(dot.getType());
+      return mark && mark.getAs<StringAttr>("role").getValue() == "values" &&
+             use.getOperandNumber() == 0 && lhsBand &&
+             lhsBand->sameBand(band) && dot.getRhs() != dot.getLhs() &&
+             (element.isF32() || element.isF64() || element.isBF16() ||
+              element.isF16()) &&
+             getElementTypeOrSelf(dot.getLhs().getType()) == element &&
+             getElementTypeOrSelf(dot.getRhs().getType()) == element;
+    });
+  }
+
+  /// `description` with `unread_outside`: nothing reads the value outside
+  /// the band's blocks.
+  static DictionaryAttr withUnreadOutside(DictionaryAttr description) {
+    NamedAttrList entries(description);
+    entries.set("unread_outside", UnitAttr::get(description.getContext()));
+    return entries.getDictionary(description.getContext());
   }
 
   /// `kiln.band`: the band's dimensions and diagonals, and the value
@@ -504,18 +508,11 @@ struct MarkMaskedContractionsPass
     numReductions += reductions;
     // Skipped blocks of scores that only ops computed in the same blocks
     // read need not be zeroed.
-    for (auto &[dot, band] : scoreContractions) {
-      if (!llvm::all_of(dot->getUsers(), [&](Operation *user) {
-            auto mark = user->getAttrOfType<DictionaryAttr>("kiln.band");
-            return mark && !isa<kiln::ReduceOp>(user) &&
-                   bandOf(user->getResult(0))->sameBand(band);
-          }))
-        continue;
-      NamedAttrList entries(
-          dot->getAttrOfType<DictionaryAttr>("kiln.masked_contraction"));
-      entries.set("unread_outside", UnitAttr::get(context));
-      dot->setAttr("kiln.masked_contraction", entries.getDictionary(context));
-    }
+    for (auto &[dot, band] : scoreContractions)
+      if (readsBlocksOnly(dot.getResult(), band))
+        dot->setAttr("kiln.masked_contraction",
+                     withUnreadOutside(dot->getAttrOfType<DictionaryAttr>(
+                         "kiln.masked_contraction")));
     kiln::recordPassStatistics(
         "KilnMarkMaskedContractionsPass",
         {{"scores", scores, "Contractions whose masked outputs are skipped"},
