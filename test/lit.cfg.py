@@ -19,6 +19,7 @@ config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_system_environment("KILN_SEGMENT_OPS")
 
 # The real framework dumps that kiln must read: a copy of the shared corpus
 # kept in test/Inputs/corpus, so that the suite needs nothing beside it.

@@ -16,6 +16,7 @@
 #include "CheckResults.h"
 #include "ContractionTiling.h"
 #include "EarlyDeallocation.h"
+#include "GraphSegmentation.h"
 #include "LoopNestOutlining.h"
 #include "RunParallelLowering.h"
 #include "kiln/Conversion/Passes.h"
@@ -43,6 +44,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -54,10 +56,13 @@
 #include "llvm/TargetParser/Triple.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 
 using namespace mlir;
 using kiln::BufferSpec;
+using kiln::GraphSegment;
+using kiln::SegmentedGraph;
 
 namespace {
 
@@ -183,29 +188,56 @@ createTargetMachine(const kiln::TargetSpec &target, unsigned optLevel,
                                       llvm::Reloc::PIC_, std::nullopt, level));
 }
 
-/// `void kiln_entry(void **buffers)`: loads each buffer pointer and calls
-/// the entry with them. Every other function becomes internal, so that the
-/// optimizer may inline or drop it.
-void addEntryWrapper(llvm::Module &module, llvm::Function *entry,
-                     llvm::StringRef name) {
+/// `void kiln_entry(void **buffers)`: loads each parameter's and result's
+/// buffer pointer and calls the segments in order, each on its inputs' and
+/// outputs' buffers; a temporary comes from the runtime's pool
+/// (BufferPool.h) before the segment that writes it and goes back after
+/// the last that reads it. Every other function becomes internal.
+void addEntry(llvm::Module &module, const kiln::SegmentedGraph &graph,
+              llvm::StringRef name) {
   llvm::LLVMContext &context = module.getContext();
   auto *pointer = llvm::PointerType::get(context, 0);
-  auto *type =
-      llvm::FunctionType::get(llvm::Type::getVoidTy(context), {pointer}, false);
+  auto *voidType = llvm::Type::getVoidTy(context);
+  auto *int64 = llvm::Type::getInt64Ty(context);
   for (llvm::Function &function : module)
     if (!function.isDeclaration())
       function.setLinkage(llvm::GlobalValue::InternalLinkage);
   auto *wrapper = llvm::Function::Create(
-      type, llvm::GlobalValue::ExternalLinkage, name, module);
+      llvm::FunctionType::get(voidType, {pointer}, false),
+      llvm::GlobalValue::ExternalLinkage, name, module);
   llvm::IRBuilder<> builder(
       llvm::BasicBlock::Create(context, "entry", wrapper));
-  llvm::SmallVector<llvm::Value *> args;
-  for (unsigned i = 0; i < entry->arg_size(); ++i) {
-    llvm::Value *slot =
-        builder.CreateConstGEP1_64(pointer, wrapper->getArg(0), i);
-    args.push_back(builder.CreateLoad(pointer, slot));
+  unsigned graphBuffers = graph.parameters + graph.results;
+  std::vector<llvm::Value *> buffers(graphBuffers +
+                                     graph.temporaryBytes.size());
+  for (unsigned i = 0; i < graphBuffers; ++i)
+    buffers[i] = builder.CreateLoad(
+        pointer, builder.CreateConstGEP1_64(pointer, wrapper->getArg(0), i));
+  llvm::FunctionCallee allocate = module.getOrInsertFunction(
+      "_mlir_memref_to_llvm_alloc",
+      llvm::FunctionType::get(pointer, {int64}, false));
+  llvm::FunctionCallee release = module.getOrInsertFunction(
+      "_mlir_memref_to_llvm_free",
+      llvm::FunctionType::get(voidType, {pointer}, false));
+  std::vector<llvm::SmallVector<unsigned>> freedAfter(graph.segments.size());
+  for (auto [temporary, lastReader] :
+       llvm::enumerate(graph.temporaryLastReader))
+    freedAfter[lastReader].push_back(graphBuffers + temporary);
+  for (auto [index, segment] : llvm::enumerate(graph.segments)) {
+    llvm::SmallVector<llvm::Value *> arguments;
+    for (unsigned input : segment.inputs)
+      arguments.push_back(buffers[input]);
+    for (unsigned output : segment.outputs) {
+      if (!buffers[output])
+        buffers[output] = builder.CreateCall(
+            allocate,
+            {builder.getInt64(graph.temporaryBytes[output - graphBuffers])});
+      arguments.push_back(buffers[output]);
+    }
+    builder.CreateCall(module.getFunction(segment.function), arguments);
+    for (unsigned temporary : freedAfter[index])
+      builder.CreateCall(release, {buffers[temporary]});
   }
-  builder.CreateCall(entry, args);
   builder.CreateRetVoid();
 }
 
@@ -256,12 +288,211 @@ std::vector<std::string> getTargetFeatures(llvm::TargetMachine &machine) {
   return features;
 }
 
+/// Lowers `module` (after the front end) to the LLVM dialect: kiln to
+/// linalg, contractions tiled and vectorized for `vectorLanes` f32 lanes,
+/// buffers, loops. Errors are reported at the ops concerned.
+LogicalResult lowerToLLVMDialect(ModuleOp module, unsigned vectorLanes,
+                                 TimingScope *timing) {
+  MLIRContext *context = module.getContext();
+  std::string error;
+  llvm::raw_string_ostream errorStream(error);
+  auto runPipeline = [&](llvm::StringRef text) -> LogicalResult {
+    PassManager pm(context);
+    if (timing)
+      pm.enableTiming(*timing);
+    if (failed(parsePassPipeline(text, pm, errorStream))) {
+      emitError(module.getLoc()) << "a pipeline does not parse: " << error;
+      return failure();
+    }
+    return pm.run(module);
+  };
+  {
+    PassManager pm(context);
+    if (timing)
+      pm.enableTiming(*timing);
+    pm.addPass(kiln::createConvertKilnToLinalgPass());
+    if (failed(pm.run(module)))
+      return failure();
+  }
+  // What parameters and results said for the framework (shardings,
+  // layouts, names) has no meaning in LLVM, which would warn about each,
+  // printing the whole function every time.
+  module.walk([](func::FuncOp function) {
+    function.removeArgAttrsAttr();
+    function.removeResAttrsAttr();
+  });
+  // Every error a user can meet has been reported by now, at its
+  // instruction's place in the dump. The conversions that follow carry each
+  // op's location into all that it becomes, at a cost that grows faster
+  // than the module: they work without them.
+  Location unknown = UnknownLoc::get(context);
+  module.walk([&](Operation *op) {
+    if (op != module.getOperation())
+      op->setLoc(unknown);
+  });
+  if (failed(kiln::restrictToBands(module)) ||
+      failed(runPipeline(kStructuredPipeline)) ||
+      failed(kiln::tileAndVectorizeContractions(
+          module, kiln::getContractionTiles(vectorLanes))))
+    return failure();
+  bool repeatsResults = false;
+  module.walk([&](func::ReturnOp op) {
+    llvm::SmallPtrSet<Value, 8> seen;
+    for (Value operand : op.getOperands())
+      repeatsResults |= !seen.insert(operand).second;
+  });
+  // One empty tensor per use: CSE made the equal ones one, whose readers'
+  // results then all alias it, and one-shot bufferization's conflict
+  // checks are quadratic in the size of an alias set.
+  module.walk([](tensor::EmptyOp empty) {
+    for (OpOperand &use :
+         llvm::make_early_inc_range(llvm::drop_begin(empty->getUses()))) {
+      OpBuilder builder(use.getOwner());
+      use.set(builder.clone(*empty)->getResult(0));
+    }
+  });
+  std::string bufferization = kBufferizationPipeline.str();
+  bufferization.replace(bufferization.find("HOIST"), 5,
+                        repeatsResults ? "false" : "true");
+  if (failed(runPipeline(bufferization)))
+    return failure();
+  // Temporaries freed after their last use, not at the step's end.
+  kiln::deallocateAfterLastUse(module);
+  // The register tiles' accumulators stay in registers across the
+  // contraction: their loads and stores leave the loop over its depth.
+  module.walk([](func::FuncOp function) {
+    linalg::hoistRedundantVectorTransfers(function);
+  });
+  // Copies between strided views (concatenate's and slices' buffers)
+  // become loops: memref.copy would call a runtime library otherwise.
+  module.walk([](memref::CopyOp copy) {
+    auto isIdentity = [](Value value) {
+      return cast<MemRefType>(value.getType()).getLayout().isIdentity();
+    };
+    if (isIdentity(copy.getSource()) && isIdentity(copy.getTarget()))
+      return;
+    OpBuilder builder(copy);
+    linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),
+                           copy.getTarget());
+    copy.erase();
+  });
+  // copysign (complex numbers' lowering makes them) as bit operations:
+  // math-to-libm refuses it.
+  module.walk([](math::CopySignOp op) {
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    Type type = op.getType();
+    unsigned width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
+    Type bits = builder.getIntegerType(width);
+    if (auto vector = dyn_cast<VectorType>(type))
+      bits = vector.clone(bits);
+    auto mask = [&](const APInt &value) -> Value {
+      return arith::ConstantOp::create(
+          builder, loc, bits,
+          isa<VectorType>(bits)
+              ? (TypedAttr)DenseElementsAttr::get(cast<ShapedType>(bits), value)
+              : (TypedAttr)builder.getIntegerAttr(bits, value));
+    };
+    Value magnitude = arith::AndIOp::create(
+        builder, loc, arith::BitcastOp::create(builder, loc, bits, op.getLhs()),
+        mask(APInt::getSignedMaxValue(width)));
+    Value sign = arith::AndIOp::create(
+        builder, loc, arith::BitcastOp::create(builder, loc, bits, op.getRhs()),
+        mask(APInt::getSignMask(width)));
+    op.replaceAllUsesWith(
+        arith::BitcastOp::create(
+            builder, loc, type,
+            arith::OrIOp::create(builder, loc, magnitude, sign))
+            .getResult());
+    op.erase();
+  });
+  // MLIR's bare-pointer calling convention refuses memrefs without
+  // elements. Such a parameter or result is never read or written: the
+  // entry takes a one-element buffer in its place (the caller's empty
+  // buffer is never touched) and its body uses an empty one of its own.
+  module.walk([](func::FuncOp function) {
+    if (function.isExternal() || !function.isPublic())
+      return;
+    Block &body = function.getBody().front();
+    OpBuilder builder = OpBuilder::atBlockBegin(&body);
+    SmallVector<Type> inputs(function.getArgumentTypes());
+    bool changed = false;
+    for (BlockArgument argument : body.getArguments()) {
+      auto type = dyn_cast<MemRefType>(argument.getType());
+      if (!type || !type.hasStaticShape() || type.getNumElements() != 0 ||
+          !type.getLayout().isIdentity())
+        continue;
+      Value empty = memref::AllocaOp::create(builder, function.getLoc(), type);
+      argument.replaceAllUsesWith(empty);
+      auto placeholder = MemRefType::get({1}, type.getElementType());
+      argument.setType(placeholder);
+      inputs[argument.getArgNumber()] = placeholder;
+      changed = true;
+    }
+    if (changed)
+      function.setType(FunctionType::get(function.getContext(), inputs,
+                                         function.getResultTypes()));
+  });
+  // rsqrt that the complex dialect's lowering makes (complex rsqrt) as
+  // 1 / sqrt: math-to-libm would call an `rsqrt` no C library has.
+  module.walk([](math::RsqrtOp op) {
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    Type type = op.getType();
+    auto element = cast<FloatType>(getElementTypeOrSelf(type));
+    TypedAttr one = builder.getFloatAttr(element, 1.0);
+    if (auto vector = dyn_cast<VectorType>(type))
+      one = DenseElementsAttr::get(vector, one);
+    Value sqrt =
+        math::SqrtOp::create(builder, loc, op.getOperand(), op.getFastmath());
+    op.replaceAllUsesWith(
+        arith::DivFOp::create(
+            builder, loc, arith::ConstantOp::create(builder, loc, one), sqrt)
+            .getResult());
+    op.erase();
+  });
+  // exp of f32 as a polynomial, inline: a call of the C library's expf
+  // per element keeps LLVM from vectorizing softmax's loops.
+  {
+    RewritePatternSet patterns(context);
+    populateMathPolynomialApproximationPatterns(
+        patterns, [](StringRef name) { return name == "math.exp"; });
+    if (failed(applyPatternsGreedily(module, std::move(patterns))))
+      return failure();
+  }
+  // The polynomial's fma and floor as LLVM's intrinsics, which are
+  // instructions: convert-math-to-libm would make them calls of fmaf and
+  // floorf, one per element, which LLVM does not vectorize either.
+  module.walk([](Operation *op) {
+    if (!isa<math::FmaOp, math::FloorOp>(op))
+      return;
+    OpBuilder builder(op);
+    Value replacement;
+    if (auto fma = dyn_cast<math::FmaOp>(op))
+      replacement = LLVM::FMAOp::create(builder, op->getLoc(), fma.getA(),
+                                        fma.getB(), fma.getC());
+    else
+      replacement =
+          LLVM::FFloorOp::create(builder, op->getLoc(), op->getOperand(0));
+    op->getResult(0).replaceAllUsesWith(replacement);
+    op->erase();
+  });
+  // LLVM optimizes a function per loop nest in time linear in the graph's
+  // size; one function of the whole graph costs it quadratic time.
+  kiln::outlineLoopNests(module);
+  if (failed(runPipeline(kLoopsToLLVMPipeline)))
+    return failure();
+  return success();
+}
+
 } // namespace
 
 kiln::CpuCompileOptions kiln::getCpuCompileOptions(llvm::StringRef canonical,
                                                    const TargetSpec &target) {
   CpuCompileOptions options;
   options.target = target;
+  if (const char *segmentOps = std::getenv("KILN_SEGMENT_OPS"))
+    llvm::StringRef(segmentOps).getAsInteger(10, options.segmentOps);
   llvm::SmallVector<llvm::StringRef> lines;
   canonical.split(lines, '\n', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef line : lines) {
@@ -311,13 +542,18 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
 
   // The front end: what cannot be compiled named first, then inlining,
   // causal masks, constant folding, dead code.
+  // One report of MLIR's pass timing for the whole compilation, every
+  // segment's passes summed.
+  DefaultTimingManager timingManager;
+  timingManager.setEnabled(options.timing);
+  TimingScope timingRoot = timingManager.getRootScope();
   Clock::time_point start = Clock::now();
   if (failed(lowerRunParallel(module)))
     return failure();
   {
     PassManager pm(context);
     if (options.timing)
-      pm.enableTiming();
+      pm.enableTiming(timingRoot);
     pm.addPass(createKilnCheckCompilablePass());
     FrontendPipelineOptions frontend;
     frontend.foldCausalMask = options.foldCausalMask;
@@ -354,236 +590,89 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
   if (!machine)
     return fail("no LLVM target for " + options.target.triple + ": " + error);
 
-  // MLIR: kiln to linalg, contractions tiled and vectorized, buffers, then
-  // the LLVM dialect.
-  start = Clock::now();
-  {
-    llvm::raw_string_ostream errorStream(error);
-    auto runPipeline = [&](llvm::StringRef text) -> LogicalResult {
-      PassManager pm(context);
-      if (options.timing)
-        pm.enableTiming();
-      if (failed(parsePassPipeline(text, pm, errorStream))) {
-        emitError(module.getLoc()) << "a pipeline does not parse: " << error;
-        return failure();
-      }
-      return pm.run(module);
-    };
-    {
-      PassManager pm(context);
-      if (options.timing)
-        pm.enableTiming();
-      pm.addPass(createConvertKilnToLinalgPass());
-      if (failed(pm.run(module)))
-        return failure();
-    }
-    // What parameters and results said for the framework (shardings,
-    // layouts, names) has no meaning in LLVM, which would warn about each,
-    // printing the whole function every time.
-    module.walk([](func::FuncOp function) {
-      function.removeArgAttrsAttr();
-      function.removeResAttrsAttr();
-    });
-    if (failed(restrictToBands(module)) ||
-        failed(runPipeline(kStructuredPipeline)) ||
-        failed(tileAndVectorizeContractions(
-            module, getContractionTiles(getVectorLanes(*machine)))))
-      return failure();
-    bool repeatsResults = false;
-    module.walk([&](func::ReturnOp op) {
-      llvm::SmallPtrSet<Value, 8> seen;
-      for (Value operand : op.getOperands())
-        repeatsResults |= !seen.insert(operand).second;
-    });
-    // One empty tensor per use: CSE made the equal ones one, whose readers'
-    // results then all alias it, and one-shot bufferization's conflict
-    // checks are quadratic in the size of an alias set.
-    module.walk([](tensor::EmptyOp empty) {
-      for (OpOperand &use :
-           llvm::make_early_inc_range(llvm::drop_begin(empty->getUses()))) {
-        OpBuilder builder(use.getOwner());
-        use.set(builder.clone(*empty)->getResult(0));
-      }
-    });
-    std::string bufferization = kBufferizationPipeline.str();
-    bufferization.replace(bufferization.find("HOIST"), 5,
-                          repeatsResults ? "false" : "true");
-    if (failed(runPipeline(bufferization)))
-      return failure();
-    // Temporaries freed after their last use, not at the step's end.
-    deallocateAfterLastUse(module);
-    // The register tiles' accumulators stay in registers across the
-    // contraction: their loads and stores leave the loop over its depth.
-    module.walk([](func::FuncOp function) {
-      linalg::hoistRedundantVectorTransfers(function);
-    });
-    // Copies between strided views (concatenate's and slices' buffers)
-    // become loops: memref.copy would call a runtime library otherwise.
-    module.walk([](memref::CopyOp copy) {
-      auto isIdentity = [](Value value) {
-        return cast<MemRefType>(value.getType()).getLayout().isIdentity();
-      };
-      if (isIdentity(copy.getSource()) && isIdentity(copy.getTarget()))
-        return;
-      OpBuilder builder(copy);
-      linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),
-                             copy.getTarget());
-      copy.erase();
-    });
-    // copysign (complex numbers' lowering makes them) as bit operations:
-    // math-to-libm refuses it.
-    module.walk([](math::CopySignOp op) {
-      OpBuilder builder(op);
-      Location loc = op.getLoc();
-      Type type = op.getType();
-      unsigned width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
-      Type bits = builder.getIntegerType(width);
-      if (auto vector = dyn_cast<VectorType>(type))
-        bits = vector.clone(bits);
-      auto mask = [&](const APInt &value) -> Value {
-        return arith::ConstantOp::create(
-            builder, loc, bits,
-            isa<VectorType>(bits)
-                ? (TypedAttr)DenseElementsAttr::get(cast<ShapedType>(bits),
-                                                    value)
-                : (TypedAttr)builder.getIntegerAttr(bits, value));
-      };
-      Value magnitude = arith::AndIOp::create(
-          builder, loc,
-          arith::BitcastOp::create(builder, loc, bits, op.getLhs()),
-          mask(APInt::getSignedMaxValue(width)));
-      Value sign = arith::AndIOp::create(
-          builder, loc,
-          arith::BitcastOp::create(builder, loc, bits, op.getRhs()),
-          mask(APInt::getSignMask(width)));
-      op.replaceAllUsesWith(
-          arith::BitcastOp::create(
-              builder, loc, type,
-              arith::OrIOp::create(builder, loc, magnitude, sign))
-              .getResult());
-      op.erase();
-    });
-    // MLIR's bare-pointer calling convention refuses memrefs without
-    // elements. Such a parameter or result is never read or written: the
-    // entry takes a one-element buffer in its place (the caller's empty
-    // buffer is never touched) and its body uses an empty one of its own.
-    module.walk([](func::FuncOp function) {
-      if (function.isExternal() || !function.isPublic())
-        return;
-      Block &body = function.getBody().front();
-      OpBuilder builder = OpBuilder::atBlockBegin(&body);
-      SmallVector<Type> inputs(function.getArgumentTypes());
-      bool changed = false;
-      for (BlockArgument argument : body.getArguments()) {
-        auto type = dyn_cast<MemRefType>(argument.getType());
-        if (!type || !type.hasStaticShape() || type.getNumElements() != 0 ||
-            !type.getLayout().isIdentity())
-          continue;
-        Value empty =
-            memref::AllocaOp::create(builder, function.getLoc(), type);
-        argument.replaceAllUsesWith(empty);
-        auto placeholder = MemRefType::get({1}, type.getElementType());
-        argument.setType(placeholder);
-        inputs[argument.getArgNumber()] = placeholder;
-        changed = true;
-      }
-      if (changed)
-        function.setType(FunctionType::get(function.getContext(), inputs,
-                                           function.getResultTypes()));
-    });
-    // rsqrt that the complex dialect's lowering makes (complex rsqrt) as
-    // 1 / sqrt: math-to-libm would call an `rsqrt` no C library has.
-    module.walk([](math::RsqrtOp op) {
-      OpBuilder builder(op);
-      Location loc = op.getLoc();
-      Type type = op.getType();
-      auto element = cast<FloatType>(getElementTypeOrSelf(type));
-      TypedAttr one = builder.getFloatAttr(element, 1.0);
-      if (auto vector = dyn_cast<VectorType>(type))
-        one = DenseElementsAttr::get(vector, one);
-      Value sqrt =
-          math::SqrtOp::create(builder, loc, op.getOperand(), op.getFastmath());
-      op.replaceAllUsesWith(
-          arith::DivFOp::create(
-              builder, loc, arith::ConstantOp::create(builder, loc, one), sqrt)
-              .getResult());
-      op.erase();
-    });
-    // exp of f32 as a polynomial, inline: a call of the C library's expf
-    // per element keeps LLVM from vectorizing softmax's loops.
-    {
-      RewritePatternSet patterns(context);
-      populateMathPolynomialApproximationPatterns(
-          patterns, [](StringRef name) { return name == "math.exp"; });
-      if (failed(applyPatternsGreedily(module, std::move(patterns))))
-        return failure();
-    }
-    // The polynomial's fma and floor as LLVM's intrinsics, which are
-    // instructions: convert-math-to-libm would make them calls of fmaf and
-    // floorf, one per element, which LLVM does not vectorize either.
-    module.walk([](Operation *op) {
-      if (!isa<math::FmaOp, math::FloorOp>(op))
-        return;
-      OpBuilder builder(op);
-      Value replacement;
-      if (auto fma = dyn_cast<math::FmaOp>(op))
-        replacement = LLVM::FMAOp::create(builder, op->getLoc(), fma.getA(),
-                                          fma.getB(), fma.getC());
-      else
-        replacement =
-            LLVM::FFloorOp::create(builder, op->getLoc(), op->getOperand(0));
-      op->getResult(0).replaceAllUsesWith(replacement);
-      op->erase();
-    });
-    // LLVM optimizes a function per loop nest in time linear in the graph's
-    // size; one function of the whole graph costs it quadratic time.
-    outlineLoopNests(module);
-    if (failed(runPipeline(kLoopsToLLVMPipeline)))
-      return failure();
+  // A large graph is compiled in segments (GraphSegmentation.h), each
+  // lowered, translated and optimized on its own, then linked into one
+  // LLVM module with the entry that calls them.
+  SegmentedGraph segmented =
+      kiln::splitIntoSegments(module, entry, options.segmentOps);
+  if (segmented.segments.empty()) {
+    GraphSegment whole;
+    whole.function = entryName;
+    for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+      whole.inputs.push_back(i);
+    for (unsigned i = 0; i < entry.getNumResults(); ++i)
+      whole.outputs.push_back(entry.getNumArguments() + i);
+    segmented.parameters = entry.getNumArguments();
+    segmented.results = entry.getNumResults();
+    segmented.segments.push_back(std::move(whole));
   }
-  compiled.times.lowering = secondsSince(start);
-  if (emit == EmitKind::Mlir) {
-    llvm::raw_string_ostream(compiled.output) << module;
-    return compiled;
-  }
-
-  // LLVM: translate, wrap, optimize, emit. Errors are reported by now;
-  // the dump's locations, which MLIR would carry into LLVM's metadata op by
-  // op, are dropped first.
-  start = Clock::now();
-  Location unknown = UnknownLoc::get(context);
-  module.walk([&](Operation *op) { op->setLoc(unknown); });
   llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, llvmContext, manifest.graphName);
-  if (!llvmModule)
-    return fail("the lowered module does not translate to LLVM IR");
-  llvmModule->setTargetTriple(machine->getTargetTriple());
-  llvmModule->setDataLayout(machine->createDataLayout());
-  llvm::Function *entryFunction = llvmModule->getFunction(entryName);
-  if (!entryFunction || entryFunction->arg_size() !=
-                            manifest.inputs.size() + manifest.outputs.size())
-    return fail("the lowered entry @" + entryName +
-                " does not take one pointer per parameter and result");
-  addEntryWrapper(*llvmModule, entryFunction, manifest.entry);
-  // What is left of a large graph's entry once its loop nests are outlined
-  // is one block of calls, allocations and copies, thousands of them:
-  // optimizing it gains nothing, and LLVM's instruction selection and
-  // scheduling of one block take time that grows faster than the block.
-  // Such a function is compiled as at -O0.
-  for (llvm::Function &function : *llvmModule)
-    if (!function.isDeclaration() && function.size() == 1 &&
-        function.getEntryBlock().size() > kLargeStraightLineFunction) {
-      function.addFnAttr(llvm::Attribute::NoInline);
-      function.addFnAttr(llvm::Attribute::OptimizeNone);
+  std::unique_ptr<llvm::Module> linked;
+  std::unique_ptr<llvm::Linker> linker;
+  unsigned vectorLanes = getVectorLanes(*machine);
+  for (GraphSegment &segment : segmented.segments) {
+    ModuleOp segmentModule = segment.module ? *segment.module : module;
+    start = Clock::now();
+    if (failed(lowerToLLVMDialect(segmentModule, vectorLanes,
+                                  options.timing ? &timingRoot : nullptr)))
+      return failure();
+    compiled.times.lowering += secondsSince(start);
+    if (emit == EmitKind::Mlir) {
+      llvm::raw_string_ostream(compiled.output) << segmentModule << "\n";
+      continue;
     }
-  compiled.times.llvmTranslation = secondsSince(start);
 
-  start = Clock::now();
-  optimize(*llvmModule, *machine, options.optLevel);
-  compiled.times.llvmOptimization = secondsSince(start);
+    start = Clock::now();
+    std::unique_ptr<llvm::Module> llvmModule =
+        translateModuleToLLVMIR(segmentModule, llvmContext, manifest.graphName);
+    if (!llvmModule)
+      return fail("the lowered module does not translate to LLVM IR");
+    // The segment's MLIR is no longer needed.
+    segment.module = nullptr;
+    llvmModule->setTargetTriple(machine->getTargetTriple());
+    llvmModule->setDataLayout(machine->createDataLayout());
+    llvm::Function *function = llvmModule->getFunction(segment.function);
+    if (!function ||
+        function->arg_size() != segment.inputs.size() + segment.outputs.size())
+      return fail("the lowered function @" + segment.function +
+                  " does not take one pointer per input and output");
+    // Everything but the segment's function is its own, so that the
+    // optimizer may inline or drop it.
+    for (llvm::Function &other : *llvmModule)
+      if (!other.isDeclaration() && &other != function)
+        other.setLinkage(llvm::GlobalValue::InternalLinkage);
+    // What is left of a large function once its loop nests are outlined
+    // is one block of calls, allocations and copies: optimizing it gains
+    // nothing, and LLVM's instruction selection and scheduling of one
+    // block take time that grows faster than the block. Such a function is
+    // compiled as at -O0.
+    for (llvm::Function &other : *llvmModule)
+      if (!other.isDeclaration() && other.size() == 1 &&
+          other.getEntryBlock().size() > kLargeStraightLineFunction) {
+        other.addFnAttr(llvm::Attribute::NoInline);
+        other.addFnAttr(llvm::Attribute::OptimizeNone);
+      }
+    compiled.times.llvmTranslation += secondsSince(start);
+
+    start = Clock::now();
+    optimize(*llvmModule, *machine, options.optLevel);
+    compiled.times.llvmOptimization += secondsSince(start);
+    start = Clock::now();
+    // One linker for all segments: a linker reads the whole destination
+    // module when it is made.
+    if (!linked) {
+      linked = std::move(llvmModule);
+      linker = std::make_unique<llvm::Linker>(*linked);
+    } else if (linker->linkInModule(std::move(llvmModule))) {
+      return fail("segment @" + segment.function + " does not link");
+    }
+    compiled.times.llvmTranslation += secondsSince(start);
+  }
+  if (emit == EmitKind::Mlir)
+    return compiled;
+  addEntry(*linked, segmented, manifest.entry);
   if (emit == EmitKind::Llvm) {
-    llvm::raw_string_ostream(compiled.output) << *llvmModule;
+    llvm::raw_string_ostream(compiled.output) << *linked;
     return compiled;
   }
 
@@ -597,7 +686,7 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
                                          ? llvm::CodeGenFileType::AssemblyFile
                                          : llvm::CodeGenFileType::ObjectFile))
       return fail("LLVM cannot emit code for " + options.target.triple);
-    codegen.run(*llvmModule);
+    codegen.run(*linked);
   }
   compiled.times.codeGeneration = secondsSince(start);
   compiled.output.assign(buffer.begin(), buffer.end());

@@ -37,6 +37,11 @@ struct CpuCompileOptions {
   bool foldConstants = true;
   /// Print MLIR's pass timing report to stderr.
   bool timing = false;
+  /// Ops (nested ones included) above which a graph is compiled in
+  /// segments of about this many (GraphSegmentation.h); not part of the
+  /// key, since the code computes the same either way. The environment
+  /// variable KILN_SEGMENT_OPS sets it, for tests and measurements.
+  size_t segmentOps = 768;
 };
 
 /// The compile options of `canonical` (canonicalizeOptions' `name=value`
@@ -66,9 +71,9 @@ int64_t getRunParallelParticipants(mlir::ModuleOp module);
 /// are reported through the module's context at the ops concerned (an op
 /// the backend does not compile is named, at its place in the dump) and
 /// give failure.
-mlir::FailureOr<CompiledGraph> compileForCpu(mlir::ModuleOp module,
-                                             const CpuCompileOptions &options,
-                                             EmitKind emit = EmitKind::Artifact);
+mlir::FailureOr<CompiledGraph>
+compileForCpu(mlir::ModuleOp module, const CpuCompileOptions &options,
+              EmitKind emit = EmitKind::Artifact);
 
 /// The CPU features that code built for `target` may use (LLVM's names);
 /// empty when LLVM does not know the target.
