@@ -47,6 +47,9 @@ Header *headerOf(void *buffer) {
 }
 
 void *allocateFromLibrary(uint64_t size, uint64_t offset) {
+  // A size that the header and the rounding would wrap around.
+  if (size > UINT64_MAX - offset - 63)
+    return nullptr;
   auto *base = static_cast<char *>(
       std::aligned_alloc(offset, (offset + size + 63) / 64 * 64));
   if (!base)
@@ -57,6 +60,8 @@ void *allocateFromLibrary(uint64_t size, uint64_t offset) {
 }
 
 extern "C" void *kilnPoolAllocate(uint64_t bytes) {
+  if (bytes > UINT64_MAX - 4095)
+    return nullptr;
   uint64_t size = bytes < kPooledBytes ? bytes : (bytes + 4095) / 4096 * 4096;
   if (size >= kPooledBytes) {
     Pool &pool = getPool();

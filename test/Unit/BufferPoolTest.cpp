@@ -112,3 +112,14 @@ TEST(BufferPoolTest, ThreadsShareThePool) {
 }
 
 } // namespace
+
+TEST(BufferPoolTest, RefusesSizesWhoseRoundingWouldOverflow) {
+  // Rounded up to pages, or with the header added, these sizes would wrap
+  // around to a few bytes: the pool must give no buffer rather than a
+  // tiny one.
+  PoolFunctions pool;
+  for (uint64_t bytes : {UINT64_MAX, UINT64_MAX - 100, UINT64_MAX - 5000}) {
+    EXPECT_EQ(pool.allocate(bytes), nullptr) << bytes;
+    EXPECT_EQ(pool.allocateAligned(256, bytes), nullptr) << bytes;
+  }
+}
