@@ -129,11 +129,34 @@ Value buildContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
       .getResult(0);
 }
 
+/// Whether `op` is a weighted sum by the band's blocks whose lhs is not
+/// written outside them.
+bool readsUnwrittenBlocks(kiln::DotGeneralOp op) {
+  auto mask = op->getAttrOfType<DictionaryAttr>("kiln.masked_contraction");
+  if (!mask || mask.getAs<StringAttr>("role").getValue() != "values")
+    return false;
+  Operation *producer = op.getLhs().getDefiningOp();
+  if (!producer)
+    return false;
+  for (llvm::StringRef name : {"kiln.band", "kiln.masked_contraction"})
+    if (auto mark = producer->getAttrOfType<DictionaryAttr>(name))
+      if (mark.get("unread_outside"))
+        return true;
+  return false;
+}
+
 struct DotGeneralLowering : public OpConversionPattern<kiln::DotGeneralOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(kiln::DotGeneralOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    // A weighted sum whose lhs is left unwritten outside the band
+    // (MarkMaskedContractions decided so because the band's blocks are all
+    // that DotGeneralToNamedMatmul reads) must not be computed whole here.
+    if (readsUnwrittenBlocks(op))
+      return op.emitOpError(
+          "marked to read its lhs by the band's blocks, which are unwritten "
+          "outside the band, is not computed by blocks");
     Location loc = op.getLoc();
     auto resultType =
         cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
