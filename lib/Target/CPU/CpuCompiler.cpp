@@ -25,6 +25,7 @@
 #include "kiln/Runtime/Executable.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
@@ -290,9 +291,11 @@ std::vector<std::string> getTargetFeatures(llvm::TargetMachine &machine) {
 
 /// Lowers `module` (after the front end) to the LLVM dialect: kiln to
 /// linalg, contractions tiled and vectorized for `vectorLanes` f32 lanes,
-/// buffers, loops. Errors are reported at the ops concerned.
+/// buffers, loops. With `readOnlyInputs`, the public function never writes
+/// into its parameters' buffers (a segment's inputs, which later segments
+/// may read). Errors are reported at the ops concerned.
 LogicalResult lowerToLLVMDialect(ModuleOp module, unsigned vectorLanes,
-                                 TimingScope *timing) {
+                                 bool readOnlyInputs, TimingScope *timing) {
   MLIRContext *context = module.getContext();
   std::string error;
   llvm::raw_string_ostream errorStream(error);
@@ -321,6 +324,14 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, unsigned vectorLanes,
     function.removeArgAttrsAttr();
     function.removeResAttrsAttr();
   });
+  if (readOnlyInputs)
+    module.walk([](func::FuncOp function) {
+      if (function.isPublic())
+        for (unsigned i = 0; i < function.getNumArguments(); ++i)
+          function.setArgAttr(
+              i, bufferization::BufferizationDialect::kWritableAttrName,
+              BoolAttr::get(function.getContext(), false));
+    });
   // Every error a user can meet has been reported by now, at its
   // instruction's place in the dump. The conversions that follow carry each
   // op's location into all that it becomes, at a cost that grows faster
@@ -613,8 +624,10 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
   for (GraphSegment &segment : segmented.segments) {
     ModuleOp segmentModule = segment.module ? *segment.module : module;
     start = Clock::now();
-    if (failed(lowerToLLVMDialect(segmentModule, vectorLanes,
-                                  options.timing ? &timingRoot : nullptr)))
+    if (failed(lowerToLLVMDialect(
+            segmentModule, vectorLanes,
+            /*readOnlyInputs=*/static_cast<bool>(segment.module),
+            options.timing ? &timingRoot : nullptr)))
       return failure();
     compiled.times.lowering += secondsSince(start);
     if (emit == EmitKind::Mlir) {

@@ -18,6 +18,7 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <algorithm>
+#include <tuple>
 
 using namespace mlir;
 
@@ -26,12 +27,18 @@ namespace {
 /// A constant larger than this is stored once, not repeated in each
 /// segment that reads it.
 constexpr uint64_t kLargestRepeatedConstant = 64 * 1024;
-/// What a cut costs where a value that cannot be a buffer would cross it
-/// (a token, a tuple: never cut there), or a causal band's value would (its
-/// ops must stay together to skip the masked blocks: cut there only when
-/// nothing else is possible).
-constexpr uint64_t kCannotCross = uint64_t(1) << 62;
-constexpr uint64_t kBandCrosses = uint64_t(1) << 50;
+/// What crosses a cut, worst first: values that cannot be a buffer (a
+/// token, a tuple: never cut there), a causal band's values (its ops must
+/// stay together to skip the masked blocks: cut there only when nothing
+/// else is possible), and the bytes of the temporaries the cut needs.
+struct CutCost {
+  uint64_t unbuffered = 0, band = 0, bytes = 0;
+
+  bool operator<=(const CutCost &other) const {
+    return std::tie(unbuffered, band, bytes) <=
+           std::tie(other.unbuffered, other.band, other.bytes);
+  }
+};
 
 bool isBufferType(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -115,10 +122,20 @@ private:
     last = std::max(last, reader);
   }
 
-  /// Constants (but large ones) and what pure ops compute from them alone.
+  /// Constants (but large ones), and what cheap pure ops (data movement,
+  /// comparisons, simple arithmetic: no contraction or reduction) compute
+  /// from them alone.
   bool isRepeatable(Operation *op) const {
     if (op->getNumRegions() != 0 || !isMemoryEffectFree(op) ||
         op->getNumResults() != 1)
+      return false;
+    if (op->getNumOperands() != 0 &&
+        !llvm::is_contained(
+            {"kiln.broadcast_in_dim", "kiln.reshape", "kiln.transpose",
+             "kiln.convert", "kiln.slice", "kiln.concatenate", "kiln.pad",
+             "kiln.compare", "kiln.select", "kiln.and", "kiln.or", "kiln.not",
+             "kiln.negate", "kiln.add", "kiln.subtract", "kiln.multiply"},
+            op->getName().getStringRef()))
       return false;
     if (op->getNumOperands() == 0) {
       for (NamedAttribute attribute : op->getAttrs())
@@ -140,10 +157,10 @@ private:
 /// Where to cut: segment boundaries b_0 = 0 < b_1 < ... < b_k = ops.size().
 std::vector<unsigned> chooseCuts(const EntryLiveness &liveness, size_t maxOps) {
   unsigned count = liveness.ops.size();
-  // crossing[p]: what crosses a cut before op p.
-  std::vector<uint64_t> crossing(count + 2, 0);
-  std::vector<int64_t> delta(count + 2, 0);
-  std::vector<uint64_t> add(count + 2, 0), remove(count + 2, 0);
+  // crossing[p]: what crosses a cut before op p, from the differences
+  // between consecutive places.
+  std::vector<CutCost> crossing(count + 1);
+  std::vector<CutCost> starts(count + 2), ends(count + 2);
   for (unsigned j = 0; j < count; ++j) {
     if (liveness.repeatable[j] || liveness.lastUse[j].empty())
       continue;
@@ -154,18 +171,27 @@ std::vector<unsigned> chooseCuts(const EntryLiveness &liveness, size_t maxOps) {
       unsigned last = liveness.lastUse[j][result.getResultNumber()];
       if (last <= j)
         continue;
-      uint64_t weight = !isBufferType(result.getType()) ? kCannotCross
-                        : band                          ? kBandCrosses
-                               : getBufferBytes(result.getType());
-      // Cuts j+1 .. min(last, count - 1).
-      add[j + 1] += weight;
-      remove[std::min(last, count - 1) + 1] += weight;
+      // Cuts j+1 .. min(last, count - 1). A returned value lives in the
+      // caller's buffer: it needs no temporary.
+      unsigned end = std::min(last, count - 1) + 1;
+      if (!isBufferType(result.getType())) {
+        ++starts[j + 1].unbuffered;
+        ++ends[end].unbuffered;
+      } else if (band) {
+        ++starts[j + 1].band;
+        ++ends[end].band;
+      } else if (last < count) {
+        uint64_t bytes = getBufferBytes(result.getType());
+        starts[j + 1].bytes += bytes;
+        ends[end].bytes += bytes;
+      }
     }
   }
-  uint64_t running = 0;
+  CutCost running;
   for (unsigned p = 0; p <= count; ++p) {
-    running += add[p];
-    running -= remove[p];
+    running.unbuffered += starts[p].unbuffered - ends[p].unbuffered;
+    running.band += starts[p].band - ends[p].band;
+    running.bytes += starts[p].bytes - ends[p].bytes;
     crossing[p] = running;
   }
   // A recomputed op counts where it is read, not where it stands.
@@ -191,7 +217,7 @@ std::vector<unsigned> chooseCuts(const EntryLiveness &liveness, size_t maxOps) {
       if (crossing[p] <= crossing[best])
         best = p;
     // Nowhere in reach: the first place further on where a cut is possible.
-    while (best < count && crossing[best] >= kCannotCross)
+    while (best < count && crossing[best].unbuffered != 0)
       ++best;
     if (best >= count)
       break;
