@@ -169,11 +169,11 @@ struct DotGeneralLowering : public OpConversionPattern<kiln::DotGeneralOp> {
     for (Type type : {lhsType.getElementType(), rhsType.getElementType(),
                       op.getType().getElementType()})
       if (isComplex ? type != resultElement
-                    : !isa<IntegerType>(type) && !type.isBF16() &&
-                          !type.isF16() && !type.isF32() && !type.isF64())
+                    : !isa<IntegerType>(type) && !kiln::isNarrowFloat(type) &&
+                          !type.isF32() && !type.isF64())
         return op.emitError() << "dot_general on element type " << type
                               << " is not compiled by the CPU backend";
-    bool narrow = resultElement.isBF16() || resultElement.isF16();
+    bool narrow = kiln::isNarrowFloat(resultElement);
     Type accumulator = narrow ? rewriter.getF32Type() : resultElement;
 
     llvm::ArrayRef<int64_t> lhsBatch = op.getLhsBatchDims(),
@@ -470,9 +470,9 @@ struct DotGeneralToNamedMatmul
     auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
     auto resultType = cast<RankedTensorType>(op.getType());
     Type element = resultType.getElementType();
-    // What the products are summed in: f64, or f32 for f32, bf16 and f16
-    // (whose products f32 holds exactly).
-    auto isNarrow = [](Type type) { return type.isBF16() || type.isF16(); };
+    // What the products are summed in: f64, or f32 for f32 and the narrow
+    // floats (bf16, f16, f8: whose products f32 holds exactly).
+    auto isNarrow = [](Type type) { return kiln::isNarrowFloat(type); };
     Type compute;
     if (element.isF64())
       compute = element;
@@ -712,7 +712,7 @@ struct ConvolutionLowering : public OpConversionPattern<kiln::ConvolutionOp> {
     auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
     for (Type type : {lhsType.getElementType(), rhsType.getElementType(),
                       op.getType().getElementType()})
-      if (!isa<IntegerType>(type) && !type.isBF16() && !type.isF16() &&
+      if (!isa<IntegerType>(type) && !kiln::isNarrowFloat(type) &&
           !type.isF32() && !type.isF64())
         return op.emitError() << "convolution on element type " << type
                               << " is not compiled by the CPU backend";
@@ -720,7 +720,7 @@ struct ConvolutionLowering : public OpConversionPattern<kiln::ConvolutionOp> {
         !resultType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "dynamic shape");
     Type resultElement = resultType.getElementType();
-    bool narrow = resultElement.isBF16() || resultElement.isF16();
+    bool narrow = kiln::isNarrowFloat(resultElement);
     Type accumulator = narrow ? rewriter.getF32Type() : resultElement;
     auto at = [](llvm::ArrayRef<int64_t> values, size_t i, int64_t dflt) {
       return i < values.size() ? values[i] : dflt;

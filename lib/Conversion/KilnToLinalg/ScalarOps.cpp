@@ -110,13 +110,13 @@ bool isUnsignedKilnInteger(Type type) {
   return integer && (integer.isUnsigned() || integer.getWidth() == 1);
 }
 
-/// Float types the backend computes with: f32 and f64, and bf16 and f16
-/// computed in f32.
+/// Float types the backend computes with: f32 and f64, and the narrow
+/// ones computed in f32.
 bool isCompiledFloat(Type type) {
-  return type.isBF16() || type.isF16() || type.isF32() || type.isF64();
+  return kiln::isNarrowFloat(type) || type.isF32() || type.isF64();
 }
 
-bool isNarrowFloat(Type type) { return type.isBF16() || type.isF16(); }
+using kiln::isNarrowFloat;
 
 /// The type a float element is computed in.
 Type computeType(Type type) {
@@ -502,6 +502,10 @@ struct ScalarBuilder {
     }
     // From a float (already in its compute type).
     if (isa<FloatType>(to)) {
+      // An 8-bit float is rounded from f64 once, not through f32.
+      if (isNarrowFloat(to) && to.getIntOrFloatBitWidth() == 8 &&
+          x.getType().isF64())
+        return arith::TruncFOp::create(b, loc, to, x);
       Type target = computeType(to);
       unsigned have = x.getType().getIntOrFloatBitWidth();
       unsigned want = target.getIntOrFloatBitWidth();
@@ -752,6 +756,17 @@ Value buildComplexOp(OpBuilder &b, Operation *op, StringRef name,
 }
 
 } // namespace
+
+bool kiln::isNarrowFloat(Type type) {
+  if (type.isBF16() || type.isF16())
+    return true;
+  auto floatType = dyn_cast<FloatType>(type);
+  if (!floatType || floatType.getWidth() != 8)
+    return false;
+  const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+  return llvm::APFloatBase::semanticsHasZero(semantics) &&
+         llvm::APFloatBase::semanticsHasSignedRepr(semantics);
+}
 
 Type kiln::getSignlessType(Type type) {
   // Quantized values are their storage integers.

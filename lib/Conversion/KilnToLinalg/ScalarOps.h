@@ -31,6 +31,12 @@ mlir::Value buildScalarOp(mlir::OpBuilder &builder, mlir::Operation *op,
 /// The signless form of a kiln element type (`ui8` is `i8`).
 mlir::Type getSignlessType(mlir::Type type);
 
+/// Whether `type` is a float computed in f32 and rounded after each op, as
+/// HLO computes it: bf16, f16, and the 8-bit floats that have a sign and a
+/// zero (f8E4M3FN, f8E5M2, f8E3M4, ...; their conversions to and from f32
+/// become integer code in the CPU pipeline, EightBitFloats.h).
+bool isNarrowFloat(mlir::Type type);
+
 /// Inlines the single block of `region` (kiln ops on 0-d tensors, ending in
 /// kiln.return) at `builder`'s point, with its arguments bound to the
 /// scalars `args`; the scalars it returns. Fails, with an error at the op,

@@ -16,6 +16,7 @@
 #include "CheckResults.h"
 #include "ContractionTiling.h"
 #include "EarlyDeallocation.h"
+#include "EightBitFloats.h"
 #include "GraphSegmentation.h"
 #include "LoopNestOutlining.h"
 #include "RunParallelLowering.h"
@@ -462,6 +463,10 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, unsigned vectorLanes,
             .getResult());
     op.erase();
   });
+  // 8-bit floats, which LLVM has no type for: their conversions as integer
+  // code.
+  if (failed(kiln::expandEightBitFloats(module)))
+    return failure();
   // exp of f32 as a polynomial, inline: a call of the C library's expf
   // per element keeps LLVM from vectorizing softmax's loops.
   {
