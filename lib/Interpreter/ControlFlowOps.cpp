@@ -5,7 +5,8 @@
 // branch; an index out of range picks the last), and the ops that pass their
 // operands through unchanged on one device: optimization_barrier, annotate,
 // domain, add_dependency, after_all (a token), partition_id and replica_id
-// (0: one participant).
+// (0: one participant); in a run_parallel harness, infeed (the next of the
+// harness's queue functions) and outfeed (whose data has no reader).
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,6 +83,30 @@ kiln::interp::evaluateControlFlow(Operation *op, Operands in, Results &results,
     return success();
   }
   if (name == "kiln.after_all") {
+    results.emplace_back(op->getResult(0).getType());
+    return success();
+  }
+  // The harness's feeds (run_parallel's infeed queues): an infeed reads
+  // the next queue function's results; an outfeed's data has no reader.
+  if (name == "kiln.infeed") {
+    std::string queue = runner.nextInfeedQueue();
+    if (queue.empty())
+      return op->emitError(
+          "infeed reads past the run_parallel's infeed queues");
+    FailureOr<llvm::SmallVector<HostTensor>> data =
+        runner.callFunction(op, queue, {});
+    if (failed(data))
+      return failure();
+    if (data->size() + 1 != op->getNumResults())
+      return op->emitError("infeed queue @")
+             << queue << " gives " << data->size() << " values for "
+             << op->getNumResults() - 1;
+    for (HostTensor &value : *data)
+      results.push_back(std::move(value));
+    results.emplace_back(op->getResults().back().getType());
+    return success();
+  }
+  if (name == "kiln.outfeed") {
     results.emplace_back(op->getResult(0).getType());
     return success();
   }

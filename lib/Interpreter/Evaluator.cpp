@@ -52,8 +52,9 @@ double workPerElement(Operation *op) {
   if (name == "kiln.convolution") {
     auto rhs = cast<RankedTensorType>(op->getOperand(1).getType());
     double kernel = rhs.hasStaticShape() ? (double)rhs.getNumElements() : 1;
-    int64_t out = op->getAttrOfType<IntegerAttr>(
-                        "kernel_output_feature_dimension").getInt();
+    int64_t out =
+        op->getAttrOfType<IntegerAttr>("kernel_output_feature_dimension")
+            .getInt();
     return kernel / std::max<int64_t>(1, rhs.getDimSize(out));
   }
   if (name == "kiln.reduce_window" || name == "kiln.select_and_scatter") {
@@ -88,11 +89,11 @@ double kiln::interp::estimateWork(func::FuncOp function) {
 /// Runs `run(rank, exchange)` for every rank on a thread of its own; it
 /// gives a rank's results, or failure (which aborts the exchange, so that
 /// the others stop waiting). The results by rank, once all succeeded.
-static FailureOr<std::vector<std::vector<HostTensor>>> runParticipants(
-    int count,
-    llvm::function_ref<FailureOr<std::vector<HostTensor>>(
-        int rank, const std::shared_ptr<RankExchange> &exchange)>
-        run) {
+static FailureOr<std::vector<std::vector<HostTensor>>>
+runParticipants(int count,
+                llvm::function_ref<FailureOr<std::vector<HostTensor>>(
+                    int rank, const std::shared_ptr<RankExchange> &exchange)>
+                    run) {
   auto exchange = std::make_shared<RankExchange>(count);
   std::vector<std::vector<HostTensor>> results(count);
   std::vector<char> ok(count, 0);
@@ -170,6 +171,12 @@ struct Evaluator::Impl : RegionRunner {
   std::pair<int, int> getGrid() override {
     return {options.replicas, options.partitions};
   }
+  std::string nextInfeedQueue() override {
+    return infeeds < options.infeedQueues.size()
+               ? options.infeedQueues[infeeds++]
+               : std::string();
+  }
+  size_t infeeds = 0;
 
   FailureOr<std::vector<std::vector<HostTensor>>>
   runPrograms(Operation *op, llvm::ArrayRef<std::string> functions,
@@ -186,13 +193,18 @@ struct Evaluator::Impl : RegionRunner {
           rankOptions.exchange = exchange;
           rankOptions.replicas = replicas;
           rankOptions.partitions = partitions;
+          rankOptions.infeedQueues.clear();
+          if (auto queues = op->getAttrOfType<ArrayAttr>("infeed"))
+            for (Attribute queue : queues)
+              if (auto symbol = dyn_cast<FlatSymbolRefAttr>(queue))
+                rankOptions.infeedQueues.push_back(symbol.getValue().str());
           Impl participant(module, rankOptions);
           auto function = symbols.lookup<func::FuncOp>(functions[rank]);
           if (!function || function.isExternal())
             return op->emitError("program @")
                    << functions[rank] << " has no body";
-          FailureOr<SmallVector<HostTensor>> out = participant.runBlock(
-              function.getBody().front(), arguments[rank]);
+          FailureOr<SmallVector<HostTensor>> out =
+              participant.runBlock(function.getBody().front(), arguments[rank]);
           for (CheckOutcome &check : participant.checks)
             recordCheckLocked(std::move(check));
           if (failed(out))
@@ -284,8 +296,7 @@ LogicalResult Evaluator::Impl::evaluateOp(Operation *op, Operands operands,
         evaluateReduction, evaluateContraction, evaluateLinearAlgebra,
         evaluateControlFlow, evaluateCheck, evaluateCustomCall,
         evaluateCollective, evaluateRandom}) {
-    std::optional<LogicalResult> handled =
-        family(op, operands, results, *this);
+    std::optional<LogicalResult> handled = family(op, operands, results, *this);
     if (handled)
       return *handled;
     results.clear();
@@ -311,8 +322,8 @@ Evaluator::call(func::FuncOp function, llvm::ArrayRef<HostTensor> arguments) {
   for (auto [i, argument] : llvm::enumerate(arguments))
     if (argument.type != function.getArgumentTypes()[i])
       return function.emitError("argument ")
-             << i << " must be " << function.getArgumentTypes()[i]
-             << ", got " << argument.type;
+             << i << " must be " << function.getArgumentTypes()[i] << ", got "
+             << argument.type;
   if (failed(checkSize(function)))
     return failure();
   FailureOr<SmallVector<HostTensor>> results =

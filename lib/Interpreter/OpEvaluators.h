@@ -40,6 +40,9 @@ public:
   virtual uint64_t nextCollective() = 0;
   /// The harness grid (replicas, partitions), or (0, 0) for flat ranks.
   virtual std::pair<int, int> getGrid() = 0;
+  /// The function whose results the next infeed reads (the harness's
+  /// queues in order); empty when none is left.
+  virtual std::string nextInfeedQueue() = 0;
   /// Runs `functions` (row-major over a replicas x partitions grid) as the
   /// participants, one thread each, on `arguments`; their results.
   virtual mlir::FailureOr<std::vector<std::vector<HostTensor>>>

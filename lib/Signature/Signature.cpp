@@ -83,7 +83,7 @@ bool isExcludedAttribute(Operation *op, llvm::StringRef name) {
   if (name == "kiln.called_computations")
     return true;
   if (op->getName().getStringRef() == "kiln.run_parallel" &&
-      name == "programs")
+      (name == "programs" || name == "infeed"))
     return true;
   if (isa<func::FuncOp>(op))
     return name == "sym_name" || name == "sym_visibility" ||
@@ -352,6 +352,11 @@ SignatureWalker::hashCallees(Operation *op) {
       auto first = rows.empty() ? ArrayAttr() : dyn_cast<ArrayAttr>(rows[0]);
       uint64_t columns = first ? first.size() : 0;
       grid = std::make_pair((uint64_t)rows.size(), columns);
+      // The infeed queues after the programs, in order.
+      if (auto queues = op->getAttrOfType<ArrayAttr>("infeed"))
+        for (Attribute ref : queues)
+          if (auto symbol = dyn_cast<FlatSymbolRefAttr>(ref))
+            calleeRefs.push_back(symbol);
     }
   llvm::SmallVector<Hash128, 1> calleeHashes;
   if (grid)

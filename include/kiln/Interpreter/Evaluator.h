@@ -69,6 +69,9 @@ struct EvaluatorOptions {
   /// replica groups by their mode (cross-replica, cross-partition, ...).
   /// 0: no grid; ranks are flat ids that replica groups name directly.
   int replicas = 0, partitions = 0;
+  /// The harness's infeed queues (functions): the k-th infeed a program
+  /// runs reads the k-th one's results.
+  std::vector<std::string> infeedQueues;
 };
 
 /// Runs `module`'s entry as `ranks` participants, one thread each, every

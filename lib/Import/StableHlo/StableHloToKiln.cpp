@@ -1028,6 +1028,9 @@ LogicalResult Converter::convert(Operation *op) {
     state.addOperands(op->getOperands());
     state.addTypes(op->getResultTypes());
     state.addAttribute("programs", programs);
+    // The functions whose results the programs' infeeds read, in order.
+    if (auto infeed = dyn_cast_or_null<ArrayAttr>(op->getAttr("infeed")))
+      state.addAttribute("infeed", infeed);
     Operation *replacement = builder.create(state);
     op->replaceAllUsesWith(replacement->getResults());
     op->erase();

@@ -116,6 +116,59 @@ LogicalResult resolveProgram(func::FuncOp program, int64_t replicas,
   return success();
 }
 
+/// Resolves `program`'s infeeds and outfeeds for the harness `harness` of
+/// one participant: the k-th infeed the program runs reads the k-th
+/// function of the harness's `infeed` queues (a call of it), and an
+/// outfeed's data has no reader in the harness. Each one's token is its
+/// operand's.
+LogicalResult resolveFeeds(Operation *harness, func::FuncOp program,
+                           int64_t participants) {
+  SmallVector<Operation *> feeds;
+  program.walk([&](Operation *op) {
+    StringRef name = op->getName().getStringRef();
+    if (name == "kiln.infeed" || name == "kiln.outfeed")
+      feeds.push_back(op);
+  });
+  if (feeds.empty())
+    return success();
+  auto queues = harness->getAttrOfType<ArrayAttr>("infeed");
+  unsigned next = 0;
+  for (Operation *feed : feeds) {
+    bool isInfeed = feed->getName().getStringRef() == "kiln.infeed";
+    if (participants != 1 || feed->getParentOp() != program.getOperation())
+      return feed->emitError()
+             << "'" << feed->getName()
+             << "' is compiled by the CPU backend only in run_parallel's "
+                "program of one participant, outside loops and branches "
+                "(its queue is read in program order when compiled)";
+    Value token = feed->getOperands().back();
+    OpBuilder builder(feed);
+    if (isInfeed) {
+      if (!queues || next >= queues.size())
+        return feed->emitError(
+            "infeed reads past the run_parallel's infeed queues");
+      auto queue = dyn_cast<FlatSymbolRefAttr>(queues[next++]);
+      auto function =
+          queue ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(harness,
+                                                                     queue)
+                : func::FuncOp();
+      if (!function || TypeRange(function.getResultTypes()) !=
+                           TypeRange(feed->getResultTypes()).drop_back())
+        return feed->emitError("infeed queue ")
+               << queues[next - 1]
+               << " is not a function of the infeed's data types";
+      auto call =
+          func::CallOp::create(builder, feed->getLoc(), function, ValueRange());
+      for (auto [data, value] :
+           llvm::zip(feed->getResults().drop_back(), call.getResults()))
+        data.replaceAllUsesWith(value);
+    }
+    feed->getResults().back().replaceAllUsesWith(token);
+    feed->erase();
+  }
+  return success();
+}
+
 } // namespace
 
 int64_t kiln::getRunParallelParticipants(ModuleOp module) {
@@ -155,19 +208,21 @@ LogicalResult kiln::lowerRunParallel(ModuleOp module) {
       return harness->emitError(
           "run_parallel of different programs is not compiled by the CPU "
           "backend (every participant runs one)");
-  for (Type type : harness->getResultTypes())
-    if (!isa<RankedTensorType>(type))
-      return harness->emitError(
-          "run_parallel with token results is not compiled by the CPU "
-          "backend");
   int64_t participants = grid->replicas * grid->partitions;
+  for (Type type : harness->getResultTypes())
+    if (!isa<RankedTensorType>(type) &&
+        !(participants == 1 && isa<kiln::TokenType>(type)))
+      return harness->emitError(
+          "run_parallel of several participants with token results is not "
+          "compiled by the CPU backend");
   unsigned arguments = program.getNumArguments();
   unsigned resultCount = program.getNumResults();
   if (harness->getNumOperands() != arguments * participants ||
       harness->getNumResults() != resultCount * participants)
     return harness->emitError("the programs' operands and results do not "
                               "match run_parallel's");
-  if (failed(resolveProgram(program, grid->replicas, grid->partitions)))
+  if (failed(resolveProgram(program, grid->replicas, grid->partitions)) ||
+      failed(resolveFeeds(harness, program, participants)))
     return failure();
 
   // Each slot's results are its participant's, zeros on the others.
@@ -201,7 +256,12 @@ LogicalResult kiln::lowerRunParallel(ModuleOp module) {
   SmallVector<Value> slotResults;
   for (int64_t k = 0; k < participants; ++k)
     for (unsigned r = 0; r < resultCount; ++r) {
-      auto type = cast<RankedTensorType>(call.getResult(r).getType());
+      // A token (of the one participant) is the program's own.
+      auto type = dyn_cast<RankedTensorType>(call.getResult(r).getType());
+      if (!type) {
+        slotResults.push_back(call.getResult(r));
+        continue;
+      }
       slotResults.push_back(
           pick(call.getResult(r),
                constant(builder, loc, builder.getZeroAttr(type)), k));
@@ -213,7 +273,11 @@ LogicalResult kiln::lowerRunParallel(ModuleOp module) {
   auto groups = DenseIntElementsAttr::get(
       RankedTensorType::get({1, participants}, builder.getI64Type()), everyone);
   for (auto [i, result] : llvm::enumerate(harness->getResults())) {
-    auto type = cast<RankedTensorType>(result.getType());
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    if (!type) {
+      result.replaceAllUsesWith(slotResults[i]);
+      continue;
+    }
     OperationState reduce(loc, "kiln.all_reduce");
     reduce.addOperands(slotResults[i]);
     reduce.addTypes(type);
