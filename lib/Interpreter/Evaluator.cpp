@@ -184,6 +184,11 @@ struct Evaluator::Impl : RegionRunner {
               llvm::ArrayRef<std::vector<HostTensor>> arguments) override {
     if (options.partitions > 0)
       return op->emitError("run_parallel inside a program it runs");
+    // One queue read by several participants: in what order is the
+    // harness's to say, which kiln does not model.
+    if (functions.size() > 1 && op->getAttr("infeed"))
+      return op->emitError("run_parallel's infeed queues with more than one "
+                           "participant are not evaluated");
     return runParticipants(
         functions.size(),
         [&](int rank, const std::shared_ptr<RankExchange> &exchange)

@@ -173,7 +173,6 @@ private:
   llvm::DenseMap<Operation *, OpHashes> opHashes;
 };
 
-
 } // namespace
 
 /// Whether an op itself (its nested ops aside) must stay even when nothing
@@ -186,11 +185,10 @@ bool kiln::hasOwnSideEffects(Operation *op) {
     return customCall.getCustomCallHasSideEffect();
   if (isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
           CollectivePermuteOp, CollectiveBroadcastOp, RaggedAllToAllOp,
-          AllReduceStartOp, AllReduceDoneOp, AllGatherStartOp,
-          AllGatherDoneOp, CollectivePermuteStartOp, CollectivePermuteDoneOp,
-          SendOp, SendDoneOp, RecvOp, RecvDoneOp, InfeedOp, OutfeedOp,
-          AsyncStartOp, AsyncUpdateOp, AsyncDoneOp, RngOp,
-          RngGetAndUpdateStateOp>(op))
+          AllReduceStartOp, AllReduceDoneOp, AllGatherStartOp, AllGatherDoneOp,
+          CollectivePermuteStartOp, CollectivePermuteDoneOp, SendOp, SendDoneOp,
+          RecvOp, RecvDoneOp, InfeedOp, OutfeedOp, AsyncStartOp, AsyncUpdateOp,
+          AsyncDoneOp, RngOp, RngGetAndUpdateStateOp>(op))
     return true;
   if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
     return false;
@@ -361,6 +359,10 @@ SignatureWalker::hashCallees(Operation *op) {
   llvm::SmallVector<Hash128, 1> calleeHashes;
   if (grid)
     calleeHashes.push_back(Hash128{grid->first, grid->second});
+  // How many of the callees are infeed queues, so that a program and a
+  // queue are never taken for one another.
+  if (auto queues = op->getAttrOfType<ArrayAttr>("infeed"))
+    calleeHashes.push_back(Hash128{queues.size(), 0x696e66656564});
   for (FlatSymbolRefAttr ref : calleeRefs) {
     auto callee = symbols.lookup<func::FuncOp>(ref.getValue());
     if (!callee)

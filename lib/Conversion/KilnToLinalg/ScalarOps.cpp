@@ -562,6 +562,13 @@ Value buildReducePrecision(OpBuilder &b, Operation *op, Type type, Value x) {
   Location loc = op->getLoc();
   auto floatType = cast<FloatType>(type);
   unsigned width = floatType.getWidth();
+  // The bit arithmetic below assumes IEEE's layout (bias, infinities),
+  // which the 8-bit formats do not all share.
+  if (width == 8) {
+    op->emitError() << op->getName() << " on element type " << type
+                    << " is not compiled by the CPU backend";
+    return nullptr;
+  }
   int64_t sourceMantissa = floatType.getFPMantissaWidth() - 1;
   int64_t sourceExponent = width - 1 - sourceMantissa;
   int64_t exponentBits =

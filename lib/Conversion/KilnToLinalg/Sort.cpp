@@ -67,7 +67,8 @@ FailureOr<llvm::SmallVector<Value>> sortLines(OpBuilder &rewriter, Location loc,
             [&](OpBuilder &eb, Location, Value i, ValueRange current) {
               llvm::SmallVector<Value> keys;
               for (Value array : current)
-                keys.push_back(tensor::ExtractOp::create(eb, loc, array, at(i)));
+                keys.push_back(
+                    tensor::ExtractOp::create(eb, loc, array, at(i)));
               llvm::SmallVector<Value> state = {i};
               llvm::append_range(state, current);
               llvm::SmallVector<Type> stateTypes;
@@ -115,10 +116,10 @@ FailureOr<llvm::SmallVector<Value>> sortLines(OpBuilder &rewriter, Location loc,
                         arith::SubIOp::create(ab, loc, j, index(ab, 1));
                     llvm::SmallVector<Value> next = {previous};
                     for (Value array : args.drop_front()) {
-                      Value moved =
-                          tensor::ExtractOp::create(ab, loc, array, at(previous));
-                      next.push_back(
-                          tensor::InsertOp::create(ab, loc, moved, array, at(j)));
+                      Value moved = tensor::ExtractOp::create(ab, loc, array,
+                                                              at(previous));
+                      next.push_back(tensor::InsertOp::create(ab, loc, moved,
+                                                              array, at(j)));
                     }
                     scf::YieldOp::create(ab, loc, next);
                   });
@@ -184,8 +185,8 @@ struct TopKLowering : public OpConversionPattern<kiln::TopKOp> {
         getTypeConverter()->convertType(op->getResult(0).getType()));
     auto indicesType = cast<RankedTensorType>(
         getTypeConverter()->convertType(op->getResult(1).getType()));
-    if (type.getRank() == 0 || (!isa<FloatType>(kilnElement) &&
-                                !isa<IntegerType>(kilnElement)))
+    if (type.getRank() == 0 ||
+        (!isa<FloatType>(kilnElement) && !isa<IntegerType>(kilnElement)))
       return op.emitError("topk on ") << kilnElement << " is not compiled";
     int64_t last = type.getRank() - 1;
     // Positions along the last dimension, in the indices' type.
@@ -210,9 +211,9 @@ struct TopKLowering : public OpConversionPattern<kiln::TopKOp> {
             })
             .getResult(0);
     bool isFloat = isa<FloatType>(kilnElement);
-    bool isUnsigned = cast<IntegerType>(isFloat ? rewriter.getI1Type()
-                                                : kilnElement)
-                          .isUnsigned();
+    bool isUnsigned =
+        cast<IntegerType>(isFloat ? rewriter.getI1Type() : kilnElement)
+            .isUnsigned();
     FailureOr<llvm::SmallVector<Value>> sorted = sortLines(
         rewriter, loc, ValueRange{operand, positions}, last,
         [&](OpBuilder &b, Location at, ValueRange keys,
@@ -224,11 +225,19 @@ struct TopKLowering : public OpConversionPattern<kiln::TopKOp> {
                                                     : arith::CmpIPredicate::sgt,
                                          x, y)
                 .getResult();
+          // 8-bit floats compared in f32 (LLVM has no type for them).
+          if (x.getType().getIntOrFloatBitWidth() == 8) {
+            x = arith::ExtFOp::create(b, at, b.getF32Type(), x);
+            y = arith::ExtFOp::create(b, at, b.getF32Type(), y);
+          }
           // NaN above everything; otherwise greater.
-          Value xNan = arith::CmpFOp::create(b, at, arith::CmpFPredicate::UNO, x, x);
-          Value yNan = arith::CmpFOp::create(b, at, arith::CmpFPredicate::UNO, y, y);
+          Value xNan =
+              arith::CmpFOp::create(b, at, arith::CmpFPredicate::UNO, x, x);
+          Value yNan =
+              arith::CmpFOp::create(b, at, arith::CmpFPredicate::UNO, y, y);
           Value yNumber = arith::XOrIOp::create(
-              b, at, yNan, arith::ConstantOp::create(b, at, b.getBoolAttr(true)));
+              b, at, yNan,
+              arith::ConstantOp::create(b, at, b.getBoolAttr(true)));
           Value nanFirst = arith::AndIOp::create(b, at, xNan, yNumber);
           Value greater =
               arith::CmpFOp::create(b, at, arith::CmpFPredicate::OGT, x, y);
@@ -243,8 +252,8 @@ struct TopKLowering : public OpConversionPattern<kiln::TopKOp> {
           rewriter, loc, resultType, value, ValueRange{}, ValueRange{},
           ValueRange{}, offsets, resultType.getShape(), strides);
     };
-    rewriter.replaceOp(op, {keep((*sorted)[0], valuesType),
-                            keep((*sorted)[1], indicesType)});
+    rewriter.replaceOp(
+        op, {keep((*sorted)[0], valuesType), keep((*sorted)[1], indicesType)});
     return success();
   }
 };

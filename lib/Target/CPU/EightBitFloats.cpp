@@ -9,6 +9,7 @@
 #include "EightBitFloats.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -217,7 +218,9 @@ Value narrow(OpBuilder &b, Location loc, const Format &format, Type type,
                             e.integer(bits, sourceMantissa)));
   Value rounded = arith::MulFOp::create(
       b, loc,
-      math::RoundEvenOp::create(
+      // LLVM's intrinsic, an instruction (math-to-libm would make it a
+      // call of roundevenf per element).
+      LLVM::RoundEvenOp::create(
           b, loc, arith::DivFOp::create(b, loc, magnitude, spacing)),
       spacing);
   // Its code: the exponent rebiased and the top mantissa bits, or, below
@@ -255,18 +258,22 @@ Value narrow(OpBuilder &b, Location loc, const Format &format, Type type,
   Value overflow =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, rounded,
                             e.real(source, format.largest));
+  // NaN keeps the sign where the format has signed NaNs (not the FNUZ
+  // ones, whose one NaN is 0x80).
+  Value signBit = arith::ShLIOp::create(b, loc, sign, e.integer(bits, 7));
+  Value nan = e.integer(bits, format.nanCode);
+  if (format.hasNegativeZero)
+    nan = arith::OrIOp::create(b, loc, nan, signBit);
   Value overflowCode =
       format.hasInfinity
           ? (Value)arith::OrIOp::create(
-                b, loc, arith::ShLIOp::create(b, loc, sign, e.integer(bits, 7)),
-                e.integer(bits, format.infinityMagnitude))
-          : e.integer(bits, format.nanCode);
+                b, loc, signBit, e.integer(bits, format.infinityMagnitude))
+          : nan;
   signedCode =
       arith::SelectOp::create(b, loc, overflow, overflowCode, signedCode);
   Value isNan =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, value, value);
-  signedCode = arith::SelectOp::create(
-      b, loc, isNan, e.integer(bits, format.nanCode), signedCode);
+  signedCode = arith::SelectOp::create(b, loc, isNan, nan, signedCode);
   return arith::BitcastOp::create(
       b, loc, type, arith::TruncIOp::create(b, loc, b.getI8Type(), signedCode));
 }
@@ -286,7 +293,8 @@ LogicalResult kiln::expandEightBitFloats(ModuleOp module) {
       ops.push_back(op);
     else if (isa<arith::ExtFOp, arith::TruncFOp, arith::ConstantOp>(op) &&
              isa<VectorType>(op->getResult(0).getType()) &&
-             (isEightBitFloat(getElementTypeOrSelf(op->getOperand(0))) ||
+             ((op->getNumOperands() == 1 &&
+               isEightBitFloat(getElementTypeOrSelf(op->getOperand(0)))) ||
               isEightBitFloat(getElementTypeOrSelf(op->getResult(0)))))
       ops.push_back(op);
   });
