@@ -123,6 +123,15 @@ kiln::interp::getRunParallelGrid(Operation *op, std::string &error) {
     error = "no program to run";
     return std::nullopt;
   }
+  if (auto queues = op->getAttrOfType<ArrayAttr>("infeed"))
+    for (Attribute queue : queues) {
+      auto symbol = dyn_cast<FlatSymbolRefAttr>(queue);
+      if (!symbol) {
+        error = "infeed queues must name functions";
+        return std::nullopt;
+      }
+      grid.infeeds.push_back(symbol.getValue());
+    }
   return grid;
 }
 

@@ -126,15 +126,11 @@ kiln::interp::evaluateControlFlow(Operation *op, Operands in, Results &results,
     std::optional<RunParallelGrid> grid = getRunParallelGrid(op, error);
     if (!grid)
       return op->emitError(error);
-    int replicas = grid->replicas, partitions = grid->partitions;
-    llvm::SmallVector<std::string> functions;
-    for (llvm::StringRef program : grid->programs)
-      functions.push_back(program.str());
     // Each program takes the next operands, as many as it has parameters.
     auto module = op->getParentOfType<ModuleOp>();
     std::vector<std::vector<HostTensor>> arguments;
     size_t next = 0;
-    for (const std::string &function : functions) {
+    for (llvm::StringRef function : grid->programs) {
       auto callee = module.lookupSymbol<func::FuncOp>(function);
       if (!callee)
         return op->emitError("program @") << function << " is not a function";
@@ -147,7 +143,7 @@ kiln::interp::evaluateControlFlow(Operation *op, Operands in, Results &results,
       arguments.push_back(std::move(own));
     }
     FailureOr<std::vector<std::vector<HostTensor>>> outs =
-        runner.runPrograms(op, functions, replicas, partitions, arguments);
+        runner.runPrograms(op, *grid, arguments);
     if (failed(outs))
       return failure();
     for (std::vector<HostTensor> &programResults : *outs)

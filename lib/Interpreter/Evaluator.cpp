@@ -179,35 +179,31 @@ struct Evaluator::Impl : RegionRunner {
   size_t infeeds = 0;
 
   FailureOr<std::vector<std::vector<HostTensor>>>
-  runPrograms(Operation *op, llvm::ArrayRef<std::string> functions,
-              int replicas, int partitions,
+  runPrograms(Operation *op, const RunParallelGrid &grid,
               llvm::ArrayRef<std::vector<HostTensor>> arguments) override {
     if (options.partitions > 0)
       return op->emitError("run_parallel inside a program it runs");
     // One queue read by several participants: in what order is the
     // harness's to say, which kiln does not model.
-    if (functions.size() > 1 && op->getAttr("infeed"))
+    if (grid.programs.size() > 1 && !grid.infeeds.empty())
       return op->emitError("run_parallel's infeed queues with more than one "
                            "participant are not evaluated");
     return runParticipants(
-        functions.size(),
+        grid.programs.size(),
         [&](int rank, const std::shared_ptr<RankExchange> &exchange)
             -> FailureOr<std::vector<HostTensor>> {
           EvaluatorOptions rankOptions = options;
           rankOptions.rank = rank;
           rankOptions.exchange = exchange;
-          rankOptions.replicas = replicas;
-          rankOptions.partitions = partitions;
-          rankOptions.infeedQueues.clear();
-          if (auto queues = op->getAttrOfType<ArrayAttr>("infeed"))
-            for (Attribute queue : queues)
-              if (auto symbol = dyn_cast<FlatSymbolRefAttr>(queue))
-                rankOptions.infeedQueues.push_back(symbol.getValue().str());
+          rankOptions.replicas = grid.replicas;
+          rankOptions.partitions = grid.partitions;
+          rankOptions.infeedQueues.assign(grid.infeeds.begin(),
+                                          grid.infeeds.end());
           Impl participant(module, rankOptions);
-          auto function = symbols.lookup<func::FuncOp>(functions[rank]);
+          auto function = symbols.lookup<func::FuncOp>(grid.programs[rank]);
           if (!function || function.isExternal())
             return op->emitError("program @")
-                   << functions[rank] << " has no body";
+                   << grid.programs[rank] << " has no body";
           FailureOr<SmallVector<HostTensor>> out =
               participant.runBlock(function.getBody().front(), arguments[rank]);
           for (CheckOutcome &check : participant.checks)

@@ -9,6 +9,7 @@
 #ifndef KILN_LIB_INTERPRETER_OPEVALUATORS_H
 #define KILN_LIB_INTERPRETER_OPEVALUATORS_H
 
+#include "kiln/Interpreter/CollectiveGroups.h"
 #include "kiln/Interpreter/Evaluator.h"
 #include "kiln/Interpreter/RankExchange.h"
 
@@ -43,11 +44,11 @@ public:
   /// The function whose results the next infeed reads (the harness's
   /// queues in order); empty when none is left.
   virtual std::string nextInfeedQueue() = 0;
-  /// Runs `functions` (row-major over a replicas x partitions grid) as the
-  /// participants, one thread each, on `arguments`; their results.
+  /// Runs `grid`'s programs (row-major over its replicas x partitions) as
+  /// the participants, one thread each, on `arguments`, reading its infeed
+  /// queues; their results.
   virtual mlir::FailureOr<std::vector<std::vector<HostTensor>>>
-  runPrograms(mlir::Operation *op, llvm::ArrayRef<std::string> functions,
-              int replicas, int partitions,
+  runPrograms(mlir::Operation *op, const RunParallelGrid &grid,
               llvm::ArrayRef<std::vector<HostTensor>> arguments) = 0;
 };
 

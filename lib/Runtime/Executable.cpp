@@ -157,6 +157,13 @@ static unsigned getElementBits(Type element) {
   return element.getIntOrFloatBitWidth();
 }
 
+bool kiln::isBufferType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() &&
+         (tensor.getElementType().isIntOrFloat() ||
+          isa<ComplexType, quant::QuantizedType>(tensor.getElementType()));
+}
+
 int64_t kiln::getElementBytes(Type element) {
   if (auto complex = dyn_cast<ComplexType>(element))
     return 2 * getElementBytes(complex.getElementType());

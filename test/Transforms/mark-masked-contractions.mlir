@@ -207,3 +207,40 @@ func.func @row_outside_band(%x: tensor<96x96xf32>) -> tensor<96x96xf32> {
   %e = kiln.exponential %shifted : (tensor<96x96xf32>) -> tensor<96x96xf32>
   return %e : tensor<96x96xf32>
 }
+
+// -----
+
+// 0 / 0 is NaN, not 0: a quotient of two values that are 0 outside the
+// band keeps no band, and the weighted sum that reads it is not marked.
+// CHECK-LABEL: func.func @zero_over_zero
+// CHECK:         kiln.divide
+// CHECK-NOT:     kiln.band
+// CHECK-NOT:     role = "values"
+// CHECK:         return
+func.func @zero_over_zero(%x: tensor<8x8xf32>, %v: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %mask = kiln.causal_mask {column_dimension = 1 : i64, kept = true, masked = false, max_diagonal = 0 : i64, row_dimension = 0 : i64} : tensor<8x8xi1>
+  %zero = kiln.constant dense<0.0> : tensor<8x8xf32>
+  %masked = kiln.select %mask, %x, %zero : (tensor<8x8xi1>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %q = kiln.divide %masked, %masked : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %o = kiln.dot_general %q, %v {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 0>} : (tensor<8x8xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %o : tensor<8x4xf32>
+}
+
+// -----
+
+// A conversion to an integer keeps no band (an integer holds neither the
+// infinities nor the fills below -1e30 as they are): the weighted sum that
+// reads it is not marked.
+// CHECK-LABEL: func.func @to_integer
+// CHECK:         kiln.convert
+// CHECK-NOT:     kiln.band
+// CHECK-NOT:     role = "values"
+// CHECK:         return
+func.func @to_integer(%x: tensor<8x8xf32>, %v: tensor<8x4xi32>) -> tensor<8x4xi32> {
+  %mask = kiln.causal_mask {column_dimension = 1 : i64, kept = true, masked = false, max_diagonal = 0 : i64, row_dimension = 0 : i64} : tensor<8x8xi1>
+  %zero = kiln.constant dense<0.0> : tensor<8x8xf32>
+  %masked = kiln.select %mask, %x, %zero : (tensor<8x8xi1>, tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %i = kiln.convert %masked : (tensor<8x8xf32>) -> tensor<8x8xi32>
+  %o = kiln.dot_general %i, %v {lhs_contracting_dims = array<i64: 1>, rhs_contracting_dims = array<i64: 0>} : (tensor<8x8xi32>, tensor<8x4xi32>) -> tensor<8x4xi32>
+  return %o : tensor<8x4xi32>
+}

@@ -39,6 +39,9 @@ gridGroupOf(mlir::Operation *op, llvm::StringRef name, int64_t rank,
 struct RunParallelGrid {
   int64_t replicas = 0, partitions = 0;
   llvm::SmallVector<llvm::StringRef> programs; ///< row-major
+  /// The infeed queues (functions), in order: the k-th infeed a program
+  /// runs reads the k-th one's results.
+  llvm::SmallVector<llvm::StringRef> infeeds;
 };
 
 /// `op`'s (a kiln.run_parallel's) grid, or none with `error` set.

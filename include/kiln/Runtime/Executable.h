@@ -87,6 +87,9 @@ std::string packTensor(const interp::HostTensor &tensor);
 interp::HostTensor unpackTensor(mlir::Type type, llvm::StringRef bytes);
 /// Bytes per element of `element` in compiled code.
 int64_t getElementBytes(mlir::Type element);
+/// Whether compiled code holds a value of `type` in a buffer: a tensor of
+/// static shape of integers, floats, complex numbers or quantized values.
+bool isBufferType(mlir::Type type);
 
 } // namespace kiln
 

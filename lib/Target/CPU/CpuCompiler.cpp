@@ -33,7 +33,6 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -144,12 +143,10 @@ LogicalResult describeBuffers(func::FuncOp entry, TypeRange types,
                               std::vector<BufferSpec> &buffers,
                               llvm::StringRef what) {
   for (Type type : types) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor || !tensor.hasStaticShape() ||
-        (!tensor.getElementType().isIntOrFloat() &&
-         !isa<ComplexType, quant::QuantizedType>(tensor.getElementType())))
+    if (!kiln::isBufferType(type))
       return entry.emitError() << "a " << what << " of type " << type
                                << " is not compiled by the CPU backend";
+    auto tensor = cast<RankedTensorType>(type);
     BufferSpec buffer;
     llvm::raw_string_ostream(buffer.type) << type;
     buffer.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
@@ -592,7 +589,6 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
                              "result")))
     return failure();
   manifest.graphOutputs = manifest.outputs.size() - 2 * manifest.checks.size();
-  std::string entryName = entry.getName().str();
   compiled.times.frontend = secondsSince(start);
   if (emit == EmitKind::Frontend) {
     llvm::raw_string_ostream(compiled.output) << module;
@@ -611,17 +607,6 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
   // LLVM module with the entry that calls them.
   SegmentedGraph segmented =
       kiln::splitIntoSegments(module, entry, options.segmentOps);
-  if (segmented.segments.empty()) {
-    GraphSegment whole;
-    whole.function = entryName;
-    for (unsigned i = 0; i < entry.getNumArguments(); ++i)
-      whole.inputs.push_back(i);
-    for (unsigned i = 0; i < entry.getNumResults(); ++i)
-      whole.outputs.push_back(entry.getNumArguments() + i);
-    segmented.parameters = entry.getNumArguments();
-    segmented.results = entry.getNumResults();
-    segmented.segments.push_back(std::move(whole));
-  }
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> linked;
   std::unique_ptr<llvm::Linker> linker;
@@ -654,22 +639,24 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
         function->arg_size() != segment.inputs.size() + segment.outputs.size())
       return fail("the lowered function @" + segment.function +
                   " does not take one pointer per input and output");
-    // Everything but the segment's function is its own, so that the
-    // optimizer may inline or drop it.
-    for (llvm::Function &other : *llvmModule)
-      if (!other.isDeclaration() && &other != function)
+    for (llvm::Function &other : *llvmModule) {
+      if (other.isDeclaration())
+        continue;
+      // Everything but the segment's function is its own, so that the
+      // optimizer may inline or drop it.
+      if (&other != function)
         other.setLinkage(llvm::GlobalValue::InternalLinkage);
-    // What is left of a large function once its loop nests are outlined
-    // is one block of calls, allocations and copies: optimizing it gains
-    // nothing, and LLVM's instruction selection and scheduling of one
-    // block take time that grows faster than the block. Such a function is
-    // compiled as at -O0.
-    for (llvm::Function &other : *llvmModule)
-      if (!other.isDeclaration() && other.size() == 1 &&
+      // What is left of a large function once its loop nests are outlined
+      // is one block of calls, allocations and copies: optimizing it gains
+      // nothing, and LLVM's instruction selection and scheduling of one
+      // block take time that grows faster than the block. Such a function
+      // is compiled as at -O0.
+      if (other.size() == 1 &&
           other.getEntryBlock().size() > kLargeStraightLineFunction) {
         other.addFnAttr(llvm::Attribute::NoInline);
         other.addFnAttr(llvm::Attribute::OptimizeNone);
       }
+    }
     compiled.times.llvmTranslation += secondsSince(start);
 
     start = Clock::now();

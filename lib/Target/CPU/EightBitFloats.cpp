@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <bitset>
@@ -281,31 +282,31 @@ Value narrow(OpBuilder &b, Location loc, const Format &format, Type type,
 } // namespace
 
 LogicalResult kiln::expandEightBitFloats(ModuleOp module) {
+  // The side of each conversion (or the constant) that is an 8-bit float:
+  // a scalar one is rewritten, a vector of them refused.
+  auto eightBitSide = [](Operation *op) -> Type {
+    if (isa<arith::ExtFOp>(op))
+      return op->getOperand(0).getType();
+    if (isa<arith::TruncFOp, arith::ConstantOp>(op))
+      return op->getResult(0).getType();
+    return Type();
+  };
   llvm::SmallVector<Operation *> ops;
   module.walk([&](Operation *op) {
-    if (isa<arith::ExtFOp>(op) && isEightBitFloat(op->getOperand(0).getType()))
-      ops.push_back(op);
-    else if (isa<arith::TruncFOp>(op) &&
-             isEightBitFloat(op->getResult(0).getType()))
-      ops.push_back(op);
-    else if (isa<arith::ConstantOp>(op) &&
-             isEightBitFloat(op->getResult(0).getType()))
-      ops.push_back(op);
-    else if (isa<arith::ExtFOp, arith::TruncFOp, arith::ConstantOp>(op) &&
-             isa<VectorType>(op->getResult(0).getType()) &&
-             ((op->getNumOperands() == 1 &&
-               isEightBitFloat(getElementTypeOrSelf(op->getOperand(0)))) ||
-              isEightBitFloat(getElementTypeOrSelf(op->getResult(0)))))
+    Type side = eightBitSide(op);
+    if (side && isEightBitFloat(getElementTypeOrSelf(side)))
       ops.push_back(op);
   });
+  // Each format read off its semantics once.
+  llvm::DenseMap<Type, std::optional<Format>> formats;
   for (Operation *op : ops) {
     OpBuilder builder(op);
     Location loc = op->getLoc();
-    Type eightBit = isa<arith::ExtFOp>(op) ? op->getOperand(0).getType()
-                                           : op->getResult(0).getType();
-    std::optional<Format> format;
-    if (isEightBitFloat(eightBit))
-      format = describeFormat(cast<FloatType>(eightBit));
+    Type eightBit = eightBitSide(op);
+    auto [known, added] = formats.try_emplace(eightBit);
+    if (added && isEightBitFloat(eightBit))
+      known->second = describeFormat(cast<FloatType>(eightBit));
+    const std::optional<Format> &format = known->second;
     if (!format)
       return op->emitError() << op->getName() << " on " << eightBit
                              << " is not compiled by the CPU backend";

@@ -9,7 +9,6 @@
 
 #include "kiln/Runtime/Executable.h"
 
-#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/IRMapping.h"
@@ -40,12 +39,7 @@ struct CutCost {
   }
 };
 
-bool isBufferType(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && tensor.hasStaticShape() &&
-         (tensor.getElementType().isIntOrFloat() ||
-          isa<ComplexType, quant::QuantizedType>(tensor.getElementType()));
-}
+using kiln::isBufferType;
 
 /// Bytes of a buffer holding a value of `type` (at least one element: the
 /// bare-pointer convention gives an empty tensor a one-element buffer).
@@ -63,15 +57,14 @@ public:
     for (Operation &op : body.without_terminator()) {
       index[&op] = ops.size();
       ops.push_back(&op);
-      size_t count = 0;
-      op.walk([&](Operation *) { ++count; });
-      sizes.push_back(count);
     }
     lastUse.resize(ops.size());
     reads.resize(ops.size());
+    sizes.resize(ops.size());
     for (unsigned i = 0; i < ops.size(); ++i) {
       repeatable.push_back(isRepeatable(ops[i]));
       ops[i]->walk([&](Operation *inner) {
+        ++sizes[i];
         for (Value value : inner->getOperands())
           noteRead(i, value);
       });
@@ -233,15 +226,25 @@ std::vector<unsigned> chooseCuts(const EntryLiveness &liveness, size_t maxOps) {
 kiln::SegmentedGraph
 kiln::splitIntoSegments(ModuleOp module, func::FuncOp entry, size_t maxOps) {
   SegmentedGraph graph;
-  if (!llvm::hasSingleElement(entry.getBody()))
+  graph.parameters = entry.getNumArguments();
+  graph.results = entry.getNumResults();
+  std::optional<EntryLiveness> liveness;
+  std::vector<unsigned> cuts;
+  if (llvm::hasSingleElement(entry.getBody())) {
+    liveness.emplace(entry);
+    cuts = chooseCuts(*liveness, maxOps);
+  }
+  if (cuts.size() < 3) {
+    GraphSegment whole;
+    whole.function = entry.getName().str();
+    for (unsigned i = 0; i < graph.parameters + graph.results; ++i)
+      (i < graph.parameters ? whole.inputs : whole.outputs).push_back(i);
+    graph.segments.push_back(std::move(whole));
     return graph;
-  EntryLiveness liveness(entry);
-  std::vector<unsigned> cuts = chooseCuts(liveness, maxOps);
+  }
   unsigned segmentCount = cuts.size() - 1;
-  if (segmentCount < 2)
-    return graph;
 
-  unsigned opCount = liveness.ops.size();
+  unsigned opCount = liveness->ops.size();
   std::vector<unsigned> segmentOf(opCount + 1, segmentCount - 1);
   for (unsigned s = 0; s < segmentCount; ++s)
     for (unsigned i = cuts[s]; i < cuts[s + 1]; ++i)
@@ -250,28 +253,26 @@ kiln::splitIntoSegments(ModuleOp module, func::FuncOp entry, size_t maxOps) {
   // Buffers: parameters, results, then temporaries. A value that crosses
   // a cut lives in the result buffer of its first place among the results,
   // or in a temporary.
-  graph.parameters = entry.getNumArguments();
-  Operation *terminator = liveness.body.getTerminator();
-  graph.results = terminator->getNumOperands();
+  Operation *terminator = liveness->body.getTerminator();
   llvm::DenseMap<Value, unsigned> bufferOf;
-  for (BlockArgument argument : liveness.body.getArguments())
+  for (BlockArgument argument : liveness->body.getArguments())
     bufferOf[argument] = argument.getArgNumber();
   // Results the last segment writes by copying (a parameter, a recomputed
   // value, a value returned a second time).
   std::vector<std::pair<Value, unsigned>> copiedResults;
   for (auto [position, value] : llvm::enumerate(terminator->getOperands())) {
-    int def = liveness.definer(value);
+    int def = liveness->definer(value);
     unsigned buffer = graph.parameters + position;
-    if (def < 0 || liveness.repeatable[def] || bufferOf.count(value))
+    if (def < 0 || liveness->repeatable[def] || bufferOf.count(value))
       copiedResults.push_back({value, buffer});
     else
       bufferOf[value] = buffer;
   }
   for (unsigned j = 0; j < opCount; ++j) {
-    if (liveness.repeatable[j] || liveness.lastUse[j].empty())
+    if (liveness->repeatable[j] || liveness->lastUse[j].empty())
       continue;
-    for (OpResult result : liveness.ops[j]->getResults()) {
-      unsigned last = liveness.lastUse[j][result.getResultNumber()];
+    for (OpResult result : liveness->ops[j]->getResults()) {
+      unsigned last = liveness->lastUse[j][result.getResultNumber()];
       if (segmentOf[last] == segmentOf[j] || bufferOf.count(result))
         continue;
       bufferOf[result] =
@@ -304,8 +305,8 @@ kiln::splitIntoSegments(ModuleOp module, func::FuncOp entry, size_t maxOps) {
     std::function<void(Value)> read = [&](Value value) {
       if (mapping.contains(value))
         return;
-      int def = liveness.definer(value);
-      if (def >= 0 && liveness.repeatable[def]) {
+      int def = liveness->definer(value);
+      if (def >= 0 && liveness->repeatable[def]) {
         for (Value operand : value.getDefiningOp()->getOperands())
           read(operand);
         builder.clone(*value.getDefiningOp(), mapping);
@@ -316,14 +317,14 @@ kiln::splitIntoSegments(ModuleOp module, func::FuncOp entry, size_t maxOps) {
     };
     SmallVector<Value> returned;
     for (unsigned i = cuts[s]; i < cuts[s + 1]; ++i) {
-      if (liveness.repeatable[i])
+      if (liveness->repeatable[i])
         continue;
-      for (Value value : liveness.reads[i])
+      for (Value value : liveness->reads[i])
         read(value);
-      builder.clone(*liveness.ops[i], mapping);
-      if (liveness.lastUse[i].empty())
+      builder.clone(*liveness->ops[i], mapping);
+      if (liveness->lastUse[i].empty())
         continue;
-      for (OpResult result : liveness.ops[i]->getResults()) {
+      for (OpResult result : liveness->ops[i]->getResults()) {
         auto buffer = bufferOf.find(result);
         if (buffer == bufferOf.end())
           continue;

@@ -36,6 +36,7 @@ namespace kiln {
 /// order (inputs, then outputs). Buffers are numbered as in
 /// SegmentedGraph.
 struct GraphSegment {
+  /// Null for a graph compiled whole.
   mlir::OwningOpRef<mlir::ModuleOp> module;
   /// The public function's name, unique among the segments.
   std::string function;
@@ -58,9 +59,10 @@ struct SegmentedGraph {
 /// Splits `entry` of `module` into segments of at most about `maxOps` ops
 /// each, nested ops included (one top-level op with a larger body is a
 /// segment of its own, as is what follows an op whose result cannot be a
-/// buffer and is read further on);
-/// `module` is left as it was. A graph that fits in one segment gives
-/// none: compile `module` whole.
+/// buffer and is read further on); `module` is left as it was. A graph
+/// that fits in one segment is one segment without a module of its own:
+/// `module` is compiled whole, its entry taking the parameters' and the
+/// results' buffers.
 SegmentedGraph splitIntoSegments(mlir::ModuleOp module,
                                  mlir::func::FuncOp entry, size_t maxOps);
 

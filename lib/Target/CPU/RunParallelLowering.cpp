@@ -116,12 +116,12 @@ LogicalResult resolveProgram(func::FuncOp program, int64_t replicas,
   return success();
 }
 
-/// Resolves `program`'s infeeds and outfeeds for the harness `harness` of
-/// one participant: the k-th infeed the program runs reads the k-th
-/// function of the harness's `infeed` queues (a call of it), and an
-/// outfeed's data has no reader in the harness. Each one's token is its
-/// operand's.
-LogicalResult resolveFeeds(Operation *harness, func::FuncOp program,
+/// Resolves `program`'s infeeds and outfeeds for a harness of one
+/// participant: the k-th infeed the program runs reads the k-th of
+/// `queues` (a call of it), and an outfeed's data has no reader in the
+/// harness. Each one's token is its operand's.
+LogicalResult resolveFeeds(func::FuncOp program,
+                           llvm::ArrayRef<StringRef> queues,
                            int64_t participants) {
   SmallVector<Operation *> feeds;
   program.walk([&](Operation *op) {
@@ -131,7 +131,7 @@ LogicalResult resolveFeeds(Operation *harness, func::FuncOp program,
   });
   if (feeds.empty())
     return success();
-  auto queues = harness->getAttrOfType<ArrayAttr>("infeed");
+  auto module = program->getParentOfType<ModuleOp>();
   unsigned next = 0;
   for (Operation *feed : feeds) {
     bool isInfeed = feed->getName().getStringRef() == "kiln.infeed";
@@ -144,19 +144,15 @@ LogicalResult resolveFeeds(Operation *harness, func::FuncOp program,
     Value token = feed->getOperands().back();
     OpBuilder builder(feed);
     if (isInfeed) {
-      if (!queues || next >= queues.size())
+      if (next >= queues.size())
         return feed->emitError(
             "infeed reads past the run_parallel's infeed queues");
-      auto queue = dyn_cast<FlatSymbolRefAttr>(queues[next++]);
-      auto function =
-          queue ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(harness,
-                                                                     queue)
-                : func::FuncOp();
+      StringRef queue = queues[next++];
+      auto function = module.lookupSymbol<func::FuncOp>(queue);
       if (!function || TypeRange(function.getResultTypes()) !=
                            TypeRange(feed->getResultTypes()).drop_back())
-        return feed->emitError("infeed queue ")
-               << queues[next - 1]
-               << " is not a function of the infeed's data types";
+        return feed->emitError("infeed queue @")
+               << queue << " is not a function of the infeed's data types";
       auto call =
           func::CallOp::create(builder, feed->getLoc(), function, ValueRange());
       for (auto [data, value] :
@@ -222,7 +218,7 @@ LogicalResult kiln::lowerRunParallel(ModuleOp module) {
     return harness->emitError("the programs' operands and results do not "
                               "match run_parallel's");
   if (failed(resolveProgram(program, grid->replicas, grid->partitions)) ||
-      failed(resolveFeeds(harness, program, participants)))
+      failed(resolveFeeds(program, grid->infeeds, participants)))
     return failure();
 
   // Each slot's results are its participant's, zeros on the others.

@@ -465,6 +465,10 @@ struct MarkMaskedContractionsPass
   }
 
   void runOnOperation() override {
+    // A pass manager may run the pass again: nothing of an earlier run.
+    bands.clear();
+    marked.clear();
+    reduced.clear();
     getOperation().walk([&](Operation *op) {
       if (op->getNumResults() == 1)
         if (std::optional<Band> band = transfer(op))
