@@ -52,3 +52,35 @@ for candidate in [config.python_executable, "/usr/bin/python3"]:
     config.available_features.add("numpy")
     config.substitutions.append(("%numpy_python", candidate))
     break
+
+# Servers that the remote-tier tests start on loopback themselves
+# (tools/bootstrap.sh installs them); without one, its tests are UNSUPPORTED.
+if shutil.which("redis-server") and shutil.which("redis-cli"):
+    config.available_features.add("redis")
+if shutil.which("nginx") or os.path.exists("/usr/sbin/nginx"):
+    config.available_features.add("nginx")
+    config.environment["PATH"] = config.environment.get("PATH", "") + ":/usr/sbin"
+
+
+# Mounting a small tmpfs (as root) lets a test fill a file tier's disk.
+def can_mount_tmpfs():
+    import tempfile
+    if not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("mount"):
+        return False
+    with tempfile.TemporaryDirectory() as where:
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", where],
+                                 capture_output=True).returncode == 0
+        if mounted:
+            subprocess.run(["umount", where], capture_output=True)
+        return mounted
+
+
+if can_mount_tmpfs():
+    config.available_features.add("tmpfs-mount")
+
+# Settings come from the environment and the user's kiln.conf: tests see
+# neither the user's file nor their KILN_* settings.
+config.environment["XDG_CONFIG_HOME"] = os.path.join(config.test_exec_root, "no-user-config")
+for name in ["KILN_REMOTE_STORAGE", "KILN_COMPILER_CMD", "KILN_COMPILER_VERSION_CMD",
+             "KILN_COMPILER_OPTIONS", "KILN_OPTIONS", "KILN_TARGET", "KILN_TARGET_CPU"]:
+    config.environment.pop(name, None)

@@ -25,12 +25,15 @@ done
 # NumPy (tests read the arrays that `kiln run -o` writes). Benchmarks: OpenBLAS
 # (kiln-bench cpu opens libopenblas.so.0 at run time as its baseline; kiln
 # never links it). tmux: the test of kiln precompile's live progress line runs it
-# under a pseudo-terminal.
+# under a pseudo-terminal. Remote cache tiers: hiredis (the Redis tier) and
+# libcurl (the HTTP tier); their tests start a real redis-server and nginx
+# (nginx-light, with its WebDAV module) on loopback.
 packages=(
   cmake ninja-build g++ ccache
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libcli11-dev libxxhash-dev libsqlite3-dev
   libgtest-dev python3 python3-numpy libopenblas-dev tmux
+  pkgconf libhiredis-dev libcurl4-openssl-dev redis-server nginx-light
 )
 
 if (( install )); then

@@ -1,6 +1,9 @@
-//===- Cache.cpp - the shared compile cache ---------------------*- C++ -*-===//
+//===- Cache.cpp - the local tier: open, look up, publish -------*- C++ -*-===//
 //
-// This file implements the cache. The rule that keeps it consistent under
+// This file implements the local tier's core: opening the directory and its
+// index, looking keys up, and publishing artifacts and failures (leases,
+// statistics, maintenance and queries live in the Cache*.cpp beside it,
+// sharing CacheInternal.h). The rule that keeps it consistent under
 // concurrency and crashes: every change to objects/ and logs/ (rename into
 // place, unlink) happens while this process holds the index's write lock
 // (inside BEGIN IMMEDIATE), a row is committed only after its file is
@@ -13,6 +16,7 @@
 #include "kiln/Cache/Cache.h"
 
 #include "CacheDirectory.h"
+#include "CacheInternal.h"
 #include "kiln/Cache/ArtifactHeader.h"
 #include "Sqlite.h"
 
@@ -40,11 +44,13 @@ using namespace kiln;
 using llvm::Error;
 using llvm::Expected;
 using llvm::StringRef;
+using namespace kiln::cache_detail;
 
 /// The schema, compiled in from cache/schema.sql.
 #include "SchemaSql.inc"
 
-namespace {
+namespace kiln {
+namespace cache_detail {
 
 int64_t nowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -69,12 +75,115 @@ Error checkKey(StringRef key) {
   return Error::success();
 }
 
-constexpr const char *kEntryColumns =
+const char *const kEntryColumns =
     "key, status, size, checksum, compile_seconds, created_ms, last_used_ms, "
     "hits, signature, target_triple, cpu, cpu_features, options, compiler, "
     "format_version, source, sketch, graph_name";
 
-} // namespace
+
+/// Reads the entry row at the statement's current position.
+CacheEntry readEntry(const sqlite::Statement &row) {
+  CacheEntry entry;
+  entry.key = row.getText(0);
+  entry.ok = row.getText(1) == "ok";
+  entry.size = row.getInt(2);
+  entry.checksum = row.getText(3);
+  entry.compileSeconds = row.getDouble(4);
+  entry.createdMs = row.getInt(5);
+  entry.lastUsedMs = row.getInt(6);
+  entry.hits = row.getInt(7);
+  if (std::optional<Hash128> signature = Hash128::fromHex(row.getText(8)))
+    entry.parts.signature = *signature;
+  entry.parts.targetTriple = row.getText(9);
+  entry.parts.cpuName = row.getText(10);
+  entry.parts.cpuFeatures = row.getText(11);
+  entry.parts.options = row.getText(12);
+  entry.parts.compiler = row.getText(13);
+  entry.parts.formatVersion = row.getInt(14);
+  entry.source = row.getText(15);
+  entry.sketch = row.getWords(16);
+  entry.graphName = row.getText(17);
+  return entry;
+}
+
+
+
+
+
+/// Deletes the row of `key`; the caller holds the write lock. The file stays
+/// until the deletion has committed: were it unlinked first, a crash or a
+/// failed commit (a full disk) would leave a row whose file is gone.
+Error deleteRow(sqlite3 *db, StringRef key) {
+  sqlite::Statement remove(db, "DELETE FROM entries WHERE key = ?1");
+  if (Error error = remove.takePrepareError())
+    return error;
+  remove.bind(1, key);
+  return remove.run();
+}
+
+/// Unlinks the files of `removed`, whose rows a committed transaction
+/// deleted: under the write lock again (see the file comment), and only the
+/// files that no row names now, since a key may have been published again
+/// in between. A crash before this leaves files without rows: garbage that
+/// `verify --repair` deletes.
+Error unlinkRemovedFiles(sqlite3 *db, const CacheDirectory &files,
+                         llvm::ArrayRef<RemovedEntry> removed) {
+  if (removed.empty())
+    return Error::success();
+  sqlite::WriteTransaction transaction(db);
+  if (Error error = transaction.begin())
+    return error;
+  for (const RemovedEntry &entry : removed) {
+    sqlite::Statement current(
+        db, "SELECT 1 FROM entries WHERE key = ?1 AND status = ?2");
+    if (Error error = current.takePrepareError())
+      return error;
+    current.bind(1, entry.key).bind(2, entry.isOk ? "ok" : "failed");
+    Expected<bool> row = current.step();
+    if (!row)
+      return row.takeError();
+    if (*row)
+      continue; // the file of a newer entry
+    if (Error error = entry.isOk ? files.removeObject(entry.key)
+                                 : files.removeLog(entry.key))
+      return error;
+  }
+  return transaction.commit();
+}
+
+
+/// The one text column that `sql` selects for `key` (bound as ?1), or none
+/// when no row matches.
+Expected<std::optional<std::string>>
+readEntryText(sqlite3 *db, const char *sql, StringRef key) {
+  sqlite::Statement select(db, sql);
+  if (Error error = select.takePrepareError())
+    return std::move(error);
+  select.bind(1, key);
+  Expected<bool> row = select.step();
+  if (!row)
+    return row.takeError();
+  if (!*row)
+    return std::optional<std::string>();
+  return std::optional<std::string>(select.getText(0));
+}
+
+/// The status of `key`'s entry ("ok" or "failed"), or none.
+Expected<std::optional<std::string>> readEntryStatus(sqlite3 *db,
+                                                            StringRef key) {
+  return readEntryText(db, "SELECT status FROM entries WHERE key = ?1", key);
+}
+
+/// The checksum of `key`'s ok entry, if it has one.
+Expected<std::optional<std::string>> readOkChecksum(sqlite3 *db,
+                                                           StringRef key) {
+  return readEntryText(
+      db, "SELECT checksum FROM entries WHERE key = ?1 AND status = 'ok'",
+      key);
+}
+
+} // namespace cache_detail
+} // namespace kiln
 
 Cache::Cache() = default;
 
@@ -364,92 +473,6 @@ Error Cache::initializeSchema() {
   return transaction.commit();
 }
 
-/// Reads the entry row at the statement's current position.
-static CacheEntry readEntry(const sqlite::Statement &row) {
-  CacheEntry entry;
-  entry.key = row.getText(0);
-  entry.ok = row.getText(1) == "ok";
-  entry.size = row.getInt(2);
-  entry.checksum = row.getText(3);
-  entry.compileSeconds = row.getDouble(4);
-  entry.createdMs = row.getInt(5);
-  entry.lastUsedMs = row.getInt(6);
-  entry.hits = row.getInt(7);
-  if (std::optional<Hash128> signature = Hash128::fromHex(row.getText(8)))
-    entry.parts.signature = *signature;
-  entry.parts.targetTriple = row.getText(9);
-  entry.parts.cpuName = row.getText(10);
-  entry.parts.cpuFeatures = row.getText(11);
-  entry.parts.options = row.getText(12);
-  entry.parts.compiler = row.getText(13);
-  entry.parts.formatVersion = row.getInt(14);
-  entry.source = row.getText(15);
-  entry.sketch = row.getWords(16);
-  entry.graphName = row.getText(17);
-  return entry;
-}
-
-Error Cache::bumpCounter(StringRef name) {
-  sqlite::Statement statement(
-      db, "INSERT INTO stats (name, value) VALUES (?1, 1) "
-          "ON CONFLICT (name) DO UPDATE SET value = value + 1");
-  if (Error error = statement.takePrepareError())
-    return error;
-  statement.bind(1, name);
-  return statement.run();
-}
-
-namespace {
-
-/// An entry whose row a transaction deletes; its file goes once that
-/// transaction has committed (unlinkRemovedFiles).
-struct RemovedEntry {
-  std::string key;
-  bool isOk;
-};
-
-/// Deletes the row of `key`; the caller holds the write lock. The file stays
-/// until the deletion has committed: were it unlinked first, a crash or a
-/// failed commit (a full disk) would leave a row whose file is gone.
-Error deleteRow(sqlite3 *db, StringRef key) {
-  sqlite::Statement remove(db, "DELETE FROM entries WHERE key = ?1");
-  if (Error error = remove.takePrepareError())
-    return error;
-  remove.bind(1, key);
-  return remove.run();
-}
-
-/// Unlinks the files of `removed`, whose rows a committed transaction
-/// deleted: under the write lock again (see the file comment), and only the
-/// files that no row names now, since a key may have been published again
-/// in between. A crash before this leaves files without rows: garbage that
-/// `verify --repair` deletes.
-Error unlinkRemovedFiles(sqlite3 *db, const CacheDirectory &files,
-                         llvm::ArrayRef<RemovedEntry> removed) {
-  if (removed.empty())
-    return Error::success();
-  sqlite::WriteTransaction transaction(db);
-  if (Error error = transaction.begin())
-    return error;
-  for (const RemovedEntry &entry : removed) {
-    sqlite::Statement current(
-        db, "SELECT 1 FROM entries WHERE key = ?1 AND status = ?2");
-    if (Error error = current.takePrepareError())
-      return error;
-    current.bind(1, entry.key).bind(2, entry.isOk ? "ok" : "failed");
-    Expected<bool> row = current.step();
-    if (!row)
-      return row.takeError();
-    if (*row)
-      continue; // the file of a newer entry
-    if (Error error = entry.isOk ? files.removeObject(entry.key)
-                                 : files.removeLog(entry.key))
-      return error;
-  }
-  return transaction.commit();
-}
-
-} // namespace
 
 Expected<sqlite::Statement *> Cache::prepared(const std::string &sql) {
   std::unique_ptr<sqlite::Statement> &statement = statements[sql];
@@ -598,72 +621,6 @@ Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
   return result;
 }
 
-void Cache::maybeFlushCounts() {
-  int64_t now = nowMs();
-  if (!pendingSinceMs)
-    pendingSinceMs = now;
-  // Often enough that another process's stats and LRU order are at most a
-  // second or a few hundred lookups behind.
-  if (pendingHits + pendingMisses < kFlushEvery &&
-      now - pendingSinceMs < kFlushAfterMs)
-    return;
-  // Counting never fails a lookup: what cannot be written now is written
-  // with the next batch.
-  llvm::consumeError(flushCounts());
-}
-
-void Cache::countMissReason(StringRef reason) {
-  if (readOnly)
-    return;
-  ++pendingMissReasons[reason.str()];
-  maybeFlushCounts();
-}
-
-Error Cache::flushCounts() {
-  if (readOnly ||
-      (pendingHits == 0 && pendingMisses == 0 && pendingMissReasons.empty()))
-    return Error::success();
-  sqlite::WriteTransaction transaction(db);
-  if (Error error = transaction.begin())
-    return error;
-  {
-    sqlite::Statement touch(
-        db, "UPDATE entries SET hits = hits + ?2, "
-            "last_used_ms = MAX(last_used_ms, ?3) WHERE key = ?1");
-    if (Error error = touch.takePrepareError())
-      return error;
-    for (const auto &[key, use] : pendingUses) {
-      touch.reset();
-      touch.bind(1, key).bind(2, use.hits).bind(3, use.lastUsedMs);
-      if (Error error = touch.run())
-        return error;
-    }
-    sqlite::Statement counter(
-        db, "INSERT INTO stats (name, value) VALUES (?1, ?2) "
-            "ON CONFLICT (name) DO UPDATE SET value = value + ?2");
-    if (Error error = counter.takePrepareError())
-      return error;
-    std::vector<std::pair<std::string, uint64_t>> counts = {
-        {"hits", pendingHits}, {"misses", pendingMisses}};
-    for (const auto &[reason, value] : pendingMissReasons)
-      counts.push_back({"misses." + reason, value});
-    for (const auto &[name, value] : counts) {
-      if (!value)
-        continue;
-      counter.reset();
-      counter.bind(1, name).bind(2, (int64_t)value);
-      if (Error error = counter.run())
-        return error;
-    }
-  }
-  if (Error error = transaction.commit())
-    return error;
-  pendingUses.clear();
-  pendingMissReasons.clear();
-  pendingHits = pendingMisses = 0;
-  pendingSinceMs = 0;
-  return Error::success();
-}
 
 Error Cache::insertEntry(const ArtifactHeader &header) {
   const KeyParts &parts = header.parts;
@@ -701,35 +658,6 @@ Error Cache::insertEntry(const ArtifactHeader &header) {
   return release.run();
 }
 
-/// The one text column that `sql` selects for `key` (bound as ?1), or none
-/// when no row matches.
-static Expected<std::optional<std::string>>
-readEntryText(sqlite3 *db, const char *sql, StringRef key) {
-  sqlite::Statement select(db, sql);
-  if (Error error = select.takePrepareError())
-    return std::move(error);
-  select.bind(1, key);
-  Expected<bool> row = select.step();
-  if (!row)
-    return row.takeError();
-  if (!*row)
-    return std::optional<std::string>();
-  return std::optional<std::string>(select.getText(0));
-}
-
-/// The status of `key`'s entry ("ok" or "failed"), or none.
-static Expected<std::optional<std::string>> readEntryStatus(sqlite3 *db,
-                                                            StringRef key) {
-  return readEntryText(db, "SELECT status FROM entries WHERE key = ?1", key);
-}
-
-/// The checksum of `key`'s ok entry, if it has one.
-static Expected<std::optional<std::string>> readOkChecksum(sqlite3 *db,
-                                                           StringRef key) {
-  return readEntryText(
-      db, "SELECT checksum FROM entries WHERE key = ?1 AND status = 'ok'",
-      key);
-}
 
 Error Cache::publish(const KeyParts &parts, StringRef artifact,
                      double compileSeconds, StringRef source,
@@ -885,630 +813,3 @@ Error Cache::recordFailure(const KeyParts &parts, StringRef log,
   return transaction.commit();
 }
 
-bool Cache::isLeaseLive(StringRef host, int64_t pid, int64_t expiresMs,
-                        int64_t now) const {
-  if (expiresMs <= now)
-    return false;
-  // On this host a dead owner is known at once.
-  if (host == hostName && pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH)
-    return false;
-  return true;
-}
-
-Expected<ClaimStatus> Cache::claim(StringRef key, unsigned ttlSeconds,
-                                   bool retryFailed, bool replaceExisting) {
-  if (Error error = checkKey(key))
-    return std::move(error);
-  if (readOnly)
-    return makeError("the cache at " + directory + " is read-only");
-  sqlite::WriteTransaction transaction(db);
-  if (Error error = transaction.begin())
-    return std::move(error);
-  Expected<std::optional<std::string>> status = readEntryStatus(db, key);
-  if (!status)
-    return status.takeError();
-  if (*status && (**status == "ok" ? !replaceExisting : !retryFailed))
-    return ClaimStatus::AlreadyDone;
-
-  int64_t now = nowMs();
-  sqlite::Statement lease(
-      db, "SELECT host, pid, expires_ms FROM leases WHERE key = ?1");
-  if (Error error = lease.takePrepareError())
-    return std::move(error);
-  lease.bind(1, key);
-  Expected<bool> held = lease.step();
-  if (!held)
-    return held.takeError();
-  if (*held) {
-    std::string host = lease.getText(0);
-    int64_t pid = lease.getInt(1);
-    bool mine = host == hostName && pid == getpid();
-    if (!mine && isLeaseLive(host, pid, lease.getInt(2), now))
-      return ClaimStatus::HeldElsewhere;
-  }
-  sqlite::Statement take(db, "INSERT OR REPLACE INTO leases (key, host, pid, "
-                             "acquired_ms, expires_ms) VALUES (?1, ?2, ?3, "
-                             "?4, ?5)");
-  if (Error error = take.takePrepareError())
-    return std::move(error);
-  take.bind(1, key)
-      .bind(2, hostName)
-      .bind(3, (int64_t)getpid())
-      .bind(4, now)
-      .bind(5, now + (int64_t)ttlSeconds * 1000);
-  if (Error error = take.run())
-    return std::move(error);
-  if (Error error = transaction.commit())
-    return std::move(error);
-  return ClaimStatus::Claimed;
-}
-
-Error Cache::renew(StringRef key, unsigned ttlSeconds) {
-  if (Error error = checkKey(key))
-    return error;
-  sqlite::Statement renew(db, "UPDATE leases SET expires_ms = ?4 WHERE key = "
-                              "?1 AND host = ?2 AND pid = ?3");
-  if (Error error = renew.takePrepareError())
-    return error;
-  renew.bind(1, key)
-      .bind(2, hostName)
-      .bind(3, (int64_t)getpid())
-      .bind(4, nowMs() + (int64_t)ttlSeconds * 1000);
-  if (Error error = renew.run())
-    return error;
-  if (sqlite3_changes(db) == 0)
-    return makeError("no lease on " + key + " held by this process");
-  return Error::success();
-}
-
-Error Cache::release(StringRef key) {
-  if (Error error = checkKey(key))
-    return error;
-  sqlite::Statement release(
-      db, "DELETE FROM leases WHERE key = ?1 AND host = ?2 AND pid = ?3");
-  if (Error error = release.takePrepareError())
-    return error;
-  release.bind(1, key).bind(2, hostName).bind(3, (int64_t)getpid());
-  return release.run();
-}
-
-Expected<EvictionReport> Cache::evict(uint64_t maxBytes) {
-  // Counts and last uses made here so far are part of what this reads.
-  if (Error error = flushCounts())
-    return std::move(error);
-  if (readOnly)
-    return makeError("the cache at " + directory + " is read-only");
-  EvictionReport report;
-  sqlite::WriteTransaction transaction(db);
-  if (Error error = transaction.begin())
-    return std::move(error);
-  uint64_t bytes = 0;
-  {
-    sqlite::Statement total(db, "SELECT COALESCE(SUM(size), 0) FROM entries");
-    if (Error error = total.takePrepareError())
-      return std::move(error);
-    Expected<bool> row = total.step();
-    if (!row)
-      return row.takeError();
-    bytes = total.getInt(0);
-  }
-
-  struct Candidate {
-    std::string key;
-    uint64_t size;
-    bool ok;
-  };
-  std::vector<Candidate> victims;
-  {
-    sqlite::Statement oldest(
-        db, "SELECT e.key, e.size, e.status, l.host, l.pid, l.expires_ms "
-            "FROM entries e LEFT JOIN leases l ON l.key = e.key "
-            "ORDER BY e.last_used_ms ASC, e.key ASC");
-    if (Error error = oldest.takePrepareError())
-      return std::move(error);
-    int64_t now = nowMs();
-    uint64_t remaining = bytes;
-    while (remaining > maxBytes) {
-      Expected<bool> next = oldest.step();
-      if (!next)
-        return next.takeError();
-      if (!*next)
-        break;
-      // Never evict what someone is compiling right now.
-      if (!oldest.getText(3).empty() &&
-          isLeaseLive(oldest.getText(3), oldest.getInt(4), oldest.getInt(5),
-                      now))
-        continue;
-      Candidate victim{oldest.getText(0), (uint64_t)oldest.getInt(1),
-                       oldest.getText(2) == "ok"};
-      remaining -= std::min(remaining, victim.size);
-      victims.push_back(std::move(victim));
-    }
-  }
-  std::vector<RemovedEntry> removed;
-  for (const Candidate &victim : victims) {
-    if (Error error = deleteRow(db, victim.key))
-      return std::move(error);
-    removed.push_back({victim.key, victim.ok});
-    ++report.removedEntries;
-    report.removedBytes += victim.size;
-  }
-  if (Error error = transaction.commit())
-    return std::move(error);
-  if (Error error = unlinkRemovedFiles(db, *files, removed))
-    return std::move(error);
-  report.remainingBytes = bytes - std::min(bytes, report.removedBytes);
-  return report;
-}
-
-Expected<VerifyReport> Cache::verify(bool repair) {
-  // Counts and last uses made here so far are part of what this reads.
-  if (Error error = flushCounts())
-    return std::move(error);
-  if (repair && readOnly)
-    return makeError("the cache at " + directory +
-                     " is read-only and cannot be repaired");
-  VerifyReport report;
-  // With --repair everything happens under the write lock, so that no
-  // publish is half way between its rename and its row while we look.
-  std::optional<sqlite::WriteTransaction> transaction;
-  if (repair) {
-    transaction.emplace(db);
-    if (Error error = transaction->begin())
-      return std::move(error);
-  }
-  llvm::StringSet<> known;
-  std::vector<std::string> badKeys;
-  {
-    sqlite::Statement all(db,
-                          "SELECT key, status, size, checksum FROM entries");
-    if (Error error = all.takePrepareError())
-      return std::move(error);
-    if (Error error = all.forEachRow([&]() -> Error {
-          std::string key = all.getText(0);
-          if (all.getText(1) != "ok") {
-            known.insert(key + ".log");
-            return Error::success();
-          }
-          known.insert(key);
-          ++report.checked;
-          Expected<std::optional<StoredArtifact>> stored = readArtifact(key);
-          if (stored && !*stored) {
-            report.missingFiles.push_back(key);
-            badKeys.push_back(key);
-            return Error::success();
-          }
-          std::optional<std::pair<std::string, uint64_t>> sum;
-          if (stored)
-            sum = checksumOf((*stored)->bytes);
-          else
-            llvm::consumeError(stored.takeError());
-          if (!sum || sum->first != all.getText(3) ||
-              sum->second != (uint64_t)all.getInt(2)) {
-            report.corruptFiles.push_back(key);
-            badKeys.push_back(key);
-          }
-          return Error::success();
-        }))
-      return std::move(error);
-  }
-  // Files without rows, and whatever is not the cache's own (reported,
-  // never removed: kiln deletes only files named by its keys).
-  Expected<CacheDirectory::Contents> contents =
-      files->list(std::chrono::hours(1));
-  if (!contents)
-    return contents.takeError();
-  std::vector<std::string> orphanObjects, orphanLogs;
-  for (const std::string &key : contents->objectKeys)
-    if (!known.contains(key)) {
-      report.orphanFiles.push_back(getObjectPath(key));
-      orphanObjects.push_back(key);
-    }
-  for (const std::string &key : contents->logKeys)
-    if (!known.contains(key + ".log")) {
-      report.orphanFiles.push_back(getLogPath(key));
-      orphanLogs.push_back(key);
-    }
-  for (const std::string &relative : contents->foreign)
-    report.foreignFiles.push_back(files->describe(relative));
-  // Staging files older than an hour belong to writers that died.
-  for (const std::string &name : contents->staleStaged)
-    report.staleTemporaries.push_back(files->describe("tmp/" + name));
-  if (!repair)
-    return report;
-
-  std::vector<RemovedEntry> removed;
-  for (const std::string &key : badKeys) {
-    if (Error error = deleteRow(db, key))
-      return std::move(error);
-    removed.push_back({key, true});
-  }
-  for (const std::string &key : orphanObjects)
-    if (Error error = files->removeObject(key))
-      return std::move(error);
-  for (const std::string &key : orphanLogs)
-    if (Error error = files->removeLog(key))
-      return std::move(error);
-  for (const std::string &name : contents->staleStaged)
-    files->dropStaged(name);
-  if (Error error = transaction->commit())
-    return std::move(error);
-  if (Error error = unlinkRemovedFiles(db, *files, removed))
-    return std::move(error);
-  report.repaired = true;
-  return report;
-}
-
-Expected<std::optional<uint64_t>> Cache::getMaxSize() {
-  sqlite::Statement select(db,
-                           "SELECT value FROM meta WHERE name = 'max_size'");
-  if (Error error = select.takePrepareError())
-    return std::move(error);
-  Expected<bool> row = select.step();
-  if (!row)
-    return row.takeError();
-  uint64_t bytes;
-  if (!*row || StringRef(select.getText(0)).getAsInteger(10, bytes))
-    return std::optional<uint64_t>();
-  return std::optional<uint64_t>(bytes);
-}
-
-Error Cache::setMaxSize(std::optional<uint64_t> bytes) {
-  if (readOnly)
-    return makeError("the cache at " + directory + " is read-only");
-  if (!bytes)
-    return sqlite::execute(db, "DELETE FROM meta WHERE name = 'max_size'");
-  sqlite::Statement set(db, "INSERT OR REPLACE INTO meta (name, value) "
-                            "VALUES ('max_size', ?1)");
-  if (Error error = set.takePrepareError())
-    return error;
-  set.bind(1, std::to_string(*bytes));
-  if (Error error = set.run())
-    return error;
-  // The limit holds from now on.
-  Expected<EvictionReport> evicted = evict(*bytes);
-  return evicted ? Error::success() : evicted.takeError();
-}
-
-Error Cache::zeroStats() {
-  if (readOnly)
-    return makeError("the cache at " + directory + " is read-only");
-  pendingUses.clear();
-  pendingMissReasons.clear();
-  pendingHits = pendingMisses = 0;
-  sqlite::WriteTransaction transaction(db);
-  if (Error error = transaction.begin())
-    return error;
-  if (Error error = sqlite::execute(db, "DELETE FROM stats;"
-                                        "UPDATE entries SET hits = 0;"))
-    return error;
-  return transaction.commit();
-}
-
-Expected<CacheStats> Cache::getStats() {
-  // Counts and last uses made here so far are part of what this reads.
-  // Reading never fails for want of writing: counts that cannot be
-  // written now (a full disk) stay pending.
-  llvm::consumeError(flushCounts());
-  CacheStats stats;
-  sqlite::Statement totals(
-      db, "SELECT COUNT(*), COALESCE(SUM(status = 'failed'), 0), "
-          "COALESCE(SUM(size), 0), COALESCE(SUM(compile_seconds * hits), 0) "
-          "FROM entries");
-  if (Error error = totals.takePrepareError())
-    return std::move(error);
-  Expected<bool> row = totals.step();
-  if (!row)
-    return row.takeError();
-  stats.entries = totals.getInt(0);
-  stats.failedEntries = totals.getInt(1);
-  stats.bytes = totals.getInt(2);
-  stats.compileSecondsSaved = totals.getDouble(3);
-
-  sqlite::Statement counters(db, "SELECT name, value FROM stats");
-  if (Error error = counters.takePrepareError())
-    return std::move(error);
-  if (Error error = counters.forEachRow([&]() -> Error {
-        std::string name = counters.getText(0);
-        uint64_t value = counters.getInt(1);
-        if (name == "hits")
-          stats.hits = value;
-        else if (name == "misses")
-          stats.misses = value;
-        else if (name == "corrupt")
-          stats.corrupt = value;
-        else if (llvm::StringRef(name).starts_with("misses."))
-          stats.missesByReason[name.substr(7)] = value;
-        return Error::success();
-      }))
-    return std::move(error);
-  sqlite::Statement leases(db, "SELECT host, pid, expires_ms FROM leases");
-  if (Error error = leases.takePrepareError())
-    return std::move(error);
-  int64_t now = nowMs();
-  if (Error error = leases.forEachRow([&]() -> Error {
-        if (isLeaseLive(leases.getText(0), leases.getInt(1), leases.getInt(2),
-                        now))
-          ++stats.activeLeases;
-        return Error::success();
-      }))
-    return std::move(error);
-  return stats;
-}
-
-/// The entries that `select` (bound already) returns, with their paths.
-static Expected<std::vector<CacheEntry>>
-readEntries(sqlite::Statement &select, const Cache &cache) {
-  std::vector<CacheEntry> entries;
-  if (Error error = select.forEachRow([&]() -> Error {
-        CacheEntry entry = readEntry(select);
-        entry.path = entry.ok ? cache.getObjectPath(entry.key)
-                              : cache.getLogPath(entry.key);
-        entries.push_back(std::move(entry));
-        return Error::success();
-      }))
-    return std::move(error);
-  return entries;
-}
-
-static Expected<std::vector<CacheEntry>> selectEntries(sqlite3 *db,
-                                                       const std::string &sql,
-                                                       StringRef parameter,
-                                                       const Cache &cache) {
-  sqlite::Statement select(db, sql);
-  if (Error error = select.takePrepareError())
-    return std::move(error);
-  if (!parameter.empty())
-    select.bind(1, parameter);
-  return readEntries(select, cache);
-}
-
-Expected<std::vector<CacheEntry>> Cache::list() {
-  // Counts and last uses made here so far are part of what this reads.
-  // Reading never fails for want of writing: counts that cannot be
-  // written now (a full disk) stay pending.
-  llvm::consumeError(flushCounts());
-  return selectEntries(db,
-                       (llvm::Twine("SELECT ") + kEntryColumns +
-                        " FROM entries ORDER BY last_used_ms DESC, key ASC")
-                           .str(),
-                       "", *this);
-}
-
-Expected<std::vector<CacheEntry>>
-Cache::findEntriesWithSignature(StringRef signature) {
-  // Not flushed first: the order by last use may be a batch behind, which
-  // an explanation does not mind, and a check with many misses must not
-  // write once per miss. Prepared once: it runs once per miss.
-  static const std::string sql =
-      (llvm::Twine("SELECT ") + kEntryColumns +
-       " FROM entries WHERE signature = ?1 ORDER BY last_used_ms DESC")
-          .str();
-  Expected<sqlite::Statement *> select = prepared(sql);
-  if (!select)
-    return select.takeError();
-  llvm::scope_exit done([&] { (*select)->reset(); });
-  (*select)->bind(1, signature);
-  return readEntries(**select, *this);
-}
-
-Expected<std::map<std::string, SignatureMemo>>
-Cache::findSignatureMemos(llvm::ArrayRef<std::string> contents) {
-  std::map<std::string, SignatureMemo> found;
-  sqlite::Statement select(
-      db, "SELECT signature, graph_name, elided_constants, sketch FROM "
-          "graph_memo WHERE content = ?1 AND compiler = ?2");
-  if (Error error = select.takePrepareError())
-    return std::move(error);
-  std::string compiler = getCompilerIdentity();
-  for (const std::string &content : contents) {
-    select.reset();
-    select.bind(1, content).bind(2, compiler);
-    Expected<bool> row = select.step();
-    if (!row)
-      return row.takeError();
-    if (!*row)
-      continue;
-    std::optional<Hash128> signature = Hash128::fromHex(select.getText(0));
-    if (!signature)
-      continue; // not one of kiln's rows: keyed again, as if absent
-    SignatureMemo memo;
-    memo.content = content;
-    memo.signature = *signature;
-    memo.graphName = select.getText(1);
-    memo.elidedConstants = select.getInt(2);
-    memo.sketch = select.getWords(3);
-    found.emplace(content, std::move(memo));
-  }
-  return found;
-}
-
-Error Cache::storeSignatureMemos(llvm::ArrayRef<SignatureMemo> memos) {
-  if (readOnly || memos.empty())
-    return Error::success();
-  sqlite::WriteTransaction transaction(db);
-  if (Error error = transaction.begin())
-    return error;
-  {
-    sqlite::Statement insert(
-        db, "INSERT OR REPLACE INTO graph_memo (content, compiler, signature, "
-            "graph_name, elided_constants, sketch, used_ms) VALUES (?1, ?2, "
-            "?3, ?4, ?5, ?6, ?7)");
-    if (Error error = insert.takePrepareError())
-      return error;
-    std::string compiler = getCompilerIdentity();
-    int64_t now = nowMs();
-    for (const SignatureMemo &memo : memos) {
-      insert.reset();
-      insert.bind(1, memo.content)
-          .bind(2, compiler)
-          .bind(3, memo.signature.toHex())
-          .bind(4, memo.graphName)
-          .bind(5, (int64_t)memo.elidedConstants)
-          .bindBlob(6, memo.sketch)
-          .bind(7, now);
-      if (Error error = insert.run())
-        return error;
-    }
-    // Another build's memos are never read again; the oldest go past the
-    // bound.
-    sqlite::Statement trim(
-        db, "DELETE FROM graph_memo WHERE compiler != ?1 OR content IN "
-            "(SELECT content FROM graph_memo ORDER BY used_ms DESC LIMIT -1 "
-            "OFFSET ?2)");
-    if (Error error = trim.takePrepareError())
-      return error;
-    trim.bind(1, compiler).bind(2, (int64_t)kMaxSignatureMemos);
-    if (Error error = trim.run())
-      return error;
-  }
-  return transaction.commit();
-}
-
-Expected<std::vector<CacheEntry>> Cache::listRecent(unsigned limit) {
-  // Counts and last uses made here so far are part of what this reads.
-  // Reading never fails for want of writing: counts that cannot be
-  // written now (a full disk) stay pending.
-  llvm::consumeError(flushCounts());
-  return selectEntries(db,
-                       (llvm::Twine("SELECT ") + kEntryColumns +
-                        " FROM entries ORDER BY last_used_ms DESC LIMIT " +
-                        llvm::Twine(limit))
-                           .str(),
-                       "", *this);
-}
-
-Expected<std::vector<CacheEntry>>
-Cache::findExplanationCandidates(StringRef signature) {
-  Expected<std::vector<CacheEntry>> same = findEntriesWithSignature(signature);
-  if (!same || !same->empty())
-    return same;
-  // Bounded so that explaining a miss stays fast in a big cache.
-  return listRecent(1000);
-}
-
-Expected<bool> Cache::remove(StringRef key) {
-  // Counts and last uses made here so far are part of what this reads.
-  if (Error error = flushCounts())
-    return std::move(error);
-  if (Error error = checkKey(key))
-    return std::move(error);
-  if (readOnly)
-    return makeError("the cache at " + directory + " is read-only");
-  sqlite::WriteTransaction transaction(db);
-  if (Error error = transaction.begin())
-    return std::move(error);
-  bool isOk = false;
-  {
-    Expected<std::optional<std::string>> status = readEntryStatus(db, key);
-    if (!status)
-      return status.takeError();
-    if (!*status)
-      return false;
-    isOk = **status == "ok";
-  }
-  if (Error error = deleteRow(db, key))
-    return std::move(error);
-  if (Error error = transaction.commit())
-    return std::move(error);
-  if (Error error = unlinkRemovedFiles(db, *files, {{key.str(), isOk}}))
-    return std::move(error);
-  return true;
-}
-
-Error Cache::clear() {
-  // Counts and last uses made here so far are part of what this reads.
-  if (Error error = flushCounts())
-    return error;
-  if (readOnly)
-    return makeError("the cache at " + directory + " is read-only");
-  sqlite::WriteTransaction transaction(db);
-  if (Error error = transaction.begin())
-    return error;
-  std::vector<std::pair<std::string, bool>> keys;
-  {
-    sqlite::Statement all(db, "SELECT key, status FROM entries");
-    if (Error error = all.takePrepareError())
-      return error;
-    if (Error error = all.forEachRow([&]() -> Error {
-          keys.emplace_back(all.getText(0), all.getText(1) == "ok");
-          return Error::success();
-        }))
-      return std::move(error);
-  }
-  std::vector<RemovedEntry> removed;
-  for (const auto &[key, ok] : keys) {
-    if (Error error = deleteRow(db, key))
-      return error;
-    removed.push_back({key, ok});
-  }
-  if (Error error = sqlite::execute(db, "DELETE FROM stats"))
-    return error;
-  if (Error error = transaction.commit())
-    return error;
-  return unlinkRemovedFiles(db, *files, removed);
-}
-
-Expected<RebuildReport> Cache::rebuildIndex(StringRef directory) {
-  bool writable = false;
-  Expected<std::unique_ptr<CacheDirectory>> files =
-      CacheDirectory::open(directory, /*create=*/false, writable);
-  if (!files)
-    return files.takeError();
-  if (!writable)
-    return makeError("the cache at " + directory +
-                     " is read-only; its index cannot be rebuilt");
-  RebuildReport report;
-  // The old index is kept beside, for inspection, never deleted.
-  Expected<std::vector<std::string>> moved =
-      (*files)->moveIndexAside(std::to_string(nowMs()));
-  if (!moved)
-    return moved.takeError();
-  report.movedAside = std::move(*moved);
-  Expected<CacheDirectory::Contents> contents =
-      (*files)->list(std::chrono::hours(1));
-  if (!contents)
-    return contents.takeError();
-
-  OpenOptions options;
-  options.newIndexOverArtifacts = true;
-  Expected<std::unique_ptr<Cache>> cache = Cache::open(directory, options);
-  if (!cache)
-    return cache.takeError();
-  Cache &fresh = **cache;
-  sqlite::WriteTransaction transaction(fresh.db);
-  if (Error error = transaction.begin())
-    return std::move(error);
-  auto recover = [&](StringRef key, bool isLog) -> Error {
-    Expected<std::optional<StoredArtifact>> stored =
-        isLog ? fresh.readLog(key) : fresh.readArtifact(key);
-    std::string shown = isLog ? fresh.getLogPath(key) : fresh.getObjectPath(key);
-    if (!stored || !*stored) {
-      report.unreadable.push_back(
-          shown + (stored ? std::string(": gone") :
-                            ": " + llvm::toString(stored.takeError())));
-      return Error::success();
-    }
-    const ArtifactHeader &header = (*stored)->header;
-    std::string checksum = Hash128::of((*stored)->bytes).toHex();
-    if (header.parts.key().toHex() != key || header.ok == isLog ||
-        checksum != header.checksum) {
-      report.unreadable.push_back(
-          shown + ": its header does not match its name or its bytes");
-      return Error::success();
-    }
-    if (Error error = fresh.insertEntry(header))
-      return error;
-    ++(header.ok ? report.recoveredArtifacts : report.recoveredFailures);
-    return Error::success();
-  };
-  for (const std::string &key : contents->objectKeys)
-    if (Error error = recover(key, /*isLog=*/false))
-      return std::move(error);
-  for (const std::string &key : contents->logKeys)
-    if (Error error = recover(key, /*isLog=*/true))
-      return std::move(error);
-  if (Error error = transaction.commit())
-    return std::move(error);
-  return report;
-}

@@ -10,12 +10,15 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Errno.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <atomic>
 #include <cerrno>
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/vfs.h>
 #include <random>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -109,8 +112,68 @@ std::string CacheDirectory::getIndexPath() const {
   return resolvedPath + "/index.db";
 }
 
+std::optional<std::string> kiln::getSharedFileSystemName(StringRef path) {
+  // For the tests, which cannot mount NFS: the file system's type, as if
+  // statfs had said it.
+  std::optional<std::string> pretend =
+      llvm::sys::Process::GetEnv("KILN_TEST_FILESYSTEM_TYPE");
+  // The nearest part of `path` that exists (the cache may not yet).
+  llvm::SmallString<256> existing(path);
+  llvm::sys::fs::make_absolute(existing);
+  struct statfs info;
+  while (::statfs(existing.c_str(), &info) != 0) {
+    if (errno != ENOENT && errno != ENOTDIR)
+      return std::nullopt;
+    StringRef parent = llvm::sys::path::parent_path(existing);
+    if (parent.empty() || parent == existing)
+      return std::nullopt;
+    existing = parent;
+  }
+  if (pretend && !pretend->empty())
+    return *pretend == "local" ? std::nullopt : pretend;
+  // Magic numbers of statfs(2)'s f_type (linux/magic.h and each file
+  // system's sources).
+  static const std::pair<uint64_t, const char *> kShared[] = {
+      {0x6969, "NFS"},
+      {0x517B, "SMB"},
+      {0xFF534D42, "CIFS"},
+      {0xFE534D42, "SMB2"},
+      {0x0BD00BD0, "Lustre"},
+      {0x47504653, "GPFS"},
+      {0x19830326, "BeeGFS"},
+      {0x00C36400, "CephFS"},
+      {0x65735546, "FUSE"},
+      {0x5346414F, "AFS"},
+      {0x6B414653, "AFS"},
+      {0x01021997, "9P"},
+      {0x7461636F, "OCFS2"},
+      {0x01161970, "GFS2"},
+      {0xAAD7AAEA, "PanFS"},
+  };
+  for (const auto &[magic, name] : kShared)
+    if ((uint64_t)(uint32_t)info.f_type == magic)
+      return std::string(name);
+  return std::nullopt;
+}
+
+Error kiln::checkLocalFileSystem(StringRef path) {
+  std::optional<std::string> shared = getSharedFileSystemName(path);
+  if (!shared)
+    return Error::success();
+  return makeError(
+      "the cache directory " + path + " is on " + *shared +
+      ", a network or cluster file system, where the index (SQLite in WAL "
+      "mode, whose shared memory is one host's) can be corrupted; keep the "
+      "local cache on a local disk (--cache-dir, KILN_CACHE_DIR) and share "
+      "this directory as a remote tier instead: --remote file:" +
+      path);
+}
+
 Expected<std::unique_ptr<CacheDirectory>>
 CacheDirectory::open(StringRef path, bool create, bool &writable) {
+  // Checked before anything is created there.
+  if (Error error = checkLocalFileSystem(path))
+    return std::move(error);
   std::unique_ptr<CacheDirectory> dir(new CacheDirectory());
   dir->path = path.str();
   writable = create;

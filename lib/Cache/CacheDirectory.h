@@ -12,6 +12,8 @@
 #ifndef KILN_LIB_CACHE_CACHEDIRECTORY_H
 #define KILN_LIB_CACHE_CACHEDIRECTORY_H
 
+#include "kiln/Cache/Key.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -25,9 +27,15 @@
 
 namespace kiln {
 
-/// Whether `key` is a cache key: 32 lowercase hex digits. Only files so
-/// named (and `<key>.log`) are ever removed.
-bool isCacheKey(llvm::StringRef key);
+
+/// The name of the network or cluster file system (NFS, SMB, Lustre, GPFS,
+/// BeeGFS, CephFS, FUSE, ...) that `path` (or its nearest existing parent)
+/// is on; none for a local one.
+std::optional<std::string> getSharedFileSystemName(llvm::StringRef path);
+/// An error naming the file system if `path` is on a shared one, where the
+/// local tier's SQLite index in WAL mode is not safe: such a directory is
+/// a remote tier (`--remote file:PATH`), not a local cache.
+llvm::Error checkLocalFileSystem(llvm::StringRef path);
 
 class CacheDirectory {
 public:

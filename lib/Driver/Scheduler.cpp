@@ -104,7 +104,7 @@ std::string formatBytes(uint64_t bytes) {
 }
 } // namespace
 
-Scheduler::Scheduler(Cache &cache, const std::vector<CompileJob> &jobs,
+Scheduler::Scheduler(TieredCache &cache, const std::vector<CompileJob> &jobs,
                      WorkerCommandBuilder buildCommand, ScheduleOptions options,
                      ScheduleObserver &observer)
     : cache(cache), jobs(jobs), buildCommand(std::move(buildCommand)),

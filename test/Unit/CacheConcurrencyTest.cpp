@@ -90,18 +90,6 @@ struct WorkerCounts {
   }
 };
 
-/// Appends one line to `path` with a single O_APPEND write (atomic for
-/// lines this short).
-void appendLine(const std::string &path, const std::string &line) {
-  int fd =
-      ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return;
-  std::string text = line + "\n";
-  ssize_t written = ::write(fd, text.data(), text.size());
-  (void)written;
-  ::close(fd);
-}
 
 /// The body of one worker of the random-operations test.
 int randomWorker(const std::string &root, const std::string &state, unsigned id,

@@ -78,6 +78,19 @@ inline KeyParts makeParts(uint64_t n, llvm::StringRef options = "") {
 
 inline std::string keyOf(uint64_t n) { return makeParts(n).key().toHex(); }
 
+/// Appends one line with one write(2) (O_APPEND: lines of many processes
+/// never interleave, and the file's order is the order of the writes).
+inline void appendLine(const std::string &path, const std::string &line) {
+  int fd =
+      ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return;
+  std::string text = line + "\n";
+  ssize_t written = ::write(fd, text.data(), text.size());
+  (void)written;
+  ::close(fd);
+}
+
 /// splitmix64: the filler of test artifacts.
 inline uint64_t nextRandom(uint64_t &state) {
   uint64_t z = (state += 0x9e3779b97f4a7c15ull);

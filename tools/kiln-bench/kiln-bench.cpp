@@ -14,6 +14,7 @@
 #include "CpuBench.h"
 #include "FrontendBench.h"
 #include "PrecompileBench.h"
+#include "RemoteBench.h"
 #include "SignatureBench.h"
 #include "StableHloBench.h"
 #include "TableBench.h"
@@ -497,6 +498,31 @@ int main(int argc, char **argv) {
   cache->add_flag("--keep", cacheOptions.keep,
                   "Keep the caches instead of removing them");
 
+  kiln::bench::RemoteBenchOptions remoteOptions;
+  CLI::App *remote = app.add_subcommand(
+      "remote",
+      "Time the remote tiers against their floors, measured in the same\n"
+      "run: a remote hit of a small and a large artifact fetched into the\n"
+      "local tier, per backend (file, Redis, HTTP; it starts redis-server\n"
+      "and nginx on loopback), beside a plain GET through hiredis, a read\n"
+      "of the file, curl's GET of the URL; and kiln cache check --fetch of\n"
+      "a graph set on an empty local cache against a local cache that holds\n"
+      "them. Run from the repository root: build/bin/kiln-bench remote");
+  remote->add_option("--small-bytes", remoteOptions.smallBytes, "Small artifact size")
+      ->capture_default_str();
+  remote->add_option("--large-mib", remoteOptions.largeMiB, "Large artifact size in MiB")
+      ->capture_default_str();
+  remote->add_option("--small-repeat", remoteOptions.smallRepeat, "Timed fetches of the small one")
+      ->capture_default_str();
+  remote->add_option("--large-repeat", remoteOptions.largeRepeat, "Timed fetches of the large one")
+      ->capture_default_str();
+  remote->add_option("--graphs", remoteOptions.graphs, "Graphs in the checked set")
+      ->capture_default_str();
+  remote->add_option("--check-repeat", remoteOptions.checkRepeat, "Runs of each check")
+      ->capture_default_str();
+  remote->add_option("--dir", remoteOptions.directory,
+                     "Where to make the caches (default: $TMPDIR, else /tmp)");
+
   kiln::bench::SignatureBenchOptions signatureOptions;
   CLI::App *signature = app.add_subcommand(
       "signature",
@@ -686,6 +712,8 @@ int main(int argc, char **argv) {
       signatureOptions.paths.push_back("test/Inputs/corpus/hlo");
     return kiln::bench::runSignatureBench(signatureOptions);
   }
+  if (remote->parsed())
+    return kiln::bench::runRemoteBench(remoteOptions);
   if (cache->parsed()) {
     if (cacheOptions.corpus.empty())
       cacheOptions.corpus.push_back("test/Inputs/corpus/hlo");

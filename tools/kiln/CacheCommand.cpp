@@ -6,12 +6,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CacheAccess.h"
 #include "ChangeReport.h"
 #include "Commands.h"
 #include "GraphKeys.h"
 
 #include "kiln/Cache/Cache.h"
 #include "kiln/Cache/Explain.h"
+#include "kiln/Cache/Settings.h"
+#include "kiln/Cache/TieredCache.h"
 #include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Import/LoadGraph.h"
 #include "kiln/Runtime/Executable.h"
@@ -166,7 +169,8 @@ std::optional<GraphKey> keyOneGraph(const std::string &path,
   return std::move(keys[0]);
 }
 
-int runCheck(Cache &cache, const CacheOptions &options) {
+int runCheck(TieredCache &tiers, const CacheOptions &options) {
+  Cache &cache = tiers.getLocal();
   std::string canonical;
   if (!canonicalizeKeyOptions(options.keys, canonical))
     return ExitInputError;
@@ -174,6 +178,7 @@ int runCheck(Cache &cache, const CacheOptions &options) {
       cache, expandGraphPaths(options.graphs), options.keys, canonical);
   reportGraphProblems(keys);
   unsigned hits = 0, misses = 0, failed = 0, errors = 0;
+  unsigned remoteHits = 0, fetched = 0;
   std::optional<std::vector<CacheEntry>> recent;
   // An artifact built for CPU features this machine lacks cannot run here:
   // its hit is a miss. The features follow from the key's target, so no
@@ -193,11 +198,14 @@ int runCheck(Cache &cache, const CacheOptions &options) {
       continue;
     }
     std::string key = graph.parts.key().toHex();
-    llvm::Expected<LookupResult> result =
-        cache.lookup(key, /*verify=*/!options.noVerify);
-    if (!result)
-      return reportError(result.takeError());
+    // Without --fetch a remote hit is verified where it is, not copied.
+    llvm::Expected<TieredLookup> found = tiers.lookupTiers(
+        key, /*verify=*/!options.noVerify, /*copyToLocal=*/options.fetch);
+    if (!found)
+      return reportError(found.takeError());
+    LookupResult *result = &found->result;
     std::string status, reason;
+    bool remote = found->tier != "local";
     switch (result->status) {
     case LookupStatus::Hit:
       if (!missingFeatures.empty()) {
@@ -211,10 +219,19 @@ int runCheck(Cache &cache, const CacheOptions &options) {
       }
       status = "hit";
       ++hits;
+      if (remote) {
+        ++remoteHits;
+        fetched += found->fetched;
+        reason = "in " + found->tier +
+                 (found->fetched ? ", fetched into the local cache" : "");
+      }
       break;
     case LookupStatus::Failed:
       status = "failed";
-      reason = "its compilation failed; log: " + result->entry->path;
+      reason = remote && !found->fetched
+                   ? "its compilation failed, as recorded in " + found->tier +
+                         " (kiln cache pull copies its log)"
+                   : "its compilation failed; log: " + result->entry->path;
       ++failed;
       break;
     case LookupStatus::Corrupt:
@@ -240,6 +257,12 @@ int runCheck(Cache &cache, const CacheOptions &options) {
                                {"status", status},
                                {"key", key},
                                {"signature", graph.parts.signature.toHex()}};
+      if (tiers.getRemoteCount() && (result->status == LookupStatus::Hit ||
+                                     result->status == LookupStatus::Failed)) {
+        entry["tier"] = found->tier;
+        if (remote)
+          entry["fetched"] = found->fetched;
+      }
       if (!reason.empty())
         entry["reason"] = reason;
       graphs.push_back(std::move(entry));
@@ -252,17 +275,25 @@ int runCheck(Cache &cache, const CacheOptions &options) {
     llvm::outs() << "\n";
   }
   if (options.json) {
-    printJson(llvm::json::Object{{"cache_dir", cache.getDirectory()},
-                                 {"graphs", std::move(graphs)},
-                                 {"total", (int64_t)keys.size()},
-                                 {"hits", hits},
-                                 {"misses", misses},
-                                 {"failed", failed},
-                                 {"errors", errors}});
+    llvm::json::Object report{{"cache_dir", cache.getDirectory()},
+                              {"graphs", std::move(graphs)},
+                              {"total", (int64_t)keys.size()},
+                              {"hits", hits},
+                              {"misses", misses},
+                              {"failed", failed},
+                              {"errors", errors}};
+    if (tiers.getRemoteCount()) {
+      report["remote_hits"] = remoteHits;
+      report["fetched"] = fetched;
+    }
+    printJson(std::move(report));
   } else {
     llvm::outs() << "Total graphs: " << keys.size() << "\n"
-                 << "Cache hits: " << hits << "\n"
-                 << "Cache misses: " << misses << "\n"
+                 << "Cache hits: " << hits << "\n";
+    if (remoteHits)
+      llvm::outs() << "Remote hits: " << remoteHits
+                   << " (fetched into the local cache: " << fetched << ")\n";
+    llvm::outs() << "Cache misses: " << misses << "\n"
                  << "Failed compilations: " << failed << "\n";
     if (errors)
       llvm::outs() << "Graphs that did not import: " << errors << "\n";
@@ -287,7 +318,7 @@ std::unique_ptr<llvm::MemoryBuffer> readInputFile(const std::string &path) {
   return std::move(*bytes);
 }
 
-int runPutFailed(Cache &cache, const CacheOptions &options) {
+int runPutFailed(TieredCache &cache, const CacheOptions &options) {
   if (!options.artifact.empty() || options.log.empty()) {
     llvm::errs() << "kiln cache put: error: --failed records a failed "
                     "compilation: give its --log, and no artifact\n";
@@ -315,9 +346,10 @@ int runPutFailed(Cache &cache, const CacheOptions &options) {
   return ExitSuccess;
 }
 
-int runPut(Cache &cache, const CacheOptions &options) {
+int runPut(TieredCache &tiers, const CacheOptions &options) {
+  Cache &cache = tiers.getLocal();
   if (options.failed)
-    return runPutFailed(cache, options);
+    return runPutFailed(tiers, options);
   if (options.artifact.empty() || !options.log.empty()) {
     llvm::errs() << "kiln cache put: error: give the artifact to store (a "
                     "--log goes with --failed)\n";
@@ -330,7 +362,7 @@ int runPut(Cache &cache, const CacheOptions &options) {
   std::unique_ptr<llvm::MemoryBuffer> artifact = readInputFile(options.artifact);
   if (!artifact)
     return ExitInputError;
-  llvm::Expected<PublishOutcome> outcome = cache.publishArtifact(
+  llvm::Expected<PublishOutcome> outcome = tiers.publishArtifact(
       graph->parts, artifact->getBuffer(), options.compileSeconds,
       options.graph, graph->sketch, options.replace,
       EntryGraph{graph->graphName, graph->text});
@@ -356,14 +388,16 @@ int runPut(Cache &cache, const CacheOptions &options) {
   return *outcome == PublishOutcome::Conflict ? ExitSomeFailed : ExitSuccess;
 }
 
-int runGet(Cache &cache, const CacheOptions &options) {
+int runGet(TieredCache &tiers, const CacheOptions &options) {
+  Cache &cache = tiers.getLocal();
   std::optional<GraphKey> graph = keyOneGraph(options.graph, options.keys);
   if (!graph)
     return ExitInputError;
   std::string key = graph->parts.key().toHex();
-  llvm::Expected<LookupResult> result = cache.lookup(key, /*verify=*/true);
-  if (!result)
-    return reportError(result.takeError());
+  llvm::Expected<TieredLookup> found = tiers.lookupTiers(key, /*verify=*/true);
+  if (!found)
+    return reportError(found.takeError());
+  LookupResult *result = &found->result;
   if (result->status != LookupStatus::Hit) {
     if (result->status == LookupStatus::Corrupt) {
       llvm::errs() << options.graph << ": warning: cached artifact " << key
@@ -382,9 +416,21 @@ int runGet(Cache &cache, const CacheOptions &options) {
     return ExitSomeFailed;
   }
   // Read through the cache's own handles; a file that another process
-  // removed since the lookup (rm, prune) makes this a plain miss.
+  // removed since the lookup (rm, prune) makes this a plain miss. A remote
+  // hit that the local cache could not take (read-only) is what the remote
+  // handed back, verified.
   llvm::Expected<std::optional<StoredArtifact>> artifact =
-      cache.readArtifact(key);
+      found->remoteFile.empty()
+          ? cache.readArtifact(key)
+          : [&]() -> llvm::Expected<std::optional<StoredArtifact>> {
+        auto decoded = decodeArtifactFile(found->remoteFile);
+        if (!decoded)
+          return decoded.takeError();
+        StoredArtifact stored;
+        stored.bytes = decoded->second;
+        stored.header = std::move(decoded->first);
+        return std::optional<StoredArtifact>(std::move(stored));
+      }();
   if (!artifact)
     return reportError(artifact.takeError());
   if (!*artifact) {
@@ -408,7 +454,9 @@ int runGet(Cache &cache, const CacheOptions &options) {
                                  {"size", (int64_t)result->entry->size}});
   else
     llvm::outs() << "hit  " << key << "  " << options.graph << " -> "
-                 << options.output << "\n";
+                 << options.output
+                 << (found->tier == "local" ? "" : "  (from " + found->tier + ")")
+                 << "\n";
   return ExitSuccess;
 }
 
@@ -535,6 +583,20 @@ int runStats(Cache &cache, const CacheOptions &options) {
         {"corrupt_found", (int64_t)stats->corrupt},
         {"active_leases", (int64_t)stats->activeLeases},
         {"compile_seconds_saved", stats->compileSecondsSaved},
+        {"tiers",
+         [&] {
+           llvm::json::Object tiers;
+           for (const auto &[tier, counters] : stats->tiers) {
+             llvm::json::Object values;
+             for (const char *name : getTierCounterNames()) {
+               auto found = counters.find(name);
+               values[name] =
+                   (int64_t)(found == counters.end() ? 0 : found->second);
+             }
+             tiers[tier] = std::move(values);
+           }
+           return tiers;
+         }()},
         {"read_only", !cache.canWrite()}});
     return ExitSuccess;
   }
@@ -552,6 +614,21 @@ int runStats(Cache &cache, const CacheOptions &options) {
                << "Compilations in progress: " << stats->activeLeases << "\n"
                << llvm::format("Compile time saved: %.1f s\n",
                                stats->compileSecondsSaved);
+  for (const auto &[tier, counters] : stats->tiers) {
+    auto value = [&](const char *name) -> uint64_t {
+      auto found = counters.find(name);
+      return found == counters.end() ? 0 : found->second;
+    };
+    llvm::outs() << "Remote tier " << tier << ": "
+                 << plural(value("hits"), "hit", "hits") << ", "
+                 << plural(value("misses"), "miss", "misses") << ", "
+                 << plural(value("stored"), "entry stored", "entries stored")
+                 << ", " << plural(value("errors"), "error", "errors") << ", "
+                 << plural(value("timeouts"), "timeout", "timeouts") << ", "
+                 << value("corrupt") << " invalid, "
+                 << formatBytes(value("bytes_read")) << " read, "
+                 << formatBytes(value("bytes_written")) << " written\n";
+  }
   return ExitSuccess;
 }
 
@@ -767,7 +844,8 @@ int runPrune(Cache &cache, const CacheOptions &options) {
   return ExitSuccess;
 }
 
-int runRemove(Cache &cache, const CacheOptions &options) {
+int runRemove(TieredCache &tiers, const CacheOptions &options) {
+  Cache &cache = tiers.getLocal();
   llvm::json::Array removed;
   unsigned missing = 0;
   for (const std::string &entry : options.graphs) {
@@ -799,7 +877,7 @@ int runRemove(Cache &cache, const CacheOptions &options) {
       if (matches.size() == 1)
         key = matches[0];
     }
-    llvm::Expected<bool> done = cache.remove(key);
+    llvm::Expected<bool> done = tiers.remove(key);
     if (!done)
       return reportError(done.takeError());
     if (!*done)
@@ -831,38 +909,269 @@ int runClear(Cache &cache, const CacheOptions &options) {
   return ExitSuccess;
 }
 
-int runConfig(Cache &cache, const CacheOptions &options) {
-  if (options.configName != "max-size") {
-    llvm::errs() << "kiln cache config: error: unknown setting '"
-                 << options.configName << "'; the settings are: max-size\n";
+/// `config [NAME[=VALUE] [VALUE]]`: every setting with where it comes
+/// from, one, or a new value (max-size in the index, the others in the
+/// cache directory's kiln.conf).
+int runConfig(const std::string &directory, const CacheOptions &options) {
+  std::string name = options.configName, value = options.configValue;
+  bool setting = !value.empty();
+  if (name.find('=') != std::string::npos) {
+    if (setting) {
+      llvm::errs() << "kiln cache config: error: give NAME=VALUE or NAME "
+                      "VALUE, not both\n";
+      return ExitInputError;
+    }
+    value = name.substr(name.find('=') + 1);
+    name = name.substr(0, name.find('='));
+    setting = true;
+  }
+  std::vector<std::string> names = {"max-size"};
+  for (const SettingInfo &info : getKnownSettings())
+    names.push_back(info.name);
+  if (!name.empty() && !llvm::is_contained(names, name)) {
+    llvm::errs() << "kiln cache config: error: unknown setting '" << name
+                 << "'; the settings are: " << llvm::join(names, ", ") << "\n";
     return ExitInputError;
   }
-  if (!options.configValue.empty()) {
-    std::optional<uint64_t> size;
-    if (options.configValue != "none") {
-      size = parseByteSize(options.configValue);
-      if (!size) {
-        llvm::errs() << "kiln cache config: error: max-size takes a size "
-                        "like 500M or 20G, or none, not '"
-                     << options.configValue << "'\n";
-        return ExitInputError;
+
+  // max-size lives in the index, so that every process sharing the cache
+  // keeps the same limit.
+  if (name == "max-size") {
+    Cache::OpenOptions openOptions;
+    openOptions.readOnly = !setting;
+    llvm::Expected<std::unique_ptr<Cache>> cache =
+        Cache::open(directory, openOptions);
+    if (!cache)
+      return reportError(cache.takeError());
+    if (setting) {
+      std::optional<uint64_t> size;
+      if (value != "none") {
+        size = parseByteSize(value);
+        if (!size) {
+          llvm::errs() << "kiln cache config: error: max-size takes a size "
+                          "like 500M or 20G, or none, not '"
+                       << value << "'\n";
+          return ExitInputError;
+        }
       }
+      if (llvm::Error error = (*cache)->setMaxSize(size))
+        return reportError(std::move(error));
     }
-    if (llvm::Error error = cache.setMaxSize(size))
+    llvm::Expected<std::optional<uint64_t>> size = (*cache)->getMaxSize();
+    if (!size)
+      return reportError(size.takeError());
+    if (options.json)
+      printJson(llvm::json::Object{
+          {"max_size_bytes", *size ? llvm::json::Value((int64_t)**size)
+                                   : llvm::json::Value(nullptr)}});
+    else
+      llvm::outs() << "max-size "
+                   << (*size ? formatBytes(**size) : std::string("none"))
+                   << "\n";
+    return ExitSuccess;
+  }
+
+  if (setting) {
+    // A value is checked before it is written: a malformed remote would
+    // otherwise break every later command.
+    if (name == "remote-storage")
+      for (llvm::StringRef text : llvm::split(value, ' '))
+        if (!text.trim().empty())
+          if (llvm::Expected<RemoteSpec> spec = parseRemoteSpec(text.trim());
+              !spec) {
+            llvm::errs() << "kiln cache config: error: "
+                         << llvm::toString(spec.takeError()) << "\n";
+            return ExitInputError;
+          }
+    if (std::error_code error = llvm::sys::fs::create_directories(directory))
+      return reportError(llvm::createStringError(
+          error, "cannot create " + directory + ": " + error.message()));
+    if (llvm::Error error = Settings::writeToCacheFile(directory, name, value))
       return reportError(std::move(error));
   }
-  llvm::Expected<std::optional<uint64_t>> size = cache.getMaxSize();
-  if (!size)
-    return reportError(size.takeError());
+
+  llvm::Expected<Settings> settings = loadCommandSettings(directory, {});
+  if (!settings)
+    return reportError(settings.takeError());
+  std::optional<uint64_t> maxSize;
+  std::string maxSizeOrigin = "default";
+  {
+    Cache::OpenOptions openOptions;
+    openOptions.readOnly = true;
+    if (llvm::Expected<std::unique_ptr<Cache>> cache =
+            Cache::open(directory, openOptions)) {
+      if (llvm::Expected<std::optional<uint64_t>> size =
+              (*cache)->getMaxSize()) {
+        maxSize = *size;
+        if (maxSize)
+          maxSizeOrigin = "the cache's index";
+      } else {
+        llvm::consumeError(size.takeError());
+      }
+    } else {
+      llvm::consumeError(cache.takeError());
+    }
+  }
+  llvm::json::Object json;
+  auto show = [&](llvm::StringRef shownName, const std::string &shown,
+                  const std::string &origin) {
+    if (!name.empty() && shownName != name)
+      return;
+    json[shownName] = llvm::json::Object{{"value", shown}, {"origin", origin}};
+    if (!options.json)
+      llvm::outs() << shownName << " = " << shown << "  (" << origin << ")\n";
+  };
+  show("max-size", maxSize ? formatBytes(*maxSize) : "none", maxSizeOrigin);
+  for (const SettingInfo &info : getKnownSettings()) {
+    std::optional<SettingValue> found = settings->get(info.name);
+    show(info.name, found ? found->value : "",
+         found ? found->origin : "default");
+  }
   if (options.json)
-    printJson(llvm::json::Object{
-        {"max_size_bytes", *size ? llvm::json::Value((int64_t)**size)
-                                 : llvm::json::Value(nullptr)}});
-  else
-    llvm::outs() << "max-size "
-                 << (*size ? formatBytes(**size) : std::string("none"))
-                 << "\n";
+    printJson(llvm::json::Object{{"cache_dir", directory},
+                                 {"settings", std::move(json)}});
   return ExitSuccess;
+}
+
+/// `push [KEYS...|--all]`: local entries to every writable remote.
+int runPush(TieredCache &tiers, const CacheOptions &options) {
+  if (!tiers.getRemoteCount()) {
+    llvm::errs() << "kiln cache push: error: no remote tier to push to "
+                    "(--remote URL, KILN_REMOTE_STORAGE, or remote-storage "
+                    "in kiln.conf)\n";
+    return ExitInputError;
+  }
+  if (options.all == !options.graphs.empty()) {
+    llvm::errs() << "kiln cache push: error: name the keys to push, or "
+                    "--all\n";
+    return ExitInputError;
+  }
+  std::vector<std::string> keys;
+  if (options.all) {
+    llvm::Expected<std::vector<CacheEntry>> entries = tiers.getLocal().list();
+    if (!entries)
+      return reportError(entries.takeError());
+    for (const CacheEntry &entry : *entries)
+      keys.push_back(entry.key);
+  } else {
+    for (const std::string &key : options.graphs) {
+      if (!isCacheKey(key)) {
+        llvm::errs() << "kiln cache push: error: '" << key
+                     << "' is not a cache key (32 lowercase hex digits; "
+                        "kiln cache ls lists them)\n";
+        return ExitInputError;
+      }
+      keys.push_back(key);
+    }
+  }
+  unsigned pushed = 0, present = 0, problems = 0;
+  llvm::json::Array rows;
+  for (const std::string &key : keys) {
+    TieredCache::CopyResult result = tiers.push(key);
+    std::string status = !result.problem.empty() ? "not pushed"
+                         : result.copied          ? "pushed"
+                                                  : "present";
+    pushed += result.copied > 0;
+    present += result.copied == 0 && result.problem.empty();
+    problems += !result.problem.empty();
+    rows.push_back(llvm::json::Object{
+        {"key", key}, {"status", status}, {"problem", result.problem}});
+    if (!options.json)
+      llvm::outs() << llvm::format("%-10s", status.c_str()) << "  " << key
+                   << (result.problem.empty() ? "" : "  (" + result.problem + ")")
+                   << "\n";
+  }
+  if (options.json)
+    printJson(llvm::json::Object{{"entries", std::move(rows)},
+                                 {"pushed", pushed},
+                                 {"present", present},
+                                 {"problems", problems}});
+  else
+    llvm::outs() << "Pushed " << plural(pushed, "entry", "entries") << " ("
+                 << present << " already in every remote, " << problems
+                 << " not pushed)\n";
+  return problems ? ExitSomeFailed : ExitSuccess;
+}
+
+/// `pull [GRAPHS...|--all]`: remote entries into the local tier.
+int runPull(TieredCache &tiers, const CacheOptions &options) {
+  if (!tiers.getRemoteCount()) {
+    llvm::errs() << "kiln cache pull: error: no remote tier to pull from "
+                    "(--remote URL, KILN_REMOTE_STORAGE, or remote-storage "
+                    "in kiln.conf)\n";
+    return ExitInputError;
+  }
+  if (options.all == !options.graphs.empty()) {
+    llvm::errs() << "kiln cache pull: error: name the graphs (or keys) to "
+                    "pull, or --all\n";
+    return ExitInputError;
+  }
+  std::vector<std::pair<std::string, std::string>> wanted; // key, what
+  unsigned problems = 0;
+  if (options.all) {
+    std::vector<std::string> listProblems;
+    for (const std::string &key : tiers.listRemoteKeys(listProblems))
+      wanted.push_back({key, key});
+    for (const std::string &problem : listProblems) {
+      llvm::errs() << "kiln cache pull: warning: " << problem << "\n";
+      ++problems;
+    }
+  } else {
+    std::vector<std::string> paths;
+    for (const std::string &item : options.graphs) {
+      if (isCacheKey(item) && !llvm::sys::fs::exists(item))
+        wanted.push_back({item, item});
+      else
+        paths.push_back(item);
+    }
+    if (!paths.empty()) {
+      std::string canonical;
+      if (!canonicalizeKeyOptions(options.keys, canonical))
+        return ExitInputError;
+      std::vector<GraphKey> keys = keyGraphsWithMemo(
+          tiers.getLocal(), expandGraphPaths(paths), options.keys, canonical);
+      reportGraphProblems(keys);
+      for (const GraphKey &graph : keys) {
+        if (!graph.ok) {
+          ++problems;
+          continue;
+        }
+        wanted.push_back({graph.parts.key().toHex(), graph.path});
+      }
+    }
+  }
+  unsigned pulled = 0, present = 0, missing = 0;
+  llvm::json::Array rows;
+  for (const auto &[key, what] : wanted) {
+    TieredCache::CopyResult result = tiers.pull(key);
+    std::string status = result.copied    ? "pulled"
+                         : result.present ? "present"
+                                          : "missing";
+    pulled += result.copied;
+    present += result.present;
+    missing += !result.copied && !result.present;
+    rows.push_back(llvm::json::Object{{"key", key},
+                                      {"graph", what},
+                                      {"status", status},
+                                      {"problem", result.problem}});
+    if (!options.json)
+      llvm::outs() << llvm::format("%-8s", status.c_str()) << "  " << key
+                   << (what == key ? "" : "  " + what)
+                   << (result.problem.empty() ? "" : "  (" + result.problem + ")")
+                   << "\n";
+  }
+  if (options.json)
+    printJson(llvm::json::Object{{"entries", std::move(rows)},
+                                 {"pulled", pulled},
+                                 {"present", present},
+                                 {"missing", missing}});
+  else
+    llvm::outs() << "Pulled " << plural(pulled, "entry", "entries") << " ("
+                 << present << " already local, " << missing
+                 << " in no remote)\n";
+  if (problems)
+    return ExitInputError;
+  return missing ? ExitSomeFailed : ExitSuccess;
 }
 
 int runRebuildIndex(const std::string &directory, const CacheOptions &options) {
@@ -894,12 +1203,21 @@ int runRebuildIndex(const std::string &directory, const CacheOptions &options) {
 
 int kiln::runCache(const CacheOptions &givenOptions) {
   CacheOptions options = givenOptions;
+  const std::string &action = options.action;
+  llvm::Expected<std::string> resolved = resolveCacheDirectory(options.cacheDir);
+  if (!resolved)
+    return reportError(resolved.takeError());
+  std::string directory = *resolved;
+  if (action == "config")
+    return runConfig(directory, options);
+  llvm::Expected<Settings> settings =
+      loadCommandSettings(directory, {options.cacheDir, options.remotes});
+  if (!settings)
+    return reportError(settings.takeError());
+  applyKeySettings(*settings, options.keys);
   if (!resolveCompilerIdentity(options.keys))
     return ExitInputError;
-  std::string directory = options.cacheDir.empty()
-                              ? Cache::getDefaultDirectory()
-                              : options.cacheDir;
-  if (options.action == "verify" && options.rebuildIndex) {
+  if (action == "verify" && options.rebuildIndex) {
     if (options.repair) {
       llvm::errs() << "kiln cache verify: error: --rebuild-index and --repair "
                       "are separate steps; rebuild first, then verify\n";
@@ -912,47 +1230,53 @@ int kiln::runCache(const CacheOptions &givenOptions) {
   // on a full disk or a read-only file system. A cache this user cannot
   // write opens read-only by itself for the others too.
   Cache::OpenOptions openOptions;
-  openOptions.readOnly = options.action == "ls" ||
-                         (options.action == "stats" && !options.zero) ||
-                         options.action == "explain" ||
-                         (options.action == "config" &&
-                          options.configValue.empty()) ||
-                         (options.action == "verify" && !options.repair);
+  openOptions.readOnly = action == "ls" ||
+                         (action == "stats" && !options.zero) ||
+                         action == "explain" ||
+                         (action == "verify" && !options.repair);
   // Lookups work where nothing can be written (a full disk, a read-only
   // mount): they count no hits there.
-  openOptions.readOnlyIfUnwritable =
-      options.action == "check" || options.action == "get";
-  llvm::Expected<std::unique_ptr<Cache>> cache =
-      Cache::open(directory, openOptions);
-  if (!cache)
-    return reportError(cache.takeError());
-  if (!(*cache)->getReadOnlyReason().empty())
+  openOptions.readOnlyIfUnwritable = action == "check" || action == "get";
+  // Only the commands that move entries talk to the remote tiers; the
+  // others are about the local one.
+  bool usesRemotes = action == "check" || action == "put" ||
+                     action == "get" || action == "rm" || action == "push" ||
+                     action == "pull";
+  if (!usesRemotes)
+    settings->setFromOption("remote-storage", "", "");
+  llvm::Expected<std::unique_ptr<TieredCache>> tiers =
+      openTieredCache(directory, *settings, openOptions, "kiln cache");
+  if (!tiers)
+    return reportError(tiers.takeError());
+  Cache &cache = (*tiers)->getLocal();
+  if (!cache.getReadOnlyReason().empty())
     llvm::errs() << "kiln cache: warning: the cache at " << directory
-                 << " cannot be written (" << (*cache)->getReadOnlyReason()
+                 << " cannot be written (" << cache.getReadOnlyReason()
                  << "); looking up without counting hits\n";
-  const std::string &action = options.action;
   if (action == "check")
-    return runCheck(**cache, options);
+    return runCheck(**tiers, options);
   if (action == "put")
-    return runPut(**cache, options);
+    return runPut(**tiers, options);
   if (action == "get")
-    return runGet(**cache, options);
+    return runGet(**tiers, options);
+  if (action == "push")
+    return runPush(**tiers, options);
+  if (action == "pull")
+    return runPull(**tiers, options);
   if (action == "ls")
-    return runList(**cache, options);
+    return runList(cache, options);
   if (action == "stats")
-    return runStats(**cache, options);
+    return runStats(cache, options);
   if (action == "explain")
-    return runExplain(**cache, options);
+    return runExplain(cache, options);
   if (action == "verify")
-    return runVerify(**cache, options);
+    return runVerify(cache, options);
   if (action == "prune")
-    return runPrune(**cache, options);
+    return runPrune(cache, options);
   if (action == "rm")
-    return runRemove(**cache, options);
+    return runRemove(**tiers, options);
   if (action == "clear")
-    return runClear(**cache, options);
-  if (action == "config")
-    return runConfig(**cache, options);
+    return runClear(cache, options);
   llvm::errs() << "kiln cache: error: unknown action '" << action << "'\n";
   return ExitInputError;
 }

@@ -66,6 +66,7 @@ struct CompileCommandOptions {
   std::string output; ///< the artifact, or the text of --emit
   std::string emit = "obj";
   std::string cacheDir; ///< store the artifact there under its key
+  std::vector<std::string> remotes; ///< --remote: also stored there
   /// The key the caller computed (a precompile worker): compiling a graph
   /// whose key differs (the file changed since) is an error.
   std::string expectKey;
@@ -106,6 +107,9 @@ int runRun(const RunOptions &options);
 struct CacheOptions {
   std::string action;   ///< check, put, get, ls, stats, explain, verify, ...
   std::string cacheDir; ///< empty: Cache::getDefaultDirectory()
+  std::vector<std::string> remotes; ///< --remote: remote tiers, in order
+  bool fetch = false;               ///< check --fetch: copy remote hits
+  bool all = false;                 ///< push --all, pull --all
   bool json = false;
   KeyOptions keys;
   std::vector<std::string> graphs; ///< check; rm (graphs or keys)
@@ -124,8 +128,8 @@ struct CacheOptions {
   std::string sort = "last-used"; ///< ls --sort
   std::string graphFilter;        ///< ls --graph
   bool zero = false;              ///< stats --zero
-  std::string configName;         ///< config SETTING
-  std::string configValue;        ///< config SETTING VALUE
+  std::string configName;  ///< config SETTING (or SETTING=VALUE)
+  std::string configValue; ///< config SETTING VALUE
 };
 
 /// `kiln cache ...`: inspect and maintain the shared compile cache.
@@ -136,6 +140,7 @@ struct PrecompileOptions {
   std::vector<std::string> command; ///< the training command, after `--`
   bool ignoreCommandFailure = false;
   std::string cacheDir;
+  std::vector<std::string> remotes; ///< --remote: remote tiers, in order
   std::string workDir; ///< dumps and logs; empty: a fresh temporary one
   unsigned jobs = 0;   ///< 0: what cores and memory allow
   std::string jobMemory = "4G";

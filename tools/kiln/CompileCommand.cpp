@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CacheAccess.h"
 #include "Commands.h"
 #include "DumpDiagnostics.h"
 
@@ -43,7 +44,44 @@ kiln::compileLoadedGraph(ModuleOp module, const KeyOptions &keys,
   return compileForCpu(module, options, emit);
 }
 
-int kiln::runCompile(const CompileCommandOptions &options) {
+/// The cache that `kiln compile --cache-dir` stores into, with the remote
+/// tiers behind it.
+static llvm::Expected<std::unique_ptr<kiln::TieredCache>>
+openCompileCache(const kiln::CompileCommandOptions &options) {
+  using namespace kiln;
+  llvm::Expected<std::string> directory =
+      resolveCacheDirectory(options.cacheDir);
+  if (!directory)
+    return directory.takeError();
+  llvm::Expected<Settings> settings =
+      loadCommandSettings(*directory, {options.cacheDir, options.remotes});
+  if (!settings)
+    return settings.takeError();
+  return openTieredCache(*directory, *settings, Cache::OpenOptions(),
+                         "kiln compile");
+}
+
+int kiln::runCompile(const CompileCommandOptions &givenOptions) {
+  CompileCommandOptions options = givenOptions;
+  // A precompile worker (--expect-key) is given every key part; others
+  // take what the settings say, as the cache's other commands do.
+  if (options.expectKey.empty()) {
+    llvm::Expected<std::string> directory =
+        resolveCacheDirectory(options.cacheDir);
+    if (!directory) {
+      llvm::errs() << "kiln compile: error: "
+                   << llvm::toString(directory.takeError()) << "\n";
+      return ExitInputError;
+    }
+    llvm::Expected<Settings> settings =
+        loadCommandSettings(*directory, {options.cacheDir, options.remotes});
+    if (!settings) {
+      llvm::errs() << "kiln compile: error: "
+                   << llvm::toString(settings.takeError()) << "\n";
+      return ExitInputError;
+    }
+    applyKeySettings(*settings, options.keys);
+  }
   std::string canonical;
   if (!canonicalizeKeyOptions(options.keys, canonical))
     return ExitInputError;
@@ -112,7 +150,7 @@ int kiln::runCompile(const CompileCommandOptions &options) {
     // A cache records the failure with its log: kiln cache check says why,
     // and the graph is not compiled again unless asked.
     if (!options.cacheDir.empty()) {
-      auto cache = Cache::open(options.cacheDir);
+      auto cache = openCompileCache(options);
       if (!cache) {
         llvm::errs() << "kiln compile: error: "
                      << llvm::toString(cache.takeError()) << "\n";
@@ -153,7 +191,7 @@ int kiln::runCompile(const CompileCommandOptions &options) {
     file->keep();
   }
   if (!options.cacheDir.empty()) {
-    auto cache = Cache::open(options.cacheDir);
+    auto cache = openCompileCache(options);
     if (!cache) {
       llvm::errs() << "kiln compile: error: "
                    << llvm::toString(cache.takeError()) << "\n";

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CacheAccess.h"
 #include "Commands.h"
 #include "GraphKeys.h"
 
@@ -14,6 +15,20 @@
 
 int kiln::runHash(const HashOptions &givenOptions) {
   HashOptions options = givenOptions;
+  // The keys are the cache's: the settings that key its entries (target,
+  // options, compiler) apply here too.
+  {
+    llvm::Expected<std::string> directory = resolveCacheDirectory("");
+    llvm::Expected<Settings> settings =
+        directory ? loadCommandSettings(*directory, {})
+                  : llvm::Expected<Settings>(directory.takeError());
+    if (!settings) {
+      llvm::errs() << "kiln hash: error: "
+                   << llvm::toString(settings.takeError()) << "\n";
+      return ExitInputError;
+    }
+    applyKeySettings(*settings, options.keys);
+  }
   if (!resolveCompilerIdentity(options.keys))
     return ExitInputError;
   std::string canonical;

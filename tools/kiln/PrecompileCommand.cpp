@@ -9,10 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CacheAccess.h"
 #include "Commands.h"
 #include "GraphKeys.h"
 
-#include "kiln/Cache/Cache.h"
+#include "kiln/Cache/TieredCache.h"
 #include "kiln/Driver/Progress.h"
 #include "kiln/Driver/Report.h"
 #include "kiln/Driver/Scheduler.h"
@@ -134,6 +135,28 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   };
 
   // Usage first: nothing runs before every option is understood.
+  llvm::Expected<std::string> resolvedCache =
+      resolveCacheDirectory(options.cacheDir);
+  if (!resolvedCache) {
+    llvm::errs() << "kiln precompile: error: "
+                 << llvm::toString(resolvedCache.takeError()) << "\n";
+    return ExitInputError;
+  }
+  llvm::Expected<Settings> settings =
+      loadCommandSettings(*resolvedCache, {options.cacheDir, options.remotes});
+  if (!settings) {
+    llvm::errs() << "kiln precompile: error: "
+                 << llvm::toString(settings.takeError()) << "\n";
+    return ExitInputError;
+  }
+  applyKeySettings(*settings, options.keys, &options.compilerCommand);
+  llvm::Expected<std::vector<std::unique_ptr<RemoteStorage>>> remotes =
+      openRemoteTiers(*settings);
+  if (!remotes) {
+    llvm::errs() << "kiln precompile: error: "
+                 << llvm::toString(remotes.takeError()) << "\n";
+    return ExitInputError;
+  }
   std::string canonical;
   if (!canonicalizeKeyOptions(options.keys, canonical))
     return ExitInputError;
@@ -191,9 +214,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       return ExitInputError;
     }
   }
-  std::string cacheDirectory = options.cacheDir.empty()
-                                   ? Cache::getDefaultDirectory()
-                                   : options.cacheDir;
+  std::string cacheDirectory = *resolvedCache;
   llvm::Expected<std::string> workDirectory =
       makeWorkDirectory(options.workDir);
   if (!workDirectory) {
@@ -274,7 +295,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
 
   // The cache. A dry run reads it without changing it, and takes a
   // missing one for an empty one.
-  std::unique_ptr<Cache> openedCache;
+  std::unique_ptr<TieredCache> openedCache;
   bool noCacheYet =
       options.dryRun && !llvm::sys::fs::exists(cacheDirectory + "/index.db");
   if (!noCacheYet) {
@@ -287,7 +308,10 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
                    << llvm::toString(opened.takeError()) << "\n";
       return ExitInputError;
     }
-    openedCache = std::move(*opened);
+    // The remote tiers behind it: read through, written through, and the
+    // cluster's leases.
+    openedCache = std::make_unique<TieredCache>(
+        std::move(*opened), std::move(*remotes), "kiln precompile");
   }
 
   // 2. Import and key in parallel; one job per key. A file this kiln build
@@ -296,7 +320,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   bool external = !options.compilerCommand.empty();
   std::vector<GraphKey> keys =
       openedCache
-          ? keyGraphsWithMemo(*openedCache, paths, options.keys, canonical,
+          ? keyGraphsWithMemo(openedCache->getLocal(), paths, options.keys, canonical,
                               /*keepText=*/!options.dryRun,
                               /*exportHlo=*/external && !options.dryRun)
           : computeGraphKeys(paths, options.keys, canonical);
@@ -354,8 +378,19 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       misses.push_back(job);
       continue;
     }
-    Cache &cache = *openedCache;
-    llvm::Expected<LookupResult> found = cache.lookup(job.key, /*verify=*/true);
+    TieredCache &cache = *openedCache;
+    // A hit in a remote tier is copied into the local one (not in a dry
+    // run, which changes nothing).
+    llvm::Expected<LookupResult> found =
+        options.dryRun
+            ? [&]() -> llvm::Expected<LookupResult> {
+                llvm::Expected<TieredLookup> tiered = cache.lookupTiers(
+                    job.key, /*verify=*/true, /*copyToLocal=*/false);
+                if (!tiered)
+                  return tiered.takeError();
+                return std::move(tiered->result);
+              }()
+            : cache.lookup(job.key, /*verify=*/true);
     if (!found) {
       llvm::errs() << "kiln precompile: error: "
                    << llvm::toString(found.takeError()) << "\n";
@@ -517,7 +552,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   }
 
   // 4. Compile the misses.
-  Cache &cache = *openedCache;
+  TieredCache &cache = *openedCache;
   WorkerCommandBuilder buildCommand = [&](const CompileJob &job,
                                           unsigned attempt) -> WorkerCommand {
     WorkerCommand command;

@@ -91,6 +91,13 @@ int main(int argc, char **argv) {
                     "level, x86-64-v3 on x86_64; 'native': this machine's)");
   };
 
+  std::string remoteHelp =
+      "A remote tier behind the local cache (repeatable, tried in order; "
+      "instead of KILN_REMOTE_STORAGE and remote-storage in kiln.conf; '' "
+      "for none): file:PATH, redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], "
+      "redis+unix:SOCKET, http(s)://HOST/PATH, each optionally followed by "
+      "|read-only, |connect-timeout=MS, |operation-timeout=MS, |prefix=TEXT, "
+      "|expire=SECONDS (Redis), |bearer-token-file=PATH (HTTP)";
   kiln::CompileCommandOptions compileOptions;
   CLI::App *compile = app.add_subcommand(
       "compile", "Compile a graph to native code with kiln's CPU backend.\n"
@@ -114,6 +121,11 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"obj", "frontend", "mlir", "llvm", "asm"}));
   compile->add_option("--cache-dir", compileOptions.cacheDir,
                       "Store the artifact in this cache under the graph's key");
+  compile
+      ->add_option("--remote", compileOptions.remotes,
+                   "With --cache-dir: a remote tier that the artifact is "
+                   "also stored in (repeatable; see kiln cache --help)")
+      ->allow_extra_args(false);
   compile
       ->add_option("--expect-key", compileOptions.expectKey,
                    "Fail unless the graph's key is this one (kiln "
@@ -216,6 +228,10 @@ int main(int argc, char **argv) {
   auto keyed = [&](CLI::App *sub) {
     addCompileOptions(sub, cacheOptions.keys, /*external=*/true);
   };
+  auto remote = [&](CLI::App *sub) {
+    sub->add_option("--remote", cacheOptions.remotes, remoteHelp)
+        ->allow_extra_args(false);
+  };
   CLI::App *check = cache->add_subcommand(
       "check", "Say for each graph whether it is cached: hit, miss (and why) "
                "or failed.\nHits are verified against their checksum.");
@@ -230,6 +246,9 @@ int main(int argc, char **argv) {
                   "Exit 1 unless every graph is a hit");
   check->add_flag("--no-verify", cacheOptions.noVerify,
                   "Do not recompute artifact checksums");
+  check->add_flag("--fetch", cacheOptions.fetch,
+                  "Copy hits found in a remote tier into the local cache, "
+                  "so that the training run loads them from local disk");
   check->add_option("-j,--jobs", cacheOptions.keys.jobs,
                     "Graphs keyed in parallel (default: one per core)");
   CLI::App *put = cache->add_subcommand(
@@ -297,19 +316,39 @@ int main(int argc, char **argv) {
   rm->add_option("entries", cacheOptions.graphs, "Keys or graph files")
       ->required();
   CLI::App *clear = cache->add_subcommand("clear", "Remove every entry.");
+  CLI::App *push = cache->add_subcommand(
+      "push", "Copy local entries (artifacts and recorded failures) to every "
+              "writable remote tier that lacks them.");
+  push->add_option("keys", cacheOptions.graphs, "Keys to push");
+  push->add_flag("--all", cacheOptions.all, "Push every local entry");
+  CLI::App *pull = cache->add_subcommand(
+      "pull", "Copy entries from the remote tiers into the local cache, "
+              "verified.");
+  pull->add_option("graphs", cacheOptions.graphs,
+                   "Graphs (files or directories) or keys to pull");
+  pull->add_flag("--all", cacheOptions.all,
+                 "Pull every entry of the remote tiers that can list theirs "
+                 "(file:, redis://)");
   CLI::App *config = cache->add_subcommand(
-      "config", "Show or set a setting stored in the cache: max-size SIZE "
-                "(e.g. 20G; 'none' removes it) keeps the cache under SIZE "
-                "after each put, least recently used first.");
-  config->add_option("setting", cacheOptions.configName, "max-size")
-      ->required();
+      "config", "Show every setting and where it comes from (option, "
+                "environment, the cache's kiln.conf, the user's kiln.conf, "
+                "default), show one, or set one: NAME=VALUE (or NAME VALUE) "
+                "writes the cache directory's kiln.conf; max-size SIZE (e.g. "
+                "20G; 'none' removes it) is kept in the index and keeps the "
+                "cache under SIZE after each put, least recently used first.");
+  config->add_option("setting", cacheOptions.configName,
+                     "max-size, remote-storage, compiler-cmd, "
+                     "compiler-version-cmd, compiler-options, options, "
+                     "target, target-cpu; or NAME=VALUE");
   config->add_option("value", cacheOptions.configValue,
                      "The new value (none: show it)");
-  for (CLI::App *sub :
-       {check, put, get, ls, stats, explain, verify, prune, rm, clear, config})
+  for (CLI::App *sub : {check, put, get, ls, stats, explain, verify, prune, rm,
+                        clear, config, push, pull})
     common(sub);
-  for (CLI::App *sub : {check, put, get, explain, rm})
+  for (CLI::App *sub : {check, put, get, explain, rm, pull})
     keyed(sub);
+  for (CLI::App *sub : {check, put, get, rm, push, pull})
+    remote(sub);
 
   kiln::PrecompileOptions precompileOptions;
   CLI::App *precompile = app.add_subcommand(
@@ -329,6 +368,9 @@ int main(int argc, char **argv) {
   precompile->add_option("--cache-dir", precompileOptions.cacheDir,
                          "Cache directory (default: $KILN_CACHE_DIR, else "
                          "$XDG_CACHE_HOME/kiln, else ~/.cache/kiln)");
+  precompile
+      ->add_option("--remote", precompileOptions.remotes, remoteHelp)
+      ->allow_extra_args(false);
   precompile->add_option("-j,--jobs", precompileOptions.jobs,
                          "Worker processes (default: the cores, fewer if "
                          "memory cannot give each --job-memory)");

@@ -108,6 +108,10 @@ struct CacheStats {
   double compileSecondsSaved = 0;
   /// Misses by the reason their caller found (countMissReason).
   std::map<std::string, uint64_t> missesByReason;
+  /// Counts per remote tier (TieredCache.h), by the tier's name, then the
+  /// counter's (hits, misses, errors, timeouts, corrupt, bytes_read,
+  /// bytes_written, stored).
+  std::map<std::string, std::map<std::string, uint64_t>> tiers;
 };
 
 struct VerifyReport {
@@ -273,6 +277,9 @@ public:
   /// rows; with `repair`, removes what is wrong.
   llvm::Expected<VerifyReport> verify(bool repair);
   llvm::Expected<CacheStats> getStats();
+  /// Adds `counts` (by counter name) to the counters, in one transaction:
+  /// what a command counted for the remote tiers.
+  llvm::Error addCounters(const std::map<std::string, uint64_t> &counts);
   /// Resets the counters: hits, misses, corrupt artifacts found, and each
   /// entry's hits (so compile time saved counts from now).
   llvm::Error zeroStats();

@@ -72,6 +72,10 @@ struct KeyParts {
 KeyParts makeKeyParts(const Hash128 &signature, llvm::StringRef options,
                       const TargetSpec &target);
 
+/// Whether `key` is a cache key: 32 lowercase hex digits. Only files so
+/// named (and `<key>.log`) are ever removed.
+bool isCacheKey(llvm::StringRef key);
+
 /// The compiler identity that keys carry.
 std::string getCompilerIdentity();
 

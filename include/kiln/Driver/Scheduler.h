@@ -13,7 +13,7 @@
 #ifndef KILN_DRIVER_SCHEDULER_H
 #define KILN_DRIVER_SCHEDULER_H
 
-#include "kiln/Cache/Cache.h"
+#include "kiln/Cache/TieredCache.h"
 #include "kiln/Driver/ChildProcess.h"
 
 #include <functional>
@@ -125,7 +125,7 @@ using WorkerCommandBuilder =
 /// job's outcome, in the order of `jobs`.
 class Scheduler {
 public:
-  Scheduler(Cache &cache, const std::vector<CompileJob> &jobs,
+  Scheduler(TieredCache &cache, const std::vector<CompileJob> &jobs,
             WorkerCommandBuilder buildCommand, ScheduleOptions options,
             ScheduleObserver &observer);
   ~Scheduler();
@@ -145,7 +145,9 @@ private:
   bool claimOrDefer(size_t job);
   ScheduleCounts count() const;
 
-  Cache &cache;
+  /// The local tier and the remotes: leases and entries are the
+  /// cluster's when a remote holds them.
+  TieredCache &cache;
   const std::vector<CompileJob> &jobs;
   WorkerCommandBuilder buildCommand;
   ScheduleOptions options;

@@ -1,0 +1,233 @@
+//===- HttpStorage.cpp - a remote tier over HTTP ----------------*- C++ -*-===//
+//
+// This file implements `http://` and `https://` through libcurl: an entry
+// is `URL[/PREFIX]/<key>` (a failed compilation's log `<key>.failed`), read
+// with GET, written with PUT, asked for with HEAD and removed with DELETE,
+// as any WebDAV-capable server (nginx's `dav_methods PUT DELETE`), an S3
+// bucket behind a gateway, or a cache server takes them. An optional bearer
+// token is read from a file (`bearer-token-file=PATH`), never from the
+// command line. HTTP has no compare-and-set, so this tier holds no leases:
+// they come from the next tier that has them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Cache/Remote/RemoteStorage.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <curl/curl.h>
+
+#include <mutex>
+
+using namespace kiln;
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+
+namespace {
+
+/// A response: status and, for GET, the body.
+struct Response {
+  long status = 0;
+  std::string body;
+};
+
+size_t appendBody(char *data, size_t size, size_t count, void *user) {
+  static_cast<std::string *>(user)->append(data, size * count);
+  return size * count;
+}
+
+/// Reserves the body's size from Content-Length, so that a large artifact
+/// is not copied as the string grows.
+size_t readHeader(char *data, size_t size, size_t count, void *user) {
+  StringRef line(data, size * count);
+  if (line.starts_with_insensitive("content-length:")) {
+    uint64_t length;
+    if (!line.drop_front(15).trim().getAsInteger(10, length) &&
+        length < (16ull << 30))
+      static_cast<std::string *>(user)->reserve(length);
+  }
+  return size * count;
+}
+
+struct Upload {
+  StringRef bytes;
+  size_t offset = 0;
+};
+
+size_t readUpload(char *buffer, size_t size, size_t count, void *user) {
+  auto *upload = static_cast<Upload *>(user);
+  size_t n = std::min(size * count, upload->bytes.size() - upload->offset);
+  memcpy(buffer, upload->bytes.data() + upload->offset, n);
+  upload->offset += n;
+  return n;
+}
+
+class HttpStorage : public RemoteStorage {
+public:
+  HttpStorage(RemoteSpec spec) : RemoteStorage(std::move(spec)) {
+    static std::once_flag initialized;
+    std::call_once(initialized, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    base = StringRef(this->spec.url).rtrim('/').str();
+    auto prefix = this->spec.attributes.find("prefix");
+    if (prefix != this->spec.attributes.end())
+      base += "/" + StringRef(prefix->second).trim('/').str();
+  }
+  ~HttpStorage() override {
+    if (curl)
+      curl_easy_cleanup(curl);
+    if (headers)
+      curl_slist_free_all(headers);
+  }
+
+  /// Reads the bearer token, if any; an error message if it cannot be.
+  std::string readToken() {
+    auto file = spec.attributes.find("bearer-token-file");
+    if (file == spec.attributes.end())
+      return "";
+    auto bytes = llvm::MemoryBuffer::getFile(file->second);
+    if (!bytes)
+      return "cannot read bearer-token-file " + file->second + ": " +
+             bytes.getError().message();
+    std::string token = (*bytes)->getBuffer().trim().str();
+    if (token.empty() || token.find_first_of("\r\n") != std::string::npos)
+      return "bearer-token-file " + file->second +
+             " must hold one token on one line";
+    headers = curl_slist_append(headers,
+                                ("Authorization: Bearer " + token).c_str());
+    return "";
+  }
+
+  Expected<std::optional<std::string>> fetch(StringRef key,
+                                             RemoteEntryKind kind) override {
+    Expected<Response> response = perform("GET", entryUrl(key, kind));
+    if (!response)
+      return response.takeError();
+    if (response->status == 404)
+      return std::optional<std::string>();
+    if (response->status != 200)
+      return statusError("GET", key, *response);
+    return std::optional<std::string>(std::move(response->body));
+  }
+
+  Expected<bool> store(StringRef key, RemoteEntryKind kind, StringRef file,
+                       bool overwrite) override {
+    if (!overwrite) {
+      Expected<bool> there = exists(key, kind);
+      if (!there)
+        return there.takeError();
+      if (*there)
+        return false;
+    }
+    Expected<Response> response = perform("PUT", entryUrl(key, kind), file);
+    if (!response)
+      return response.takeError();
+    if (response->status < 200 || response->status >= 300)
+      return statusError("PUT", key, *response);
+    return true;
+  }
+
+  Expected<bool> exists(StringRef key, RemoteEntryKind kind) override {
+    Expected<Response> response = perform("HEAD", entryUrl(key, kind));
+    if (!response)
+      return response.takeError();
+    if (response->status == 404)
+      return false;
+    if (response->status != 200)
+      return statusError("HEAD", key, *response);
+    return true;
+  }
+
+  Expected<bool> remove(StringRef key, RemoteEntryKind kind) override {
+    Expected<Response> response = perform("DELETE", entryUrl(key, kind));
+    if (!response)
+      return response.takeError();
+    if (response->status == 404)
+      return false;
+    if (response->status < 200 || response->status >= 300)
+      return statusError("DELETE", key, *response);
+    return true;
+  }
+
+  Expected<std::vector<std::string>> listKeys() override {
+    return makeRemoteError(getName() +
+                           ": an HTTP tier cannot list its entries; name "
+                           "the graphs or keys to copy");
+  }
+
+private:
+  std::string entryUrl(StringRef key, RemoteEntryKind kind) const {
+    return base + "/" + key.str() +
+           (kind == RemoteEntryKind::Failure ? ".failed" : "");
+  }
+
+  Error statusError(StringRef method, StringRef key,
+                    const Response &response) {
+    return makeRemoteError(getName() + ": " + method + " " + key +
+                           ": HTTP status " +
+                           std::to_string(response.status));
+  }
+
+  Expected<Response> perform(StringRef method, const std::string &url,
+                             StringRef upload = {}) {
+    if (!curl) {
+      curl = curl_easy_init();
+      if (!curl)
+        return makeRemoteError(getName() + ": libcurl could not start");
+    }
+    curl_easy_reset(curl);
+    Response response;
+    Upload body{upload};
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+                     (long)spec.connectTimeoutMs);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)spec.operationTimeoutMs);
+    curl_easy_setopt(curl, CURLOPT_USERAGENT, "kiln");
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (headers)
+      curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, appendBody);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
+    if (method == "GET") {
+      curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, readHeader);
+      curl_easy_setopt(curl, CURLOPT_HEADERDATA, &response.body);
+    }
+    if (method == "HEAD") {
+      curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+    } else if (method == "PUT") {
+      curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+      curl_easy_setopt(curl, CURLOPT_READFUNCTION, readUpload);
+      curl_easy_setopt(curl, CURLOPT_READDATA, &body);
+      curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE,
+                       (curl_off_t)upload.size());
+    } else if (method == "DELETE") {
+      curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "DELETE");
+    }
+    CURLcode code = curl_easy_perform(curl);
+    if (code != CURLE_OK) {
+      bool timedOut = code == CURLE_OPERATION_TIMEDOUT;
+      return makeRemoteError(getName() + ": " + method + " " + url + ": " +
+                                 curl_easy_strerror(code),
+                             timedOut);
+    }
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
+    return std::move(response);
+  }
+
+  std::string base;
+  CURL *curl = nullptr;
+  curl_slist *headers = nullptr;
+};
+
+} // namespace
+
+std::unique_ptr<RemoteStorage> kiln::createHttpStorage(const RemoteSpec &spec,
+                                                       std::string &error) {
+  auto storage = std::make_unique<HttpStorage>(spec);
+  error = storage->readToken();
+  if (!error.empty())
+    return nullptr;
+  return storage;
+}

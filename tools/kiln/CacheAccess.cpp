@@ -1,0 +1,104 @@
+//===- CacheAccess.cpp - how commands find and open the cache ---*- C++ -*-===//
+//
+// This file implements the cache directory's resolution, the settings that
+// apply to a command, and the opening of the tiered cache.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CacheAccess.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace kiln;
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+
+static Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
+}
+
+Expected<std::string> kiln::resolveCacheDirectory(StringRef given) {
+  std::string directory =
+      given.empty() ? Cache::getDefaultDirectory() : given.str();
+  if (looksLikeUrl(directory))
+    return makeError("the cache directory '" + directory +
+                     "' is a URL; the local cache is a directory on this "
+                     "machine's disk, and a shared cache is a remote tier: "
+                     "--remote " +
+                     directory + " (file:PATH, redis://, http(s)://)");
+  return directory;
+}
+
+Expected<Settings> kiln::loadCommandSettings(StringRef directory,
+                                             const CacheAccessOptions &access) {
+  Expected<Settings> settings = Settings::load(directory);
+  if (!settings)
+    return settings.takeError();
+  if (!access.remotes.empty()) {
+    // `--remote ''` turns the configured remotes off for one command.
+    std::vector<std::string> given;
+    for (const std::string &remote : access.remotes)
+      if (!StringRef(remote).trim().empty())
+        given.push_back(StringRef(remote).trim().str());
+    settings->setFromOption("remote-storage", llvm::join(given, " "),
+                            "--remote");
+  }
+  return settings;
+}
+
+void kiln::applyKeySettings(const Settings &settings, KeyOptions &keys,
+                            std::string *compilerCommand) {
+  auto fill = [&](std::string &field, StringRef name) {
+    if (!field.empty())
+      return;
+    if (std::optional<SettingValue> value = settings.get(name))
+      field = value->value;
+  };
+  fill(keys.targetTriple, "target");
+  fill(keys.cpu, "target-cpu");
+  fill(keys.compilerVersionCommand, "compiler-version-cmd");
+  if (compilerCommand)
+    fill(*compilerCommand, "compiler-cmd");
+  // The settings' options first, so that the command line's win.
+  auto prepend = [&](std::vector<std::string> &given, StringRef name) {
+    std::vector<std::string> configured = settings.getList(name);
+    given.insert(given.begin(), configured.begin(), configured.end());
+  };
+  prepend(keys.options, "options");
+  prepend(keys.compilerOptions, "compiler-options");
+}
+
+Expected<std::vector<std::unique_ptr<RemoteStorage>>>
+kiln::openRemoteTiers(const Settings &settings) {
+  std::vector<std::unique_ptr<RemoteStorage>> remotes;
+  std::optional<SettingValue> origin = settings.get("remote-storage");
+  for (const std::string &text : settings.getList("remote-storage")) {
+    Expected<RemoteSpec> spec = parseRemoteSpec(text);
+    if (!spec)
+      return makeError(llvm::toString(spec.takeError()) + " (from " +
+                       origin->origin + ")");
+    Expected<std::unique_ptr<RemoteStorage>> storage =
+        openRemoteStorage(*spec);
+    if (!storage)
+      return makeError(llvm::toString(storage.takeError()) + " (from " +
+                       origin->origin + ")");
+    remotes.push_back(std::move(*storage));
+  }
+  return remotes;
+}
+
+Expected<std::unique_ptr<TieredCache>>
+kiln::openTieredCache(StringRef directory, const Settings &settings,
+                      const Cache::OpenOptions &options,
+                      StringRef commandName) {
+  Expected<std::vector<std::unique_ptr<RemoteStorage>>> remotes =
+      openRemoteTiers(settings);
+  if (!remotes)
+    return remotes.takeError();
+  Expected<std::unique_ptr<Cache>> local = Cache::open(directory, options);
+  if (!local)
+    return local.takeError();
+  return std::make_unique<TieredCache>(std::move(*local), std::move(*remotes),
+                                       commandName.str());
+}
