@@ -625,14 +625,18 @@ Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
 Error Cache::insertEntry(const ArtifactHeader &header) {
   const KeyParts &parts = header.parts;
   std::string key = parts.key().toHex();
-  sqlite::Statement insert(
-      db, (llvm::Twine("INSERT OR REPLACE INTO entries (") + kEntryColumns +
-           ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, 0, ?7, ?8, ?9, ?10, ?11, "
-           "?12, ?13, ?14, ?15, ?16)")
-              .str());
-  if (Error error = insert.takePrepareError())
-    return error;
-  insert.bind(1, key)
+  // Prepared once per Cache: every publish runs these.
+  static const std::string insertSql =
+      (llvm::Twine("INSERT OR REPLACE INTO entries (") + kEntryColumns +
+       ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, 0, ?7, ?8, ?9, ?10, ?11, "
+       "?12, ?13, ?14, ?15, ?16)")
+          .str();
+  Expected<sqlite::Statement *> insert = prepared(insertSql);
+  if (!insert)
+    return insert.takeError();
+  llvm::scope_exit insertDone([&] { (*insert)->reset(); });
+  (*insert)
+      ->bind(1, key)
       .bind(2, header.ok ? "ok" : "failed")
       .bind(3, (int64_t)(header.ok ? header.size : 0))
       .bind(4, header.ok ? header.checksum : std::string())
@@ -648,14 +652,16 @@ Error Cache::insertEntry(const ArtifactHeader &header) {
       .bind(14, header.source)
       .bindBlob(15, header.sketch)
       .bind(16, header.graphName);
-  if (Error error = insert.run())
+  if (Error error = (*insert)->run())
     return error;
   // Publishing ends the compilation, and with it the lease.
-  sqlite::Statement release(db, "DELETE FROM leases WHERE key = ?1");
-  if (Error error = release.takePrepareError())
-    return error;
-  release.bind(1, key);
-  return release.run();
+  Expected<sqlite::Statement *> release =
+      prepared("DELETE FROM leases WHERE key = ?1");
+  if (!release)
+    return release.takeError();
+  llvm::scope_exit releaseDone([&] { (*release)->reset(); });
+  (*release)->bind(1, key);
+  return (*release)->run();
 }
 
 
@@ -675,10 +681,34 @@ Cache::publishArtifact(const KeyParts &parts, StringRef artifact,
                        double compileSeconds, StringRef source,
                        llvm::ArrayRef<uint64_t> sketch, bool replace,
                        const EntryGraph &graph) {
+  // The file says what it is (ArtifactHeader.h), so that the index can be
+  // rebuilt from objects/ alone.
+  ArtifactHeader header;
+  header.parts = parts;
+  header.size = artifact.size();
+  header.checksum = Hash128::of(artifact).toHex();
+  header.compileSeconds = compileSeconds;
+  header.source = source.str();
+  header.graphName = graph.name.str();
+  header.sketch.assign(sketch.begin(), sketch.end());
+  header.graph = graph.text;
+  return publishEntry(header, artifact, replace, /*durable=*/true);
+}
+
+Expected<PublishOutcome> Cache::adoptEntry(const ArtifactHeader &header,
+                                           StringRef artifact) {
+  if (!header.ok)
+    return makeError("adoptEntry takes an artifact's entry");
+  return publishEntry(header, artifact, /*replace=*/false, /*durable=*/false);
+}
+
+Expected<PublishOutcome> Cache::publishEntry(const ArtifactHeader &header,
+                                             StringRef artifact, bool replace,
+                                             bool durable) {
   if (readOnly)
     return makeError("the cache at " + directory + " is read-only");
-  std::string key = parts.key().toHex();
-  std::string checksum = Hash128::of(artifact).toHex();
+  std::string key = header.parts.key().toHex();
+  const std::string &checksum = header.checksum;
 
   // Published once already: the same bytes are already cached; other bytes
   // are a conflict, and the first stays unless the caller replaces it.
@@ -704,21 +734,10 @@ Cache::publishArtifact(const KeyParts &parts, StringRef artifact,
   // The bytes are written and synced before the write lock is taken (see
   // the file comment), so that a big artifact does not hold up every other
   // process's lookups and publishes while it goes to disk.
-  // The file says what it is (ArtifactHeader.h), so that the index can be
-  // rebuilt from objects/ alone.
-  ArtifactHeader header;
-  header.parts = parts;
-  header.size = artifact.size();
-  header.checksum = checksum;
-  header.compileSeconds = compileSeconds;
-  header.source = source.str();
-  header.graphName = graph.name.str();
-  header.sketch.assign(sketch.begin(), sketch.end());
-  header.graph = graph.text;
   std::string headerBytes = encodeArtifactHeader(header);
   Expected<std::string> staged =
       files->stage(key, {headerBytes, artifact},
-                   options.testHooks.failWritesAfterBytes);
+                   options.testHooks.failWritesAfterBytes, durable);
   if (!staged)
     return staged.takeError();
   std::string stagedName = *staged;
@@ -747,7 +766,7 @@ Cache::publishArtifact(const KeyParts &parts, StringRef artifact,
     }
     replacesFailure = *status == "failed";
   }
-  Error moved = files->moveStagedToObject(stagedName, key);
+  Error moved = files->moveStagedToObject(stagedName, key, durable);
   stagedName.clear(); // renamed, or removed by moveStagedToObject
   if (moved)
     return std::move(moved);

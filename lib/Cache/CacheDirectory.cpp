@@ -326,7 +326,8 @@ Expected<bool> CacheDirectory::objectExists(StringRef key) const {
 
 Expected<std::string>
 CacheDirectory::stage(StringRef hint, llvm::ArrayRef<StringRef> pieces,
-                      std::optional<uint64_t> failAfterBytes) const {
+                      std::optional<uint64_t> failAfterBytes,
+                      bool sync) const {
   if (tmp < 0)
     return makeError("the cache at " + path + " has no tmp/ directory");
   static std::atomic<uint64_t> counter{0};
@@ -361,7 +362,7 @@ CacheDirectory::stage(StringRef hint, llvm::ArrayRef<StringRef> pieces,
       total += n;
     }
   }
-  if (::fsync(fd) != 0)
+  if (sync && ::fsync(fd) != 0)
     return fail(errno);
   if (::close(fd) != 0) {
     int error = errno;
@@ -414,8 +415,8 @@ void CacheDirectory::dropStaged(StringRef name) const {
     ::unlinkat(tmp, name.str().c_str(), 0);
 }
 
-Error CacheDirectory::moveStagedToObject(StringRef staged,
-                                         StringRef key) const {
+Error CacheDirectory::moveStagedToObject(StringRef staged, StringRef key,
+                                         bool sync) const {
   Expected<int> shard = openShard(key, /*create=*/true);
   if (!shard) {
     dropStaged(staged);
@@ -430,7 +431,7 @@ Error CacheDirectory::moveStagedToObject(StringRef staged,
   if (::renameat(tmp, staged.str().c_str(), *shard, key.str().c_str()) != 0) {
     result = errnoError("renaming into " + shown, errno);
     dropStaged(staged);
-  } else if (::fsync(*shard) != 0) {
+  } else if (sync && ::fsync(*shard) != 0) {
     result = errnoError("syncing the directory of " + shown, errno);
   }
   ::close(*shard);

@@ -72,11 +72,12 @@ public:
   llvm::Expected<bool> objectExists(llvm::StringRef key) const;
 
   /// Writes `bytes` to a new file in tmp/ under a name no other process
-  /// uses, fsyncs and closes it; returns the name. Nothing is left behind
-  /// on failure. `failAfterBytes` simulates a full disk (tests).
+  /// uses, fsyncs (unless not `sync`) and closes it; returns the name.
+  /// Nothing is left behind on failure. `failAfterBytes` simulates a full
+  /// disk (tests).
   llvm::Expected<std::string>
   stage(llvm::StringRef hint, llvm::ArrayRef<llvm::StringRef> pieces,
-        std::optional<uint64_t> failAfterBytes) const;
+        std::optional<uint64_t> failAfterBytes, bool sync = true) const;
   /// Whether objects/ holds anything: a cache whose index is gone still
   /// has its artifacts there.
   bool hasObjects() const;
@@ -91,8 +92,8 @@ public:
   void dropStaged(llvm::StringRef name) const;
   /// Renames a staged file to objects/<k0k1>/<key> (or logs/<key>.log) and
   /// fsyncs the directory. The staged file is removed on failure.
-  llvm::Error moveStagedToObject(llvm::StringRef staged,
-                                 llvm::StringRef key) const;
+  llvm::Error moveStagedToObject(llvm::StringRef staged, llvm::StringRef key,
+                                 bool sync = true) const;
   llvm::Error moveStagedToLog(llvm::StringRef staged,
                               llvm::StringRef key) const;
   /// Unlinks an artifact or a log; a missing file is not an error.

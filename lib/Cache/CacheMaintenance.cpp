@@ -195,15 +195,17 @@ Expected<VerifyReport> Cache::verify(bool repair) {
 }
 
 Expected<std::optional<uint64_t>> Cache::getMaxSize() {
-  sqlite::Statement select(db,
-                           "SELECT value FROM meta WHERE name = 'max_size'");
-  if (Error error = select.takePrepareError())
-    return std::move(error);
-  Expected<bool> row = select.step();
+  // Prepared once: every publish reads it.
+  Expected<sqlite::Statement *> select =
+      prepared("SELECT value FROM meta WHERE name = 'max_size'");
+  if (!select)
+    return select.takeError();
+  llvm::scope_exit done([&] { (*select)->reset(); });
+  Expected<bool> row = (*select)->step();
   if (!row)
     return row.takeError();
   uint64_t bytes;
-  if (!*row || StringRef(select.getText(0)).getAsInteger(10, bytes))
+  if (!*row || StringRef((*select)->getText(0)).getAsInteger(10, bytes))
     return std::optional<uint64_t>();
   return std::optional<uint64_t>(bytes);
 }

@@ -124,18 +124,14 @@ void TieredCache::disable(Remote &remote, Error error) {
 }
 
 Error TieredCache::adopt(const ArtifactHeader &header, StringRef file) {
-  Expected<std::pair<ArtifactHeader, StringRef>> decoded =
-      decodeArtifactFile(file);
-  if (!decoded)
-    return decoded.takeError();
+  // The payload is the file's last `size` bytes (verifyRemoteFile checked).
+  StringRef payload = file.take_back(header.size);
   EntryGraph graph{header.graphName, header.graph};
   if (header.ok) {
-    Expected<PublishOutcome> outcome = local->publishArtifact(
-        header.parts, decoded->second, header.compileSeconds, header.source,
-        header.sketch, /*replace=*/false, graph);
+    Expected<PublishOutcome> outcome = local->adoptEntry(header, payload);
     return outcome ? Error::success() : outcome.takeError();
   }
-  return local->recordFailure(header.parts, decoded->second,
+  return local->recordFailure(header.parts, payload,
                               header.compileSeconds, header.source,
                               header.sketch, graph);
 }

@@ -290,7 +290,9 @@ int kiln::bench::runRemoteBench(const RemoteBenchOptions &options) {
           got = reply ? reply->len : 0;
           freeReplyObject(reply);
         } else if (curl) {
+          // Sized once, as a careful client would (and the HTTP tier does).
           std::string body;
+          body.reserve(file.size());
           curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
           curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, appendBody);
           curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);

@@ -255,6 +255,13 @@ public:
                   double compileSeconds, llvm::StringRef source,
                   llvm::ArrayRef<uint64_t> sketch, bool replace,
                   const EntryGraph &graph = {});
+  /// Stores a copy of another tier's entry, whose header the caller checked
+  /// against its payload (verifyRemoteFile): the payload is not hashed
+  /// again, and the file is not synced: a copy that a power loss tore fails
+  /// its checksum on the next verified lookup and is fetched again
+  /// (FORMAT.md).
+  llvm::Expected<PublishOutcome> adoptEntry(const ArtifactHeader &header,
+                                            llvm::StringRef artifact);
   /// Records a failed compilation with the compiler's output.
   llvm::Error recordFailure(const KeyParts &parts, llvm::StringRef log,
                             double compileSeconds, llvm::StringRef source,
@@ -306,6 +313,11 @@ public:
 private:
   Cache();
   llvm::Error initializeSchema();
+  /// publishArtifact of an entry whose header is made: synced unless not
+  /// `durable`.
+  llvm::Expected<PublishOutcome> publishEntry(const ArtifactHeader &header,
+                                              llvm::StringRef artifact,
+                                              bool replace, bool durable);
   /// Inserts (or replaces) the row that `header` describes, and ends the
   /// key's lease.
   llvm::Error insertEntry(const ArtifactHeader &header);
