@@ -373,6 +373,30 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     job.estimateSeconds =
         kEstimatedSecondsPerGraph + kEstimatedSecondsPerOp * job.ops;
     if (!openedCache) {
+      // A dry run without a local cache yet: the remote tiers may hold it.
+      std::string found;
+      for (std::unique_ptr<RemoteStorage> &remote : *remotes) {
+        if (!remote)
+          continue;
+        llvm::Expected<bool> there =
+            remote->exists(job.key, RemoteEntryKind::Artifact);
+        if (!there) {
+          llvm::errs() << "kiln precompile: warning: remote tier "
+                       << llvm::toString(there.takeError())
+                       << "; it is skipped for the rest of this command\n";
+          remote.reset();
+          continue;
+        }
+        if (*there) {
+          found = remote->getName();
+          break;
+        }
+      }
+      if (!found.empty()) {
+        decisions[i] = {false, "cached in " + found};
+        outcomes[i].status = JobStatus::Cached;
+        continue;
+      }
       decisions[i] = {true, "miss: the cache is empty"};
       missIndex.push_back(i);
       misses.push_back(job);

@@ -86,3 +86,8 @@ echo "== rm removes it everywhere"
 
 echo "== stats count per tier"
 "$kiln" cache stats --cache-dir "$dir/b" | grep '^Remote tier' | sed "s|$dir|DIR|g"
+
+echo "== a dry run without a local cache sees the remote"
+"$kiln" precompile --dry-run --cache-dir "$dir/k" --remote "$remote" "$g1" 2>/dev/null |
+  sed "s|$dir|DIR|g; s|$k1|K1|"
+ls "$dir/k" 2>&1 | grep -c 'No such file'
