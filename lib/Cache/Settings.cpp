@@ -80,11 +80,14 @@ static Error readFile(const std::string &path,
     return makeError(path + ": error: cannot read it: " +
                      bytes.getError().message());
   llvm::SmallVector<StringRef> lines;
-  (*bytes)->getBuffer().split(lines, '\n');
+  StringRef text = (*bytes)->getBuffer();
+  text.consume_front("\xEF\xBB\xBF"); // a UTF-8 byte order mark
+  text.split(lines, '\n');
   std::map<std::string, SettingValue> found;
   for (size_t i = 0; i < lines.size(); ++i) {
-    StringRef line = lines[i].split('#').first.trim();
-    if (line.empty())
+    // A comment is a whole line: '#' may stand in a value (a password).
+    StringRef line = lines[i].trim();
+    if (line.empty() || line.starts_with("#"))
       continue;
     std::string where = path + ":" + std::to_string(i + 1);
     if (!line.contains('='))
@@ -137,8 +140,12 @@ std::optional<SettingValue> Settings::get(StringRef name) const {
 std::vector<std::string> Settings::getList(StringRef name) const {
   std::vector<std::string> words;
   if (std::optional<SettingValue> value = get(name)) {
+    // Options give one item each (kept apart by newlines: an item may hold
+    // spaces); files and the environment separate them by spaces.
     llvm::SmallVector<StringRef> parts;
-    StringRef(value->value).split(parts, ' ', -1, /*KeepEmpty=*/false);
+    StringRef text = value->value;
+    text.split(parts, text.contains('\n') ? '\n' : ' ', -1,
+               /*KeepEmpty=*/false);
     for (StringRef part : parts)
       if (!part.trim().empty())
         words.push_back(part.trim().str());
@@ -149,6 +156,11 @@ std::vector<std::string> Settings::getList(StringRef name) const {
 Error Settings::writeToCacheFile(StringRef cacheDirectory, StringRef name,
                                  StringRef value) {
   std::string path = (cacheDirectory + "/kiln.conf").str();
+  // One line per setting: a line break would make a setting of its own.
+  if (value.find_first_of("\r\n") != StringRef::npos)
+    return makeError("the value of " + name + " holds a line break");
+  if (value.trim() != value)
+    value = value.trim();
   std::vector<std::string> lines;
   if (llvm::sys::fs::exists(path)) {
     auto bytes = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
@@ -164,8 +176,9 @@ Error Settings::writeToCacheFile(StringRef cacheDirectory, StringRef name,
   }
   bool replaced = false;
   for (auto line = lines.begin(); line != lines.end();) {
-    StringRef text = StringRef(*line).split('#').first;
-    if (text.contains('=') && text.split('=').first.trim() == name) {
+    StringRef text = StringRef(*line).trim();
+    if (!text.starts_with("#") && text.contains('=') &&
+        text.split('=').first.trim() == name) {
       if (replaced || value.empty()) {
         line = lines.erase(line);
         continue;

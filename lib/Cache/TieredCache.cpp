@@ -123,6 +123,35 @@ void TieredCache::disable(Remote &remote, Error error) {
   warnings.flush();
 }
 
+std::optional<std::string> TieredCache::takeEntryProblem(Error error,
+                                                         Remote &remote) {
+  std::optional<std::string> entryProblem;
+  Error rest = llvm::handleErrors(
+      std::move(error), [&](std::unique_ptr<RemoteError> remoteError) -> Error {
+        if (!remoteError->isEntryOnly())
+          return Error(std::move(remoteError));
+        entryProblem = remoteError->getMessage();
+        return Error::success();
+      });
+  if (rest)
+    disable(remote, std::move(rest));
+  return entryProblem;
+}
+
+void TieredCache::invalidEntry(Remote &remote, StringRef key,
+                               RemoteEntryKind kind, StringRef problem) {
+  // Said once per entry: a precompile that waits on a key looks it up
+  // again and again.
+  if (!remote.invalid.insert({key.str(), kind}).second)
+    return;
+  ++remote.counters.corrupt;
+  warnings << commandName << ": warning: remote tier "
+           << remote.storage->getName() << ": the entry of " << key
+           << " is not valid (" << problem
+           << "); taken as a miss, and replaced if this command stores one\n";
+  warnings.flush();
+}
+
 Error TieredCache::adopt(const ArtifactHeader &header, StringRef file) {
   // The payload is the file's last `size` bytes (verifyRemoteFile checked).
   StringRef payload = file.take_back(header.size);
@@ -155,7 +184,8 @@ Expected<TieredLookup> TieredCache::lookupTiers(StringRef key, bool verify,
         // Asked whether it is there, without its bytes (check --no-verify).
         Expected<bool> there = remote.storage->exists(key, kind);
         if (!there) {
-          disable(remote, there.takeError());
+          if (takeEntryProblem(there.takeError(), remote))
+            continue;
           break;
         }
         if (!*there)
@@ -174,7 +204,11 @@ Expected<TieredLookup> TieredCache::lookupTiers(StringRef key, bool verify,
       Expected<std::optional<std::string>> file =
           remote.storage->fetch(key, kind);
       if (!file) {
-        disable(remote, file.takeError());
+        if (std::optional<std::string> problem =
+                takeEntryProblem(file.takeError(), remote)) {
+          invalidEntry(remote, key, kind, *problem);
+          continue;
+        }
         break;
       }
       if (!*file)
@@ -183,11 +217,7 @@ Expected<TieredLookup> TieredCache::lookupTiers(StringRef key, bool verify,
       Expected<ArtifactHeader> header = verifyRemoteFile(key, kind, **file);
       if (!header) {
         // Garbage under a key is a miss, counted; it is never copied.
-        ++remote.counters.corrupt;
-        warnings << commandName << ": warning: remote tier "
-                 << remote.storage->getName() << ": the entry of " << key
-                 << " is not valid (" << llvm::toString(header.takeError())
-                 << "); taken as a miss\n";
+        invalidEntry(remote, key, kind, llvm::toString(header.takeError()));
         continue;
       }
       ++remote.counters.hits;
@@ -238,8 +268,11 @@ Expected<LookupResult> TieredCache::lookup(StringRef key, bool verify) {
 void TieredCache::writeThrough(StringRef key, RemoteEntryKind kind,
                                bool overwrite, CopyResult *result) {
   if (llvm::none_of(remotes,
-                    [&](const Remote &r) { return usable(r, true); }))
+                    [&](const Remote &r) { return usable(r, true); })) {
+    if (result)
+      result->problem = "no writable remote tier is usable";
     return;
+  }
   bool ok = kind == RemoteEntryKind::Artifact;
   Expected<std::optional<StoredArtifact>> stored =
       ok ? local->readArtifact(key) : local->readLog(key);
@@ -254,9 +287,15 @@ void TieredCache::writeThrough(StringRef key, RemoteEntryKind kind,
   for (Remote &remote : remotes) {
     if (!usable(remote, /*forWriting=*/true))
       continue;
-    Expected<bool> written = remote.storage->store(key, kind, file, overwrite);
+    // An entry found invalid in this command is replaced.
+    bool replace = overwrite || remote.invalid.count({key.str(), kind});
+    Expected<bool> written = remote.storage->store(key, kind, file, replace);
     if (!written) {
-      disable(remote, written.takeError());
+      std::optional<std::string> problem =
+          takeEntryProblem(written.takeError(), remote);
+      if (result)
+        result->problem = remote.storage->getName() + ": " +
+                          problem.value_or("the tier failed");
       continue;
     }
     if (*written) {
@@ -327,9 +366,13 @@ Expected<ClaimStatus> TieredCache::claim(StringRef key, unsigned ttlSeconds,
          {RemoteEntryKind::Artifact, RemoteEntryKind::Failure}) {
       if (kind == RemoteEntryKind::Artifact ? replaceExisting : retryFailed)
         continue;
+      // An entry this command found invalid is no entry: compile it.
+      if (remote.invalid.count({key.str(), kind}))
+        continue;
       Expected<bool> there = remote.storage->exists(key, kind);
       if (!there) {
-        disable(remote, there.takeError());
+        if (takeEntryProblem(there.takeError(), remote))
+          continue;
         break;
       }
       if (*there) {
@@ -347,7 +390,7 @@ Expected<ClaimStatus> TieredCache::claim(StringRef key, unsigned ttlSeconds,
     if (!claimed) {
       // The cluster's lease is out of reach: compile here anyway (at worst
       // twice in the cluster) rather than stall.
-      disable(remote, claimed.takeError());
+      takeEntryProblem(claimed.takeError(), remote);
       continue;
     }
     if (*claimed == RemoteClaim::HeldElsewhere) {
@@ -438,7 +481,8 @@ TieredCache::listRemoteKeys(std::vector<std::string> &problems) {
       continue;
     Expected<std::vector<std::string>> listed = remote.storage->listKeys();
     if (!listed) {
-      problems.push_back(llvm::toString(listed.takeError()));
+      problems.push_back(remote.storage->getName());
+      disable(remote, listed.takeError());
       continue;
     }
     keys.insert(keys.end(), listed->begin(), listed->end());

@@ -41,7 +41,9 @@ Expected<Settings> kiln::loadCommandSettings(StringRef directory,
     for (const std::string &remote : access.remotes)
       if (!StringRef(remote).trim().empty())
         given.push_back(StringRef(remote).trim().str());
-    settings->setFromOption("remote-storage", llvm::join(given, " "),
+    // One per line (even one alone): a URL may hold spaces.
+    settings->setFromOption("remote-storage",
+                            given.empty() ? "" : llvm::join(given, "\n") + "\n",
                             "--remote");
   }
   return settings;

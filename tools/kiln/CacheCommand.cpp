@@ -1024,8 +1024,15 @@ int runConfig(const std::string &directory, const CacheOptions &options) {
   show("max-size", maxSize ? formatBytes(*maxSize) : "none", maxSizeOrigin);
   for (const SettingInfo &info : getKnownSettings()) {
     std::optional<SettingValue> found = settings->get(info.name);
-    show(info.name, found ? found->value : "",
-         found ? found->origin : "default");
+    std::string value = found ? found->value : "";
+    // Passwords in remote URLs are not shown.
+    if (llvm::StringRef(info.name) == "remote-storage") {
+      std::vector<std::string> shown;
+      for (const std::string &url : settings->getList(info.name))
+        shown.push_back(hidePassword(url));
+      value = llvm::join(shown, " ");
+    }
+    show(info.name, value, found ? found->origin : "default");
   }
   if (options.json)
     printJson(llvm::json::Object{{"cache_dir", directory},
@@ -1044,6 +1051,14 @@ int runPush(TieredCache &tiers, const CacheOptions &options) {
   if (options.all == !options.graphs.empty()) {
     llvm::errs() << "kiln cache push: error: name the keys to push, or "
                     "--all\n";
+    return ExitInputError;
+  }
+  bool writable = false;
+  for (size_t i = 0; i < tiers.getRemoteCount(); ++i)
+    writable |= !tiers.getRemote(i).isReadOnly();
+  if (!writable) {
+    llvm::errs() << "kiln cache push: error: every remote tier is read-only; "
+                    "there is nothing to push to\n";
     return ExitInputError;
   }
   std::vector<std::string> keys;
@@ -1108,14 +1123,12 @@ int runPull(TieredCache &tiers, const CacheOptions &options) {
   }
   std::vector<std::pair<std::string, std::string>> wanted; // key, what
   unsigned problems = 0;
+  // Tiers that could not list theirs (already warned about): what they
+  // hold may be missing here.
+  std::vector<std::string> unlisted;
   if (options.all) {
-    std::vector<std::string> listProblems;
-    for (const std::string &key : tiers.listRemoteKeys(listProblems))
+    for (const std::string &key : tiers.listRemoteKeys(unlisted))
       wanted.push_back({key, key});
-    for (const std::string &problem : listProblems) {
-      llvm::errs() << "kiln cache pull: warning: " << problem << "\n";
-      ++problems;
-    }
   } else {
     std::vector<std::string> paths;
     for (const std::string &item : options.graphs) {
@@ -1168,10 +1181,14 @@ int runPull(TieredCache &tiers, const CacheOptions &options) {
   else
     llvm::outs() << "Pulled " << plural(pulled, "entry", "entries") << " ("
                  << present << " already local, " << missing
-                 << " in no remote)\n";
+                 << " in no remote)"
+                 << (unlisted.empty()
+                         ? ""
+                         : "; not listed: " + llvm::join(unlisted, ", "))
+                 << "\n";
   if (problems)
     return ExitInputError;
-  return missing ? ExitSomeFailed : ExitSuccess;
+  return missing || !unlisted.empty() ? ExitSomeFailed : ExitSuccess;
 }
 
 int runRebuildIndex(const std::string &directory, const CacheOptions &options) {

@@ -7,7 +7,8 @@
 // `kiln.conf` in the cache directory, the user's
 // `$XDG_CONFIG_HOME/kiln/kiln.conf` (else `~/.config/kiln/kiln.conf`), and
 // its default; `kiln cache config` prints each with where it came from.
-// A file holds `name = value` lines; `#` starts a comment.
+// A file holds `name = value` lines; a line that starts with `#` is a
+// comment.
 //
 //===----------------------------------------------------------------------===//
 

@@ -20,6 +20,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <set>
+
 namespace kiln {
 
 /// What one tier saw during a command (and, summed, in `kiln cache stats`).
@@ -130,7 +132,7 @@ public:
   /// local tier.
   CopyResult pull(llvm::StringRef key);
   /// The keys of every listable remote's artifacts; tiers that cannot list
-  /// are named in `problems`.
+  /// are named in `problems` (and warned about, and skipped).
   std::vector<std::string> listRemoteKeys(std::vector<std::string> &problems);
 
   /// Removes `key` from the local tier and from every writable remote;
@@ -142,13 +144,22 @@ private:
     std::unique_ptr<RemoteStorage> storage;
     TierCounters counters;
     bool failed = false;
-    /// Keys claimed in this tier by this process.
-    std::vector<std::string> leases;
+    /// Entries found invalid during this command: misses, and replaced by
+    /// what this command stores under their keys.
+    std::set<std::pair<std::string, RemoteEntryKind>> invalid;
   };
 
   /// Counts `error` against `remote`, warns once, and skips the remote for
   /// the rest of the command.
   void disable(Remote &remote, llvm::Error error);
+  /// An error of one entry (RemoteError::isEntryOnly) as its message; any
+  /// other disables `remote` and gives none.
+  std::optional<std::string> takeEntryProblem(llvm::Error error,
+                                              Remote &remote);
+  /// Counts and warns (once per entry) about an entry of `remote` that is
+  /// not valid; it is a miss, and replaced if this command stores one.
+  void invalidEntry(Remote &remote, llvm::StringRef key, RemoteEntryKind kind,
+                    llvm::StringRef problem);
   /// Whether `remote` may still be used (and written, with `forWriting`).
   bool usable(const Remote &remote, bool forWriting = false) const {
     return !remote.failed && !(forWriting && remote.storage->isReadOnly());

@@ -81,6 +81,8 @@ struct LeaseRecord {
 /// half written by a crash) counts as live for this long after its last
 /// change, then as stale.
 constexpr int64_t kUnreadableLeaseMs = 60000;
+/// No lease kiln takes runs longer than this before its renewal.
+constexpr int64_t kMaxLeaseMs = 3600 * 1000;
 
 class FileStorage : public RemoteStorage {
 public:
@@ -140,8 +142,11 @@ public:
   Expected<bool> exists(StringRef key, RemoteEntryKind kind) override {
     struct stat info;
     std::string path = entryPath(key, kind);
-    if (::lstat(path.c_str(), &info) == 0)
-      return S_ISREG(info.st_mode);
+    if (::lstat(path.c_str(), &info) == 0) {
+      if (!S_ISREG(info.st_mode))
+        return makeRemoteEntryError(path + " is not a regular file");
+      return true;
+    }
     if (errno == ENOENT || errno == ENOTDIR)
       return false;
     return ioError("checking " + path);
@@ -287,24 +292,41 @@ private:
   /// A regular file's bytes, read (not mapped: a mapped file on NFS can
   /// fault when another host replaces it); none if it is not there.
   Expected<std::optional<std::string>> readFile(const std::string &path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    // O_NONBLOCK: a FIFO put where an entry should be must not block the
+    // open; O_NOFOLLOW: a link is not followed.
+    int fd =
+        ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) {
       if (errno == ENOENT || errno == ESTALE || errno == ENOTDIR)
         return std::optional<std::string>();
+      if (errno == ELOOP || errno == EISDIR)
+        return makeRemoteEntryError(path + " is not a regular file");
       return ioError("opening " + path);
     }
     struct stat info;
     if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
       ::close(fd);
-      return makeRemoteError(getName() + ": " + path +
-                             " is not a regular file");
+      return makeRemoteEntryError(path + " is not a regular file");
+    }
+    if ((uint64_t)info.st_size > kMaxRemoteEntryBytes) {
+      ::close(fd);
+      return makeRemoteEntryError(path + " has " +
+                                  std::to_string(info.st_size) +
+                                  " bytes, more than an entry may");
     }
     std::string bytes;
     bytes.resize(info.st_size);
     size_t done = 0;
     while (true) {
-      if (done == bytes.size())
-        bytes.resize(bytes.size() + 65536); // it grew: read to the end
+      if (done == bytes.size()) {
+        // It grew since fstat: read to the end, within the bound.
+        if (bytes.size() >= kMaxRemoteEntryBytes) {
+          ::close(fd);
+          return makeRemoteEntryError(path + " grew past the size an entry "
+                                             "may have");
+        }
+        bytes.resize(bytes.size() + 65536);
+      }
       ssize_t got = ::read(fd, &bytes[done], bytes.size() - done);
       if (got < 0 && errno == EINTR)
         continue;
@@ -453,7 +475,10 @@ private:
                           info.st_mtim.tv_nsec / 1000000;
       return nowMs() - changedMs < kUnreadableLeaseMs;
     }
-    if (held->expiresMs <= nowMs())
+    // Expired; or expiring further ahead than any lease kiln takes (a
+    // lease is renewed, never taken for long): a forged or broken one.
+    if (held->expiresMs <= nowMs() ||
+        held->expiresMs > nowMs() + kMaxLeaseMs)
       return false;
     // On this host a dead owner is known at once.
     if (held->owner.host == LeaseOwner::current().host &&
@@ -473,9 +498,22 @@ std::unique_ptr<RemoteStorage> kiln::createFileStorage(const RemoteSpec &spec,
   StringRef path = StringRef(spec.url).drop_front(5); // file:
   if (path.consume_front("//"))
     path.consume_front("localhost");
-  std::string root = path.rtrim('/').str();
-  if (root.empty())
-    root = "/";
-  (void)error;
+  // A URL's path: %XX stands for a byte (a space is %20).
+  std::string root;
+  for (size_t i = 0; i < path.size(); ++i) {
+    unsigned byte;
+    if (path[i] == '%' && i + 2 < path.size() &&
+        !path.substr(i + 1, 2).getAsInteger(16, byte)) {
+      root += (char)byte;
+      i += 2;
+    } else {
+      root += path[i];
+    }
+  }
+  root = StringRef(root).rtrim('/').str();
+  if (root.empty()) {
+    error = "file: needs a directory, not the root";
+    return nullptr;
+  }
   return std::make_unique<FileStorage>(spec, root);
 }

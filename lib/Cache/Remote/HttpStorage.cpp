@@ -14,6 +14,7 @@
 #include "kiln/Cache/Remote/RemoteStorage.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <curl/curl.h>
@@ -34,7 +35,11 @@ struct Response {
 };
 
 size_t appendBody(char *data, size_t size, size_t count, void *user) {
-  static_cast<std::string *>(user)->append(data, size * count);
+  auto *body = static_cast<std::string *>(user);
+  // A body past the bound is refused (curl then fails the transfer).
+  if (body->size() + size * count > kMaxRemoteEntryBytes)
+    return 0;
+  body->append(data, size * count);
   return size * count;
 }
 
@@ -44,9 +49,10 @@ size_t readHeader(char *data, size_t size, size_t count, void *user) {
   StringRef line(data, size * count);
   if (line.starts_with_insensitive("content-length:")) {
     uint64_t length;
-    if (!line.drop_front(15).trim().getAsInteger(10, length) &&
-        length < (16ull << 30))
-      static_cast<std::string *>(user)->reserve(length);
+    // Reserved up to a bound: a server's word is not an allocation.
+    if (!line.drop_front(15).trim().getAsInteger(10, length))
+      static_cast<std::string *>(user)->reserve(
+          std::min<uint64_t>(length, 256ull << 20));
   }
   return size * count;
 }
@@ -86,6 +92,11 @@ public:
     auto file = spec.attributes.find("bearer-token-file");
     if (file == spec.attributes.end())
       return "";
+    // A regular file only: a FIFO would block the read.
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(file->second, status) ||
+        status.type() != llvm::sys::fs::file_type::regular_file)
+      return "bearer-token-file " + file->second + " is not a regular file";
     auto bytes = llvm::MemoryBuffer::getFile(file->second);
     if (!bytes)
       return "cannot read bearer-token-file " + file->second + ": " +
@@ -208,7 +219,12 @@ private:
     CURLcode code = curl_easy_perform(curl);
     if (code != CURLE_OK) {
       bool timedOut = code == CURLE_OPERATION_TIMEDOUT;
-      return makeRemoteError(getName() + ": " + method + " " + url + ": " +
+      std::string shown = hidePassword(url);
+      if (code == CURLE_WRITE_ERROR)
+        return makeRemoteEntryError(method + " " + shown +
+                                    ": the answer is larger than an entry "
+                                    "may be");
+      return makeRemoteError(getName() + ": " + method + " " + shown + ": " +
                                  curl_easy_strerror(code),
                              timedOut);
     }

@@ -40,6 +40,16 @@ constexpr uint64_t kMaxValueBytes = 512ull << 20;
 constexpr const char *kReleaseScript =
     "if redis.call('get', KEYS[1]) == ARGV[1] then "
     "return redis.call('del', KEYS[1]) else return 0 end";
+/// Claims KEYS[1] for ARGV[1] for ARGV[2] ms; 1 if claimed: a free key, the
+/// owner's own lease, or a lease without an expiry or with one further off
+/// than any lease kiln takes (an hour: a forged or broken one).
+constexpr const char *kClaimScript =
+    "if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then "
+    "return 1 end "
+    "local ttl = redis.call('pttl', KEYS[1]) "
+    "if redis.call('get', KEYS[1]) == ARGV[1] or ttl < 0 or ttl > 3600000 "
+    "then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end "
+    "return 0";
 /// Extends `owner`'s lease to ARGV[2] ms; 1 if it was theirs.
 constexpr const char *kRenewScript =
     "if redis.call('get', KEYS[1]) == ARGV[1] then "
@@ -112,7 +122,7 @@ public:
     if (!portText.empty() &&
         (portText.getAsInteger(10, port) || port <= 0 || port > 65535))
       return "malformed port '" + portText.str() + "'";
-    if (!path.empty() && path.getAsInteger(10, database))
+    if (!path.empty() && (path.getAsInteger(10, database) || database < 0))
       return "malformed database number '" + path.str() + "'";
     return "";
   }
@@ -126,6 +136,9 @@ public:
       return std::optional<std::string>();
     if ((*reply)->type != REDIS_REPLY_STRING)
       return unexpected("GET", **reply);
+    if ((*reply)->len > kMaxRemoteEntryBytes)
+      return makeRemoteEntryError("the value of " + key +
+                                  " is larger than an entry may be");
     return std::optional<std::string>(
         std::string((*reply)->str, (*reply)->len));
   }
@@ -209,21 +222,14 @@ public:
     std::string name = prefix + "l:" + key.str();
     std::string value = owner.toString();
     std::string ttl = std::to_string(ttlMs);
-    Expected<Reply> reply = command({"SET", name, value, "NX", "PX", ttl});
+    Expected<Reply> reply =
+        command({"EVAL", kClaimScript, "1", name, value, ttl});
     if (!reply)
       return reply.takeError();
-    if ((*reply)->type == REDIS_REPLY_STATUS)
-      return RemoteClaim::Claimed;
-    if ((*reply)->type != REDIS_REPLY_NIL)
-      return unexpected("SET", **reply);
-    // Held: by this very owner (claimed again), or by another.
-    Expected<Reply> renewed = command({"EVAL", kRenewScript, "1", name, value, ttl});
-    if (!renewed)
-      return renewed.takeError();
-    if ((*renewed)->type != REDIS_REPLY_INTEGER)
-      return unexpected("EVAL", **renewed);
-    return (*renewed)->integer == 1 ? RemoteClaim::Claimed
-                                    : RemoteClaim::HeldElsewhere;
+    if ((*reply)->type != REDIS_REPLY_INTEGER)
+      return unexpected("EVAL", **reply);
+    return (*reply)->integer == 1 ? RemoteClaim::Claimed
+                                  : RemoteClaim::HeldElsewhere;
   }
 
   Error renew(StringRef key, const LeaseOwner &owner, unsigned ttlMs) override {
@@ -277,6 +283,11 @@ private:
   }
 
   Error unexpected(StringRef commandName, const redisReply &reply) {
+    // Another kind of value under an entry's name is that entry's problem.
+    if (reply.type == REDIS_REPLY_ERROR &&
+        StringRef(reply.str, reply.len).starts_with("WRONGTYPE"))
+      return makeRemoteEntryError(commandName + ": " +
+                                  StringRef(reply.str, reply.len));
     if (reply.type == REDIS_REPLY_ERROR)
       return makeRemoteError(getName() + ": " + commandName + ": " +
                              StringRef(reply.str, reply.len));

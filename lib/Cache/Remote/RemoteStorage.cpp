@@ -31,6 +31,33 @@ Error kiln::makeRemoteError(const llvm::Twine &message, bool timedOut) {
   return llvm::make_error<RemoteError>(message.str(), timedOut);
 }
 
+Error kiln::makeRemoteEntryError(const llvm::Twine &message) {
+  return llvm::make_error<RemoteError>(message.str(), /*timedOut=*/false,
+                                       /*entryOnly=*/true);
+}
+
+std::string kiln::hidePassword(StringRef url) {
+  // scheme://[user[:password]@]host...: what is before '@' in the
+  // authority holds the password (Redis takes `password@` alone, so
+  // everything there but a user name before ':' is hidden).
+  size_t start = url.find("://");
+  if (start == StringRef::npos)
+    return url.str();
+  start += 3;
+  // (Up to the path: a password may hold '#' or '?'.)
+  size_t end = url.find('/', start);
+  StringRef authority = url.slice(start, end);
+  size_t at = authority.rfind('@');
+  if (at == StringRef::npos)
+    return url.str();
+  StringRef credentials = authority.take_front(at);
+  size_t colon = credentials.find(':');
+  std::string shown = colon == StringRef::npos
+                          ? "***"
+                          : credentials.take_front(colon).str() + ":***";
+  return (url.take_front(start) + shown + url.drop_front(start + at)).str();
+}
+
 const LeaseOwner &LeaseOwner::current() {
   // Drawn again in a forked child: a child is another owner.
   static LeaseOwner owner;
@@ -81,27 +108,12 @@ bool kiln::looksLikeUrl(StringRef text) {
   });
 }
 
-std::string RemoteSpec::getDisplayName() const {
-  // redis://user:password@host -> redis://user:***@host
-  if (scheme != "redis" && scheme != "http" && scheme != "https")
-    return url;
-  size_t start = url.find("://");
-  if (start == std::string::npos)
-    return url;
-  start += 3;
-  size_t at = url.find('@', start);
-  size_t slash = url.find('/', start);
-  if (at == std::string::npos || (slash != std::string::npos && at > slash))
-    return url;
-  size_t colon = url.find(':', start);
-  if (colon == std::string::npos || colon > at)
-    return url;
-  return url.substr(0, colon + 1) + "***" + url.substr(at);
-}
+std::string RemoteSpec::getDisplayName() const { return hidePassword(url); }
 
 static Error specError(StringRef text, const llvm::Twine &why) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 "remote storage '" + text + "': " + why);
+                                 "remote storage '" + hidePassword(text) +
+                                     "': " + why);
 }
 
 Expected<RemoteSpec> kiln::parseRemoteSpec(StringRef text) {
@@ -126,8 +138,9 @@ Expected<RemoteSpec> kiln::parseRemoteSpec(StringRef text) {
         return specError(text, "a file: URL names a path on this machine "
                                "(file:PATH or file:///PATH)");
     }
-    if (path.empty())
-      return specError(text, "file: needs a directory (file:PATH)");
+    if (path.empty() || path.rtrim('/').empty())
+      return specError(text, "file: needs a directory (file:PATH), not the "
+                             "root");
   } else if (spec.scheme == "redis") {
     if (!url.starts_with("redis://") || url.size() == 8)
       return specError(text, "a Redis URL is redis://[[USER]:PASSWORD@]HOST"
@@ -138,9 +151,22 @@ Expected<RemoteSpec> kiln::parseRemoteSpec(StringRef text) {
       return specError(text, "redis+unix: needs a socket (redis+unix:PATH)");
     own = {"expire", "prefix"};
   } else if (spec.scheme == "http" || spec.scheme == "https") {
-    if (!url.drop_front(spec.scheme.size()).starts_with("://") ||
-        url.drop_front(spec.scheme.size() + 3).empty())
+    StringRef rest = url.drop_front(spec.scheme.size());
+    StringRef authority;
+    if (rest.consume_front("://"))
+      authority = rest.take_until([](char c) { return c == '/'; });
+    authority = authority.rsplit('@').second.empty()
+                    ? authority
+                    : authority.rsplit('@').second;
+    StringRef host = authority, port;
+    if (!authority.starts_with("[") && authority.contains(':'))
+      std::tie(host, port) = authority.rsplit(':');
+    unsigned portNumber = 0;
+    if (host.empty())
       return specError(text, "an HTTP URL is " + spec.scheme + "://HOST/PATH");
+    if (!port.empty() && (port.getAsInteger(10, portNumber) ||
+                          portNumber == 0 || portNumber > 65535))
+      return specError(text, "malformed port '" + port + "'");
     own = {"bearer-token-file", "prefix"};
   } else {
     return specError(text, "unknown scheme '" + spec.scheme +

@@ -14,8 +14,9 @@ tmux -L "$socket" new-session -d -x 150 -y 30 "$command; echo EXIT=\$?; sleep 60
 live=""
 for _ in $(seq 300); do
   screen=$(tmux -L "$socket" capture-pane -p)
-  if [ -z "$live" ] && echo "$screen" | grep -q 'running.*ETA'; then
-    live=$(echo "$screen" | grep 'running.*ETA')
+  # A frame while workers run (the first one is drawn before they start).
+  if [ -z "$live" ] && echo "$screen" | grep -q ' [1-9] running.*ETA'; then
+    live=$(echo "$screen" | grep ' [1-9] running.*ETA')
   fi
   echo "$screen" | grep -q 'EXIT=' && break
   sleep 0.05

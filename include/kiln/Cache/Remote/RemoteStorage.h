@@ -55,24 +55,39 @@ enum class RemoteEntryKind {
 };
 
 /// A failure of a remote operation. `timedOut` tells a timeout (counted
-/// apart) from an answer that was an error.
+/// apart) from an answer that was an error; `entryOnly` tells a problem of
+/// one entry (a FIFO or a list where a cache file should be, one too large)
+/// from the tier's: the first is that key's miss, the second ends the
+/// tier's use for the command.
 class RemoteError : public llvm::ErrorInfo<RemoteError> {
 public:
   static char ID;
-  RemoteError(std::string message, bool timedOut)
-      : message(std::move(message)), timedOut(timedOut) {}
+  RemoteError(std::string message, bool timedOut, bool entryOnly = false)
+      : message(std::move(message)), timedOut(timedOut), entryOnly(entryOnly) {
+  }
   void log(llvm::raw_ostream &os) const override;
   std::error_code convertToErrorCode() const override;
   const std::string &getMessage() const { return message; }
   bool isTimeout() const { return timedOut; }
+  bool isEntryOnly() const { return entryOnly; }
 
 private:
   std::string message;
   bool timedOut;
+  bool entryOnly;
 };
 
 /// A remote error: `message`, a timeout if `timedOut`.
 llvm::Error makeRemoteError(const llvm::Twine &message, bool timedOut = false);
+/// An error of one entry, not of the tier.
+llvm::Error makeRemoteEntryError(const llvm::Twine &message);
+
+/// The largest cache file a remote tier hands back: a larger one (or one
+/// that says it is) is that entry's error, never an allocation of its size.
+constexpr uint64_t kMaxRemoteEntryBytes = 8ull << 30;
+
+/// `url` with any password replaced by `***`, for messages.
+std::string hidePassword(llvm::StringRef url);
 
 /// Who holds a lease: host, process and a random token, so that only the
 /// holder renews or releases it.
