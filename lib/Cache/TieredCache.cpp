@@ -102,6 +102,14 @@ bool TieredCache::hasRemoteLeases() const {
   return false;
 }
 
+RemoteStorage *TieredCache::getRunTier() {
+  for (Remote &remote : remotes)
+    if (usable(remote, /*forWriting=*/true) && remote.storage->hasLeases() &&
+        remote.storage->hasRunFiles())
+      return remote.storage.get();
+  return nullptr;
+}
+
 void TieredCache::disable(Remote &remote, Error error) {
   bool timedOut = false;
   std::string message;

@@ -150,14 +150,22 @@ bool Scheduler::claimOrDefer(size_t job) {
             "", 0, /*record=*/false);
     return false;
   }
+  if (*claim == ClaimStatus::Claimed)
+    return true;
+  JobOutcome &outcome = outcomes[job];
+  // Another node's graph that someone holds or has done: its node waits
+  // for it and fetches it, not this one.
+  if (graph.forOtherNode) {
+    outcome.status = JobStatus::CompiledElsewhere;
+    outcome.reason = "another node's graph, compiled elsewhere";
+    observer.jobFinished(graph, outcome);
+    return false;
+  }
   if (*claim == ClaimStatus::HeldElsewhere) {
     deferred.push_back(job);
     return false;
   }
-  if (*claim == ClaimStatus::Claimed)
-    return true;
   // Done by another process since this run looked it up.
-  JobOutcome &outcome = outcomes[job];
   llvm::Expected<LookupResult> found = cache.lookup(graph.key, false);
   if (found && found->status == LookupStatus::Hit) {
     outcome.status = JobStatus::CompiledElsewhere;

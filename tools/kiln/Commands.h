@@ -141,6 +141,13 @@ struct PrecompileOptions {
   bool ignoreCommandFailure = false;
   std::string cacheDir;
   std::vector<std::string> remotes; ///< --remote: remote tiers, in order
+  /// A cluster run under a launcher other than Slurm (ClusterRun.h):
+  /// `--nodes N --node-rank R --run-id ID`; 0: not given.
+  unsigned nodes = 0;
+  int nodeRank = -1;
+  std::string runId;
+  /// How long the first node waits for the others' results.
+  double clusterWait = 120;
   std::string workDir; ///< dumps and logs; empty: a fresh temporary one
   unsigned jobs = 0;   ///< 0: what cores and memory allow
   std::string jobMemory = "4G";

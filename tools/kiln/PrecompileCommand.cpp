@@ -14,6 +14,7 @@
 #include "GraphKeys.h"
 
 #include "kiln/Cache/TieredCache.h"
+#include "kiln/Driver/ClusterRun.h"
 #include "kiln/Driver/Progress.h"
 #include "kiln/Driver/Report.h"
 #include "kiln/Driver/Scheduler.h"
@@ -22,6 +23,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -31,6 +33,8 @@
 #include "llvm/Support/StringSaver.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <thread>
 
 using namespace kiln;
 
@@ -120,6 +124,130 @@ struct Decision {
   std::string reason;
 };
 
+/// Adds the graphs of the other nodes' lists that this node does not have
+/// to `misses` (forOtherNode), after publishing this node's own: their text
+/// written to `inputs` (and, for an external compiler, their HLO), their key
+/// made again here so that a graph keyed under other settings is left to
+/// its node.
+llvm::Error takeOtherNodesGraphs(ClusterRun &cluster,
+                                 std::vector<CompileJob> &misses,
+                                 const llvm::StringMap<size_t> &jobOfKey,
+                                 const KeyOptions &keys,
+                                 const std::string &canonical,
+                                 const std::string &inputs, bool external) {
+  if (llvm::Error error = cluster.publishList(misses))
+    return error;
+  llvm::Expected<std::vector<ClusterGraph>> others = cluster.readOtherLists();
+  if (!others)
+    return others.takeError();
+  llvm::StringSet<> taken;
+  std::vector<std::string> paths;
+  std::vector<const ClusterGraph *> graphs;
+  for (const ClusterGraph &graph : *others) {
+    if (jobOfKey.count(graph.key) || !taken.insert(graph.key).second)
+      continue;
+    std::optional<Hash128> signature = Hash128::fromHex(graph.signature);
+    if (!signature ||
+        makeGraphKeyParts(*signature, keys, canonical).key().toHex() !=
+            graph.key)
+      continue; // keyed under other settings: its node's to compile
+    llvm::Expected<std::optional<std::string>> text =
+        cluster.fetchGraph(graph.key);
+    if (!text)
+      return text.takeError();
+    if (!*text)
+      continue;
+    std::string path = inputs + "/" + graph.key + ".graph";
+    std::error_code error;
+    llvm::raw_fd_ostream os(path, error);
+    if (error)
+      return llvm::createStringError(error, "writing " + path + ": " +
+                                                error.message());
+    os << **text;
+    paths.push_back(path);
+    graphs.push_back(&graph);
+  }
+  std::vector<GraphKey> keyed = computeGraphKeys(
+      paths, keys, canonical, /*keepText=*/true, /*exportHlo=*/external);
+  for (size_t i = 0; i < keyed.size(); ++i) {
+    GraphKey &graph = keyed[i];
+    if (!graph.ok || graph.parts.key().toHex() != graphs[i]->key)
+      continue; // not the graph its list named: left to its node
+    CompileJob job;
+    job.name = graphs[i]->name.empty() ? graphs[i]->key : graphs[i]->name;
+    job.source = graph.path;
+    job.parts = graph.parts;
+    job.key = graphs[i]->key;
+    job.ops = graph.sketch.size();
+    job.sketch = std::move(graph.sketch);
+    job.text = std::move(graph.text);
+    job.estimateSeconds = graphs[i]->estimateSeconds;
+    job.forOtherNode = true;
+    if (external) {
+      std::error_code error;
+      llvm::raw_fd_ostream os(inputs + "/" + job.key + ".hlo", error);
+      os << graph.exportedHlo;
+    }
+    misses.push_back(std::move(job));
+  }
+  return llvm::Error::success();
+}
+
+/// Waits (up to `waitSeconds`) for every node's results and prints the
+/// cluster's totals; true if a node's graph failed.
+bool printClusterTotals(ClusterRun &cluster, double waitSeconds) {
+  unsigned nodes = cluster.getMember().nodes;
+  double until = getMonotonicSeconds() + waitSeconds;
+  std::map<unsigned, ClusterNodeResult> results;
+  while (true) {
+    llvm::Expected<std::map<unsigned, ClusterNodeResult>> read =
+        cluster.readResults();
+    if (!read) {
+      llvm::errs() << "kiln precompile: warning: the nodes' results cannot "
+                      "be read: "
+                   << llvm::toString(read.takeError()) << "\n";
+      return false;
+    }
+    results = std::move(*read);
+    if (results.size() >= nodes || getMonotonicSeconds() >= until)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  uint64_t graphs = 0, compiled = 0, failed = 0;
+  double busy = 0, makespan = 0, longest = 0;
+  unsigned workers = 0;
+  for (const auto &[rank, result] : results) {
+    graphs += result.graphs;
+    compiled += result.compiled;
+    failed += result.failed;
+    busy += result.busySeconds;
+    makespan = std::max(makespan, result.elapsedSeconds);
+    longest = std::max(longest, result.longestSeconds);
+    workers += result.workers;
+  }
+  double ideal = std::max(longest, busy / std::max(1u, workers));
+  llvm::outs() << llvm::formatv(
+      "Cluster: {0} of {1} nodes reported; {2} graphs, {3} compiled, {4} "
+      "failed\n",
+      results.size(), nodes, graphs, compiled, failed);
+  for (const auto &[rank, result] : results)
+    llvm::outs() << llvm::formatv(
+        "  node {0} ({1}): {2} graphs, compiled {3} ({4} for other nodes), "
+        "{5} failed, busy {6:F1} s, elapsed {7:F1} s\n",
+        rank, result.host, result.graphs, result.compiled,
+        result.compiledForOthers, result.failed, result.busySeconds,
+        result.elapsedSeconds);
+  for (unsigned rank = 0; rank < nodes; ++rank)
+    if (!results.count(rank))
+      llvm::outs() << "  node " << rank << ": no results (still running, or "
+                      "stopped)\n";
+  llvm::outs() << llvm::formatv(
+      "Cluster makespan: {0:F1} s; ideal {1:F1} s (max of the longest "
+      "graph and the compile time over {2} workers)\n",
+      makespan, ideal, workers);
+  return failed > 0;
+}
+
 } // namespace
 
 int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
@@ -155,6 +283,27 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   if (!remotes) {
     llvm::errs() << "kiln precompile: error: "
                  << llvm::toString(remotes.takeError()) << "\n";
+    return ExitInputError;
+  }
+  // A cluster run (Slurm's environment, or --nodes): its queue lives in the
+  // first writable remote tier that holds leases and a run's files.
+  llvm::Expected<std::optional<ClusterMember>> member =
+      findClusterMember(options.nodes, options.nodeRank, options.runId);
+  if (!member) {
+    llvm::errs() << "kiln precompile: error: "
+                 << llvm::toString(member.takeError()) << "\n";
+    return ExitInputError;
+  }
+  if (*member && !options.dryRun &&
+      llvm::none_of(*remotes, [](const std::unique_ptr<RemoteStorage> &r) {
+        return !r->isReadOnly() && r->hasLeases() && r->hasRunFiles();
+      })) {
+    llvm::errs() << "kiln precompile: error: a precompile on "
+                 << (*member)->nodes
+                 << " nodes needs a remote tier that every node shares and "
+                    "that holds leases: --remote file:PATH (a directory on "
+                    "the shared file system) or --remote redis://HOST (or "
+                    "KILN_REMOTE_STORAGE)\n";
     return ExitInputError;
   }
   std::string canonical;
@@ -518,6 +667,37 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       phase("read graphs to compile", since);
   }
 
+  // 3b. On a cluster: this node's list to the others, theirs to this node.
+  size_t ownMisses = misses.size();
+  std::optional<ClusterRun> cluster;
+  if (*member && !options.dryRun) {
+    since = getMonotonicSeconds();
+    RemoteStorage *tier = openedCache->getRunTier();
+    if (tier)
+      cluster.emplace(*tier, **member);
+    if (cluster) {
+      llvm::errs() << llvm::formatv(
+          "kiln precompile: node {0} of {1} ({2}) in run {3} through {4}\n",
+          (*member)->rank, (*member)->nodes, (*member)->hostName,
+          (*member)->runId, tier->getName());
+      if (llvm::Error error = takeOtherNodesGraphs(
+              *cluster, misses, jobOfKey, options.keys, canonical,
+              inputDirectory, external)) {
+        // The shared tier in trouble: this node compiles its own.
+        llvm::errs() << "kiln precompile: warning: the cluster queue in "
+                     << tier->getName() << " failed ("
+                     << llvm::toString(std::move(error))
+                     << "); this node compiles its own graphs\n";
+        misses.resize(ownMisses);
+        cluster.reset();
+      }
+    } else {
+      llvm::errs() << "kiln precompile: warning: no shared remote tier is "
+                      "usable; this node compiles its own graphs\n";
+    }
+    phase("cluster queue", since);
+  }
+
   // Workers: as many as cores and memory allow, no more than there is work.
   unsigned cores = llvm::hardware_concurrency().compute_thread_count();
   uint64_t available = getAvailableMemoryBytes();
@@ -623,6 +803,15 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   progress.finish();
   if (!misses.empty())
     phase("compile", since);
+  size_t forOthers = 0;
+  double busySeconds = 0, longestSeconds = 0;
+  for (size_t m = 0; m < compiled.size(); ++m) {
+    if (compiled[m].status != JobStatus::Compiled)
+      continue;
+    busySeconds += compiled[m].seconds;
+    longestSeconds = std::max(longestSeconds, compiled[m].seconds);
+    forOthers += m >= ownMisses;
+  }
   for (size_t m = 0; m < missIndex.size(); ++m) {
     outcomes[missIndex[m]] = compiled[m];
     // A compiled graph's log goes with a temporary work directory.
@@ -676,6 +865,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   if (elsewhere)
     llvm::outs() << "Compiled by other processes meanwhile: " << elsewhere
                  << "\n";
+  if (cluster)
+    llvm::outs() << "Compiled for other nodes: " << forOthers << "\n";
   llvm::outs() << llvm::formatv(
       "Compile time saved: {0:F1} s (what the cached graphs took to compile)\n",
       savedSeconds);
@@ -706,7 +897,34 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       {"elapsed_seconds", elapsed},
       {"workers", (int64_t)workers},
       {"cache", cache.getDirectory()}};
+  if (cluster) {
+    totals["compiled_for_other_nodes"] = (int64_t)forOthers;
+    totals["node_rank"] = (int64_t)(*member)->rank;
+    totals["nodes"] = (int64_t)(*member)->nodes;
+  }
   int status = failed ? ExitSomeFailed : ExitSuccess;
+  // The cluster's totals: each node's results, gathered by the first.
+  if (cluster) {
+    ClusterNodeResult result;
+    result.rank = (*member)->rank;
+    result.host = (*member)->hostName;
+    result.graphs = jobs.size() + importErrors.size();
+    result.compiled = succeeded + forOthers;
+    result.compiledForOthers = forOthers;
+    result.failed = failed;
+    result.hits = hits;
+    result.busySeconds = busySeconds;
+    result.longestSeconds = longestSeconds;
+    result.elapsedSeconds = elapsed;
+    result.workers = workers;
+    if (llvm::Error error = cluster->publishResult(result))
+      llvm::errs() << "kiln precompile: warning: this node's results could "
+                      "not be published: "
+                   << llvm::toString(std::move(error)) << "\n";
+    if ((*member)->rank == 0 &&
+        printClusterTotals(*cluster, options.clusterWait) && !failed)
+      status = ExitSomeFailed;
+  }
   if (!options.report.empty())
     if (llvm::Error error = writeJsonFile(
             options.report, makeReport(rows, std::move(totals)))) {

@@ -371,6 +371,22 @@ int main(int argc, char **argv) {
   precompile
       ->add_option("--remote", precompileOptions.remotes, remoteHelp)
       ->allow_extra_args(false);
+  precompile->add_option(
+      "--nodes", precompileOptions.nodes,
+      "Precompile on N nodes as one (each node runs kiln precompile with its "
+      "own graphs; they share the queue through the first remote tier that "
+      "holds leases). Under Slurm (srun), the job step's tasks are the nodes "
+      "without this option");
+  precompile->add_option("--node-rank", precompileOptions.nodeRank,
+                         "With --nodes: this node's rank, 0 to N-1");
+  precompile->add_option("--run-id", precompileOptions.runId,
+                         "With --nodes: a name every node of the run is "
+                         "given (the launcher's job id)");
+  precompile
+      ->add_option("--cluster-wait", precompileOptions.clusterWait,
+                   "Seconds the first node waits for the others' results "
+                   "to print the cluster's totals (default 120)")
+      ->check(CLI::NonNegativeNumber);
   precompile->add_option("-j,--jobs", precompileOptions.jobs,
                          "Worker processes (default: the cores, fewer if "
                          "memory cannot give each --job-memory)");

@@ -79,6 +79,9 @@ public:
   }
   /// Whether a remote can hold leases (and is usable).
   bool hasRemoteLeases() const;
+  /// The first usable, writable remote that holds leases and a cluster
+  /// run's files (ClusterRun.h); null if none.
+  RemoteStorage *getRunTier();
 
   /// Looks `key` up in the local tier, then in each remote in order. A
   /// remote hit is verified; with `copyToLocal` it is copied into the

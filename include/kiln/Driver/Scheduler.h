@@ -35,6 +35,10 @@ struct CompileJob {
   std::string exportedHlo;
   /// Keyed from the cache's memo: text and export are read when needed.
   bool fromMemo = false;
+  /// Another node's graph in a cluster run (ClusterRun.h): compiled here
+  /// if no one holds it, never waited for, never fetched into this node's
+  /// cache.
+  bool forOtherNode = false;
   uint64_t ops = 0;
   /// What the compilation is expected to take: an earlier compile of the
   /// same computation (`remembered`), else an estimate from its size.

@@ -28,6 +28,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Errno.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <atomic>
 #include <cerrno>
@@ -187,6 +189,62 @@ public:
     }
     llvm::sort(keys);
     return keys;
+  }
+
+  bool hasRunFiles() const override { return true; }
+
+  Error putRunFile(StringRef name, StringRef bytes) override {
+    if (!isRunFileName(name))
+      return makeRemoteError("'" + name + "' is not a run file's name");
+    std::string path = root + "/runs/" + name.str();
+    std::string parent = llvm::sys::path::parent_path(path).str();
+    if (std::error_code error = llvm::sys::fs::create_directories(parent))
+      return makeRemoteError(getName() + ": creating " + parent + ": " +
+                             error.message());
+    static std::atomic<unsigned> counter{0};
+    std::string staged = parent + "/.tmp-" + LeaseOwner::current().token +
+                         "-" + std::to_string(counter++);
+    int fd = ::open(staged.c_str(),
+                    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+      return ioError("creating " + staged);
+    Error error = writeAll(fd, bytes, staged);
+    if (!error && ::fsync(fd) != 0)
+      error = ioError("syncing " + staged);
+    ::close(fd);
+    if (!error && ::rename(staged.c_str(), path.c_str()) != 0)
+      error = ioError("renaming " + staged + " to " + path);
+    if (error)
+      ::unlink(staged.c_str());
+    return error;
+  }
+
+  Expected<std::optional<std::string>> getRunFile(StringRef name) override {
+    if (!isRunFileName(name))
+      return makeRemoteError("'" + name + "' is not a run file's name");
+    return readFile(root + "/runs/" + name.str());
+  }
+
+  Expected<std::vector<std::string>>
+  listRunFiles(StringRef directory) override {
+    if (!isRunFileName(directory))
+      return makeRemoteError("'" + directory + "' is not a run file's name");
+    std::vector<std::string> names;
+    std::string path = root + "/runs/" + directory.str();
+    DIR *dir = ::opendir(path.c_str());
+    if (!dir) {
+      if (errno == ENOENT)
+        return names;
+      return ioError("listing " + path);
+    }
+    while (dirent *entry = ::readdir(dir)) {
+      StringRef entryName = entry->d_name;
+      if (!entryName.starts_with(".") && isRunFileName(entryName))
+        names.push_back(entryName.str());
+    }
+    ::closedir(dir);
+    llvm::sort(names);
+    return names;
   }
 
   bool hasLeases() const override { return true; }

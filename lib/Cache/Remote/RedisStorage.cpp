@@ -24,6 +24,7 @@
 #include <hiredis/hiredis.h>
 
 #include <cerrno>
+#include <csignal>
 #include <sys/time.h>
 
 using namespace kiln;
@@ -49,6 +50,12 @@ constexpr const char *kClaimScript =
     "local ttl = redis.call('pttl', KEYS[1]) "
     "if redis.call('get', KEYS[1]) == ARGV[1] or ttl < 0 or ttl > 3600000 "
     "then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end "
+    "return 0";
+/// Replaces the lease ARGV[1] (seen held by a dead owner) with ARGV[2]'s
+/// for ARGV[3] ms; 1 if it was still ARGV[1]'s.
+constexpr const char *kTakeOverScript =
+    "if redis.call('get', KEYS[1]) == ARGV[1] then "
+    "redis.call('set', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end "
     "return 0";
 /// Extends `owner`'s lease to ARGV[2] ms; 1 if it was theirs.
 constexpr const char *kRenewScript =
@@ -215,6 +222,68 @@ public:
     return keys;
   }
 
+  bool hasRunFiles() const override { return true; }
+
+  Error putRunFile(StringRef name, StringRef bytes) override {
+    if (!isRunFileName(name))
+      return makeRemoteError("'" + name + "' is not a run file's name");
+    std::string key = prefix + "run:" + name.str();
+    // A run's files go a week after their last write.
+    Expected<Reply> reply = command({"SET", key, bytes, "EX", "604800"});
+    if (!reply)
+      return reply.takeError();
+    if ((*reply)->type != REDIS_REPLY_STATUS)
+      return unexpected("SET", **reply);
+    return Error::success();
+  }
+
+  Expected<std::optional<std::string>> getRunFile(StringRef name) override {
+    if (!isRunFileName(name))
+      return makeRemoteError("'" + name + "' is not a run file's name");
+    Expected<Reply> reply = command({"GET", prefix + "run:" + name.str()});
+    if (!reply)
+      return reply.takeError();
+    if ((*reply)->type == REDIS_REPLY_NIL)
+      return std::optional<std::string>();
+    if ((*reply)->type != REDIS_REPLY_STRING)
+      return unexpected("GET", **reply);
+    return std::optional<std::string>(
+        std::string((*reply)->str, (*reply)->len));
+  }
+
+  Expected<std::vector<std::string>>
+  listRunFiles(StringRef directory) override {
+    if (!isRunFileName(directory))
+      return makeRemoteError("'" + directory + "' is not a run file's name");
+    std::string start = prefix + "run:" + directory.str() + "/";
+    std::vector<std::string> names;
+    std::string cursor = "0";
+    do {
+      Expected<Reply> reply =
+          command({"SCAN", cursor, "MATCH", start + "*", "COUNT", "1000"});
+      if (!reply)
+        return reply.takeError();
+      redisReply &r = **reply;
+      if (r.type != REDIS_REPLY_ARRAY || r.elements != 2 ||
+          r.element[0]->type != REDIS_REPLY_STRING ||
+          r.element[1]->type != REDIS_REPLY_ARRAY)
+        return unexpected("SCAN", r);
+      cursor.assign(r.element[0]->str, r.element[0]->len);
+      for (size_t i = 0; i < r.element[1]->elements; ++i) {
+        redisReply *item = r.element[1]->element[i];
+        if (item->type != REDIS_REPLY_STRING)
+          continue;
+        StringRef name(item->str, item->len);
+        // Directly in `directory`: no further '/'.
+        if (name.consume_front(start) && !name.contains('/'))
+          names.push_back(name.str());
+      }
+    } while (cursor != "0");
+    llvm::sort(names);
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    return names;
+  }
+
   bool hasLeases() const override { return true; }
 
   Expected<RemoteClaim> claim(StringRef key, const LeaseOwner &owner,
@@ -228,7 +297,28 @@ public:
       return reply.takeError();
     if ((*reply)->type != REDIS_REPLY_INTEGER)
       return unexpected("EVAL", **reply);
-    return (*reply)->integer == 1 ? RemoteClaim::Claimed
+    if ((*reply)->integer == 1)
+      return RemoteClaim::Claimed;
+    // On this host a dead owner is known at once: its lease is taken over
+    // (only if it is still the one seen), without waiting for its TTL.
+    Expected<Reply> held = command({"GET", name});
+    if (!held)
+      return held.takeError();
+    if ((*held)->type != REDIS_REPLY_STRING)
+      return RemoteClaim::HeldElsewhere;
+    std::string seen((*held)->str, (*held)->len);
+    auto [ownerHost, rest] = StringRef(seen).split(':');
+    int64_t pid = 0;
+    if (ownerHost != owner.host || rest.split(':').first.getAsInteger(10, pid) ||
+        pid <= 0 || ::kill(pid, 0) == 0 || errno != ESRCH)
+      return RemoteClaim::HeldElsewhere;
+    Expected<Reply> taken =
+        command({"EVAL", kTakeOverScript, "1", name, seen, value, ttl});
+    if (!taken)
+      return taken.takeError();
+    if ((*taken)->type != REDIS_REPLY_INTEGER)
+      return unexpected("EVAL", **taken);
+    return (*taken)->integer == 1 ? RemoteClaim::Claimed
                                   : RemoteClaim::HeldElsewhere;
   }
 

@@ -94,6 +94,32 @@ Error RemoteStorage::release(StringRef, const LeaseOwner &) {
   return Error::success();
 }
 
+Error RemoteStorage::putRunFile(StringRef, StringRef) {
+  return makeRemoteError(getName() + " cannot hold a cluster run's files");
+}
+
+Expected<std::optional<std::string>> RemoteStorage::getRunFile(StringRef) {
+  return makeRemoteError(getName() + " cannot hold a cluster run's files");
+}
+
+Expected<std::vector<std::string>> RemoteStorage::listRunFiles(StringRef) {
+  return makeRemoteError(getName() + " cannot hold a cluster run's files");
+}
+
+bool kiln::isRunFileName(StringRef name) {
+  if (name.empty())
+    return false;
+  llvm::SmallVector<StringRef> parts;
+  name.split(parts, '/');
+  for (StringRef part : parts)
+    if (part.empty() || part == "." || part == ".." ||
+        !llvm::all_of(part, [](char c) {
+          return llvm::isAlnum(c) || c == '.' || c == '_' || c == '-';
+        }))
+      return false;
+  return true;
+}
+
 bool kiln::looksLikeUrl(StringRef text) {
   // `scheme:` with a scheme of letters, digits, +, - and . (RFC 3986), at
   // least two characters so that a Windows-style `C:` is not one.

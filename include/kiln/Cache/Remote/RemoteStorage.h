@@ -86,6 +86,10 @@ llvm::Error makeRemoteEntryError(const llvm::Twine &message);
 /// that says it is) is that entry's error, never an allocation of its size.
 constexpr uint64_t kMaxRemoteEntryBytes = 8ull << 30;
 
+/// Whether `name` may name a run file: letters, digits, `._-` and `/`,
+/// no empty part, no `.` or `..` part.
+bool isRunFileName(llvm::StringRef name);
+
 /// `url` with any password replaced by `***`, for messages.
 std::string hidePassword(llvm::StringRef url);
 
@@ -138,6 +142,18 @@ public:
   /// The keys of the artifacts it holds (`kiln cache pull --all`); an
   /// error where the backend cannot list (HTTP).
   virtual llvm::Expected<std::vector<std::string>> listKeys() = 0;
+
+  /// The small shared files of a cluster precompile (node lists, graphs,
+  /// results; Driver/ClusterRun.h), by name (`RUN/nodes/3`: letters,
+  /// digits, `._-` and `/`). A file is replaced whole; readers never see
+  /// part of one. Backends that cannot list (HTTP) cannot hold a run.
+  virtual bool hasRunFiles() const { return false; }
+  virtual llvm::Error putRunFile(llvm::StringRef name, llvm::StringRef bytes);
+  virtual llvm::Expected<std::optional<std::string>>
+  getRunFile(llvm::StringRef name);
+  /// The names of the files directly in `directory` (`RUN/nodes`).
+  virtual llvm::Expected<std::vector<std::string>>
+  listRunFiles(llvm::StringRef directory);
 
   /// Whether this tier can hold leases (HTTP cannot: leases then come from
   /// the next tier that can).

@@ -1,0 +1,207 @@
+//===- ClusterRun.cpp - one precompile across the nodes of a job -*- C++ -*-===//
+//
+// This file implements the cluster queue's shared files (ClusterRun.h) and
+// how a process finds its place in a run: options first, then Slurm's
+// environment.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Driver/ClusterRun.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Process.h"
+
+#include <unistd.h>
+
+using namespace kiln;
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+
+static Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
+}
+
+std::string kiln::sanitizeRunId(StringRef runId) {
+  std::string clean;
+  for (char c : runId)
+    clean += llvm::isAlnum(c) || c == '.' || c == '_' || c == '-' ? c : '_';
+  if (clean.empty() || clean == "." || clean == "..")
+    clean = "run" + clean;
+  return clean;
+}
+
+Expected<std::optional<ClusterMember>>
+kiln::findClusterMember(unsigned nodes, int nodeRank, StringRef runId) {
+  ClusterMember member;
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  member.hostName = host;
+  if (nodes) {
+    if (nodeRank < 0 || (unsigned)nodeRank >= nodes)
+      return makeError("--node-rank must be from 0 to " +
+                       llvm::Twine(nodes - 1) + " with --nodes " +
+                       llvm::Twine(nodes));
+    if (runId.empty())
+      return makeError("--nodes needs --run-id: a name that every node of "
+                       "the run is given (the launcher's job id)");
+    if (nodes == 1)
+      return std::optional<ClusterMember>();
+    member.nodes = nodes;
+    member.rank = nodeRank;
+    member.runId = sanitizeRunId(runId);
+    return std::optional<ClusterMember>(member);
+  }
+  if (nodeRank >= 0 || !runId.empty())
+    return makeError("--node-rank and --run-id go with --nodes");
+  auto env = [](const char *name) {
+    return llvm::sys::Process::GetEnv(name).value_or("");
+  };
+  std::string job = env("SLURM_JOB_ID"), tasks = env("SLURM_NTASKS"),
+              proc = env("SLURM_PROCID");
+  unsigned count = 0, rank = 0;
+  if (job.empty() || StringRef(tasks).getAsInteger(10, count) || count < 2 ||
+      StringRef(proc).getAsInteger(10, rank) || rank >= count)
+    return std::optional<ClusterMember>();
+  member.nodes = count;
+  member.rank = rank;
+  std::string step = env("SLURM_STEP_ID");
+  member.runId = sanitizeRunId("slurm-" + job + (step.empty() ? "" : "." + step));
+  if (std::string node = env("SLURMD_NODENAME"); !node.empty())
+    member.hostName = node;
+  member.fromSlurm = true;
+  return std::optional<ClusterMember>(member);
+}
+
+Error ClusterRun::publishList(llvm::ArrayRef<CompileJob> jobs) {
+  llvm::json::Array graphs;
+  for (const CompileJob &job : jobs) {
+    if (Error error = tier.putRunFile(path("graphs", job.key), job.text))
+      return error;
+    graphs.push_back(llvm::json::Object{
+        {"key", job.key},
+        {"signature", job.parts.signature.toHex()},
+        {"name", job.name},
+        {"ops", (int64_t)job.ops},
+        {"estimate_seconds", job.estimateSeconds}});
+  }
+  llvm::json::Object list{{"rank", (int64_t)member.rank},
+                          {"host", member.hostName},
+                          {"graphs", std::move(graphs)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(list));
+  return tier.putRunFile(path("nodes", std::to_string(member.rank)), text);
+}
+
+Expected<std::vector<ClusterGraph>> ClusterRun::readOtherLists() {
+  Expected<std::vector<std::string>> names =
+      tier.listRunFiles(member.runId + "/nodes");
+  if (!names)
+    return names.takeError();
+  std::vector<ClusterGraph> graphs;
+  for (const std::string &name : *names) {
+    unsigned rank;
+    if (StringRef(name).getAsInteger(10, rank) || rank == member.rank)
+      continue;
+    Expected<std::optional<std::string>> text =
+        tier.getRunFile(path("nodes", name));
+    if (!text)
+      return text.takeError();
+    if (!*text)
+      continue;
+    // A list that does not read is skipped: its node's graphs are its own.
+    Expected<llvm::json::Value> parsed = llvm::json::parse(**text);
+    if (!parsed) {
+      llvm::consumeError(parsed.takeError());
+      continue;
+    }
+    const llvm::json::Object *object = parsed->getAsObject();
+    const llvm::json::Array *array =
+        object ? object->getArray("graphs") : nullptr;
+    if (!array)
+      continue;
+    for (const llvm::json::Value &item : *array) {
+      const llvm::json::Object *graph = item.getAsObject();
+      if (!graph)
+        continue;
+      ClusterGraph entry;
+      entry.key = graph->getString("key").value_or("").str();
+      entry.signature = graph->getString("signature").value_or("").str();
+      entry.name = graph->getString("name").value_or("").str();
+      entry.ops = graph->getInteger("ops").value_or(0);
+      entry.estimateSeconds = graph->getNumber("estimate_seconds").value_or(0);
+      entry.rank = rank;
+      if (isCacheKey(entry.key))
+        graphs.push_back(std::move(entry));
+    }
+  }
+  return graphs;
+}
+
+Expected<std::optional<std::string>> ClusterRun::fetchGraph(StringRef key) {
+  if (!isCacheKey(key))
+    return makeError("'" + key + "' is not a cache key");
+  return tier.getRunFile(path("graphs", key));
+}
+
+Error ClusterRun::publishResult(const ClusterNodeResult &result) {
+  llvm::json::Object object{
+      {"rank", (int64_t)result.rank},
+      {"host", result.host},
+      {"graphs", (int64_t)result.graphs},
+      {"compiled", (int64_t)result.compiled},
+      {"compiled_for_others", (int64_t)result.compiledForOthers},
+      {"failed", (int64_t)result.failed},
+      {"hits", (int64_t)result.hits},
+      {"busy_seconds", result.busySeconds},
+      {"elapsed_seconds", result.elapsedSeconds},
+      {"longest_seconds", result.longestSeconds},
+      {"workers", (int64_t)result.workers}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(object));
+  return tier.putRunFile(path("results", std::to_string(member.rank)), text);
+}
+
+Expected<std::map<unsigned, ClusterNodeResult>> ClusterRun::readResults() {
+  Expected<std::vector<std::string>> names =
+      tier.listRunFiles(member.runId + "/results");
+  if (!names)
+    return names.takeError();
+  std::map<unsigned, ClusterNodeResult> results;
+  for (const std::string &name : *names) {
+    unsigned rank;
+    if (StringRef(name).getAsInteger(10, rank))
+      continue;
+    Expected<std::optional<std::string>> text =
+        tier.getRunFile(path("results", name));
+    if (!text)
+      return text.takeError();
+    if (!*text)
+      continue;
+    Expected<llvm::json::Value> parsed = llvm::json::parse(**text);
+    if (!parsed) {
+      llvm::consumeError(parsed.takeError());
+      continue;
+    }
+    const llvm::json::Object *object = parsed->getAsObject();
+    if (!object)
+      continue;
+    ClusterNodeResult result;
+    result.rank = rank;
+    result.host = object->getString("host").value_or("").str();
+    result.graphs = object->getInteger("graphs").value_or(0);
+    result.compiled = object->getInteger("compiled").value_or(0);
+    result.compiledForOthers =
+        object->getInteger("compiled_for_others").value_or(0);
+    result.failed = object->getInteger("failed").value_or(0);
+    result.hits = object->getInteger("hits").value_or(0);
+    result.busySeconds = object->getNumber("busy_seconds").value_or(0);
+    result.elapsedSeconds = object->getNumber("elapsed_seconds").value_or(0);
+    result.longestSeconds = object->getNumber("longest_seconds").value_or(0);
+    result.workers = object->getInteger("workers").value_or(1);
+    results[rank] = result;
+  }
+  return results;
+}
