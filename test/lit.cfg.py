@@ -57,9 +57,10 @@ for candidate in [config.python_executable, "/usr/bin/python3"]:
 # (tools/bootstrap.sh installs them); without one, its tests are UNSUPPORTED.
 if shutil.which("redis-server") and shutil.which("redis-cli"):
     config.available_features.add("redis")
+# (Servers live in /usr/sbin, which a user's PATH may lack.)
+config.environment["PATH"] = config.environment.get("PATH", "") + ":/usr/sbin"
 if shutil.which("nginx") or os.path.exists("/usr/sbin/nginx"):
     config.available_features.add("nginx")
-    config.environment["PATH"] = config.environment.get("PATH", "") + ":/usr/sbin"
 
 
 # Mounting a small tmpfs (as root) lets a test fill a file tier's disk.
@@ -84,3 +85,11 @@ config.environment["XDG_CONFIG_HOME"] = os.path.join(config.test_exec_root, "no-
 for name in ["KILN_REMOTE_STORAGE", "KILN_COMPILER_CMD", "KILN_COMPILER_VERSION_CMD",
              "KILN_COMPILER_OPTIONS", "KILN_OPTIONS", "KILN_TARGET", "KILN_TARGET_CPU"]:
     config.environment.pop(name, None)
+
+# A real Slurm (slurm-wlm and munge, which tools/bootstrap.sh installs),
+# started by the test itself on this machine: needs root (slurmd, munged
+# as user munge).
+if all(shutil.which(tool) or os.path.exists("/usr/sbin/" + tool)
+       for tool in ["slurmctld", "slurmd", "srun", "sinfo", "munged", "runuser"]) \
+        and os.path.exists("/etc/munge/munge.key") and os.geteuid() == 0:
+    config.available_features.add("slurm")

@@ -27,13 +27,15 @@ done
 # never links it). tmux: the test of kiln precompile's live progress line runs it
 # under a pseudo-terminal. Remote cache tiers: hiredis (the Redis tier) and
 # libcurl (the HTTP tier); their tests start a real redis-server and nginx
-# (nginx-light, with its WebDAV module) on loopback.
+# (nginx-light, with its WebDAV module) on loopback. Cluster precompile: its
+# test starts a real 4-node Slurm (slurm-wlm, munge) on this machine.
 packages=(
   cmake ninja-build g++ ccache
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libcli11-dev libxxhash-dev libsqlite3-dev
   libgtest-dev python3 python3-numpy libopenblas-dev tmux
   pkgconf libhiredis-dev libcurl4-openssl-dev redis-server nginx-light
+  slurm-wlm munge
 )
 
 if (( install )); then

@@ -1,0 +1,72 @@
+#!/bin/bash
+# slurm-runs.sh KILN PYTHON DIR KIND: `srun -N4 kiln precompile --remote URL`
+# on a real Slurm of 4 nodes (slurm.sh), each node with its own local cache
+# and its own, overlapping graph list; then the same with one task killed
+# mid-run. Prints what FileCheck checks.
+kiln=$1 python=$2 dir=$3 kind=$4
+inputs=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$dir" && mkdir -p "$dir"
+. "$inputs/../../Cache/Inputs/remote-servers.sh" "$dir/servers"
+. "$inputs/slurm.sh" "$dir/slurm"
+sh "$inputs/make-graphs.sh" "$dir/all" 10
+unset KILN_REMOTE_STORAGE
+export XDG_CONFIG_HOME=$dir/config
+case $kind in
+file) remote="file:$dir/shared" ;;
+redis) start_redis; remote="redis://127.0.0.1:$REDIS_PORT" ;;
+esac
+make_lists() { # run: node K has graphs 2K+1 .. 2K+4 of DIR/all (variant $1)
+  for r in 0 1 2 3; do
+    rm -rf "$dir/$1/node$r" && mkdir -p "$dir/$1/node$r"
+    for i in 1 2 3 4; do
+      n=$(( (2 * r + i - 1) % 10 + 1 ))
+      sed "s/constant(\([0-9]*\))/constant(\1.$2)/" "$dir/all/g$n.hlo" > "$dir/$1/node$r/g$n.hlo"
+    done
+  done
+}
+fake="sh $inputs/fake-compiler.sh"
+node_command() { # run
+  cat <<CMD
+echo \$\$ > $dir/$1/pid.\$SLURM_NODEID
+exec "$kiln" precompile --cache-dir "$dir/$1/local\$SLURM_NODEID" --remote "$remote" \
+  -j 1 "$dir/$1/node\$SLURM_NODEID" --compiler-version-cmd "echo fake 1" \
+  --compiler-cmd "$fake slow {input} {output}" --report "$dir/$1/report.\$SLURM_NODEID.json" \
+  --cluster-wait $2 > "$dir/$1/out.\$SLURM_NODEID.txt" 2>&1
+CMD
+}
+export KILN_TEST_COMPILE_LOG=$dir/calls.txt KILN_TEST_DELAY=0.3
+
+make_lists one 1
+timeout 300 srun -N4 --ntasks-per-node=1 bash -c "$(node_command one 60)"
+echo "srun: exit $?"
+echo "compilations: $(wc -l < "$dir/calls.txt")"
+"$python" - "$dir"/one/report.*.json <<'PY'
+import json, sys
+each = []
+for path in sorted(sys.argv[1:]):
+    totals = json.load(open(path))["totals"]
+    each.append(totals["compiled"] + totals.get("compiled_for_other_nodes", 0))
+print("reports:", len(each), "compiled in them:", sum(each))
+print("every node compiled:", all(n >= 1 for n in each))
+PY
+grep -h -E '^kiln precompile: node [0-3] of 4 \(n[1-4]\) in run slurm-' "$dir"/one/out.*.txt | sed 's/run slurm-[0-9.]*/run slurm-ID/' | sort
+grep -E '^Cluster:' "$dir/one/out.0.txt"
+for r in 0 1 2 3; do
+  "$kiln" cache check --require-all --cache-dir "$dir/one/local$r" --remote '' \
+    "$dir/one/node$r" --compiler-version-cmd "echo fake 1" | grep '^Cache hits'
+done
+
+# One task SIGKILLed mid-run: the others finish every graph of theirs.
+rm -f "$dir/calls.txt"
+export KILN_TEST_DELAY=1
+make_lists two 2
+timeout 300 srun -N4 --ntasks-per-node=1 bash -c "$(node_command two 2)" 2>/dev/null &
+step=$!
+for _ in $(seq 400); do [ -s "$dir/two/pid.3" ] && [ -s "$dir/calls.txt" ] && break; sleep 0.05; done
+kill -9 "$(cat "$dir/two/pid.3")"
+wait $step
+for r in 0 1 2; do
+  "$kiln" cache check --require-all --cache-dir "$dir/two/local$r" --remote '' \
+    "$dir/two/node$r" --compiler-version-cmd "echo fake 1" | grep '^Cache hits'
+done
+grep -E '^  node 3: no results' "$dir/two/out.0.txt"
