@@ -104,7 +104,7 @@ std::string formatBytes(uint64_t bytes) {
 }
 } // namespace
 
-Scheduler::Scheduler(TieredCache &cache, const std::vector<CompileJob> &jobs,
+Scheduler::Scheduler(TieredCache &cache, std::vector<CompileJob> &jobs,
                      WorkerCommandBuilder buildCommand, ScheduleOptions options,
                      ScheduleObserver &observer)
     : cache(cache), jobs(jobs), buildCommand(std::move(buildCommand)),
@@ -349,6 +349,26 @@ void Scheduler::finishJob(Running &run, const ChildExit &exit, bool timedOut) {
   failJob(job, failure, log, exit.seconds, /*record=*/true);
 }
 
+bool Scheduler::takeMoreWork() {
+  if (!options.moreWork)
+    return false;
+  std::vector<CompileJob> more = options.moreWork();
+  if (more.empty())
+    return false;
+  for (CompileJob &job : more) {
+    size_t index = jobs.size();
+    jobs.push_back(std::move(job));
+    outcomes.push_back(JobOutcome());
+    // Largest first, among what is still queued.
+    auto at = llvm::find_if(queue, [&](size_t other) {
+      return jobs[other].estimateSeconds < jobs[index].estimateSeconds;
+    });
+    queue.insert(at, index);
+  }
+  observer.jobsAdded(more.size());
+  return true;
+}
+
 std::vector<JobOutcome> Scheduler::run() {
   start = getMonotonicSeconds();
   outcomes.assign(jobs.size(), JobOutcome());
@@ -359,10 +379,19 @@ std::vector<JobOutcome> Scheduler::run() {
   });
   for (int worker = options.jobs - 1; worker >= 0; --worker)
     freeWorkers.push_back(worker);
-  double lastUpdate = 0, lastDeferredTry = 0;
+  double lastUpdate = 0, lastDeferredTry = 0, lastMoreWork = 0;
   observer.update(count());
-  while (!queue.empty() || !running.empty() || !deferred.empty()) {
+  while (true) {
+    if (queue.empty() && running.empty() && deferred.empty() &&
+        !takeMoreWork())
+      break;
     bool changed = false;
+    // A free worker and nothing queued: another node's graphs, if any.
+    if (queue.empty() && !freeWorkers.empty() && options.moreWork &&
+        getMonotonicSeconds() - lastMoreWork >= 0.5) {
+      lastMoreWork = getMonotonicSeconds();
+      changed |= takeMoreWork();
+    }
     // Start what the free workers can take.
     while (!freeWorkers.empty() && !queue.empty()) {
       size_t job = queue.front();

@@ -124,27 +124,23 @@ struct Decision {
   std::string reason;
 };
 
-/// Adds the graphs of the other nodes' lists that this node does not have
-/// to `misses` (forOtherNode), after publishing this node's own: their text
-/// written to `inputs` (and, for an external compiler, their HLO), their key
-/// made again here so that a graph keyed under other settings is left to
-/// its node.
-llvm::Error takeOtherNodesGraphs(ClusterRun &cluster,
-                                 std::vector<CompileJob> &misses,
-                                 const llvm::StringMap<size_t> &jobOfKey,
-                                 const KeyOptions &keys,
-                                 const std::string &canonical,
-                                 const std::string &inputs, bool external) {
-  if (llvm::Error error = cluster.publishList(misses))
-    return error;
+/// The graphs of the other nodes' lists that are not in `taken` yet (this
+/// node's keys and what it took before), as jobs for this node
+/// (forOtherNode): their text written to `inputs` (and, for an external
+/// compiler, their HLO), their key made again here so that a graph keyed
+/// under other settings is left to its node.
+llvm::Expected<std::vector<CompileJob>>
+collectOtherNodesGraphs(ClusterRun &cluster, llvm::StringSet<> &taken,
+                        const KeyOptions &keys, const std::string &canonical,
+                        const std::string &inputs, bool external) {
+  std::vector<CompileJob> jobs;
   llvm::Expected<std::vector<ClusterGraph>> others = cluster.readOtherLists();
   if (!others)
     return others.takeError();
-  llvm::StringSet<> taken;
   std::vector<std::string> paths;
   std::vector<const ClusterGraph *> graphs;
   for (const ClusterGraph &graph : *others) {
-    if (jobOfKey.count(graph.key) || !taken.insert(graph.key).second)
+    if (!taken.insert(graph.key).second)
       continue;
     std::optional<Hash128> signature = Hash128::fromHex(graph.signature);
     if (!signature ||
@@ -188,9 +184,9 @@ llvm::Error takeOtherNodesGraphs(ClusterRun &cluster,
       llvm::raw_fd_ostream os(inputs + "/" + job.key + ".hlo", error);
       os << graph.exportedHlo;
     }
-    misses.push_back(std::move(job));
+    jobs.push_back(std::move(job));
   }
-  return llvm::Error::success();
+  return jobs;
 }
 
 /// Waits (up to `waitSeconds`) for every node's results and prints the
@@ -306,6 +302,18 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
                     "KILN_REMOTE_STORAGE)\n";
     return ExitInputError;
   }
+  // Each node writes its own report and trace: `report.json` is
+  // `report.node3.json` on node 3 (a shared file system would otherwise
+  // hold the last node's only).
+  if (*member)
+    for (std::string *file : {&options.report, &options.trace}) {
+      if (file->empty())
+        continue;
+      llvm::StringRef extension = llvm::sys::path::extension(*file);
+      *file = (llvm::StringRef(*file).drop_back(extension.size()) + ".node" +
+               llvm::Twine((*member)->rank) + extension)
+                  .str();
+    }
   std::string canonical;
   if (!canonicalizeKeyOptions(options.keys, canonical))
     return ExitInputError;
@@ -670,6 +678,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   // 3b. On a cluster: this node's list to the others, theirs to this node.
   size_t ownMisses = misses.size();
   std::optional<ClusterRun> cluster;
+  llvm::StringSet<> clusterTaken;
   if (*member && !options.dryRun) {
     since = getMonotonicSeconds();
     RemoteStorage *tier = openedCache->getRunTier();
@@ -680,9 +689,20 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
           "kiln precompile: node {0} of {1} ({2}) in run {3} through {4}\n",
           (*member)->rank, (*member)->nodes, (*member)->hostName,
           (*member)->runId, tier->getName());
-      if (llvm::Error error = takeOtherNodesGraphs(
-              *cluster, misses, jobOfKey, options.keys, canonical,
-              inputDirectory, external)) {
+      for (const auto &own : jobOfKey)
+        clusterTaken.insert(own.getKey());
+      llvm::Error error = cluster->publishList(misses);
+      if (!error) {
+        llvm::Expected<std::vector<CompileJob>> others =
+            collectOtherNodesGraphs(*cluster, clusterTaken, options.keys,
+                                    canonical, inputDirectory, external);
+        if (others)
+          std::move(others->begin(), others->end(),
+                    std::back_inserter(misses));
+        else
+          error = others.takeError();
+      }
+      if (error) {
         // The shared tier in trouble: this node compiles its own.
         llvm::errs() << "kiln precompile: warning: the cluster queue in "
                      << tier->getName() << " failed ("
@@ -715,7 +735,10 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   } else {
     why = "-j";
   }
-  workers = std::max(1u, std::min<unsigned>(workers, misses.size()));
+  // (A cluster node may take other nodes' graphs later: its workers are
+  // not bounded by its own list.)
+  workers = std::max(
+      1u, cluster ? workers : std::min<unsigned>(workers, misses.size()));
 
   size_t cached = 0, failedBefore = 0;
   for (size_t i = 0; i < jobs.size(); ++i)
@@ -792,13 +815,25 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   schedule.retryFailed = options.retryFailed;
   schedule.force = options.force;
   schedule.logDirectory = logDirectory;
+  // A node with a free worker takes graphs that other nodes listed since.
+  if (cluster)
+    schedule.moreWork = [&]() -> std::vector<CompileJob> {
+      llvm::Expected<std::vector<CompileJob>> more = collectOtherNodesGraphs(
+          *cluster, clusterTaken, options.keys, canonical, inputDirectory,
+          external);
+      if (!more) {
+        llvm::consumeError(more.takeError());
+        return {};
+      }
+      return std::move(*more);
+    };
   bool live = llvm::sys::Process::StandardErrIsDisplayed();
   ProgressDisplay progress(llvm::errs(), live, misses.size());
   Scheduler scheduler(cache, misses, buildCommand, schedule, progress);
   double scheduleStart = getMonotonicSeconds() - runStart;
   since = getMonotonicSeconds();
   std::vector<JobOutcome> compiled;
-  if (!misses.empty())
+  if (!misses.empty() || cluster)
     compiled = scheduler.run();
   progress.finish();
   if (!misses.empty())

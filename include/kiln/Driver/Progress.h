@@ -24,6 +24,7 @@ public:
   /// `total`: the graphs to compile; `live`: redraw one line (a terminal).
   ProgressDisplay(llvm::raw_ostream &os, bool live, size_t total);
   void jobFinished(const CompileJob &job, const JobOutcome &outcome) override;
+  void jobsAdded(size_t count) override { total += count; }
   void jobRetried(const CompileJob &job, const std::string &reason) override;
   void update(const ScheduleCounts &counts) override;
   /// Leaves the last live line in place and ends it.

@@ -99,6 +99,10 @@ struct ScheduleOptions {
   /// quarter of this, so only a dead run's leases expire.
   unsigned leaseSeconds = 60;
   std::string logDirectory; ///< the workers' logs and outputs
+  /// Asked for more jobs when a worker is free and the queue is empty (at
+  /// most every half second, and once more before the run ends): a cluster
+  /// node takes graphs that other nodes listed since (ClusterRun.h).
+  std::function<std::vector<CompileJob>()> moreWork;
 };
 
 /// Counts for a progress display.
@@ -116,6 +120,8 @@ public:
   virtual void jobStarted(const CompileJob &job, int worker) {}
   /// A job ends (compiled, failed, or found done by another process).
   virtual void jobFinished(const CompileJob &job, const JobOutcome &outcome) {}
+  /// Jobs were added to the schedule (ScheduleOptions::moreWork).
+  virtual void jobsAdded(size_t count) {}
   /// A worker crashed and its job goes back to the queue.
   virtual void jobRetried(const CompileJob &job, const std::string &reason) {}
   /// About once a second, and after every change.
@@ -129,7 +135,8 @@ using WorkerCommandBuilder =
 /// job's outcome, in the order of `jobs`.
 class Scheduler {
 public:
-  Scheduler(TieredCache &cache, const std::vector<CompileJob> &jobs,
+  /// `jobs` grows with what ScheduleOptions::moreWork adds.
+  Scheduler(TieredCache &cache, std::vector<CompileJob> &jobs,
             WorkerCommandBuilder buildCommand, ScheduleOptions options,
             ScheduleObserver &observer);
   ~Scheduler();
@@ -147,12 +154,14 @@ private:
   /// Claims `job`'s lease; false when there is nothing to compile (done
   /// elsewhere, or waiting for another process's lease).
   bool claimOrDefer(size_t job);
+  /// Adds what ScheduleOptions::moreWork gives; whether it gave any.
+  bool takeMoreWork();
   ScheduleCounts count() const;
 
   /// The local tier and the remotes: leases and entries are the
   /// cluster's when a remote holds them.
   TieredCache &cache;
-  const std::vector<CompileJob> &jobs;
+  std::vector<CompileJob> &jobs;
   WorkerCommandBuilder buildCommand;
   ScheduleOptions options;
   ScheduleObserver &observer;
