@@ -11,6 +11,7 @@
 
 #include "BenchFiles.h"
 #include "CacheBench.h"
+#include "ClusterBench.h"
 #include "CpuBench.h"
 #include "FrontendBench.h"
 #include "PrecompileBench.h"
@@ -498,6 +499,34 @@ int main(int argc, char **argv) {
   cache->add_flag("--keep", cacheOptions.keep,
                   "Keep the caches instead of removing them");
 
+  kiln::bench::ClusterBenchOptions clusterOptions;
+  CLI::App *clusterBench = app.add_subcommand(
+      "cluster",
+      "Time a cluster precompile on simulated nodes (processes with --nodes,\n"
+      "one local cache each, one shared file tier) of a kiln-synth\n"
+      "--all-ranks graph set split by device, against the ideal max(longest,\n"
+      "total / workers) and the static split (each node its own list), with\n"
+      "a stand-in compiler whose time follows the graph's size. Run from the\n"
+      "repository root: build/bin/kiln-bench cluster");
+  clusterBench->add_option("--nodes", clusterOptions.nodes, "Simulated nodes")
+      ->capture_default_str();
+  clusterBench->add_option("--workers", clusterOptions.workers, "Workers per node")
+      ->capture_default_str();
+  clusterBench
+      ->add_option("--seconds-per-mb", clusterOptions.secondsPerMB,
+                   "The stand-in compiler's seconds per MB of graph")
+      ->capture_default_str();
+  clusterBench->add_option("--preset", clusterOptions.preset, "kiln-synth preset")
+      ->capture_default_str();
+  clusterBench->add_option("--tp", clusterOptions.tp, "Tensor-parallel degree")
+      ->capture_default_str();
+  clusterBench->add_option("--pp", clusterOptions.pp, "Pipeline stages")
+      ->capture_default_str();
+  clusterBench->add_option("--dp", clusterOptions.dp, "Data-parallel replicas")
+      ->capture_default_str();
+  clusterBench->add_option("--dir", clusterOptions.directory,
+                           "Where to work (default: $TMPDIR, else /tmp)");
+
   kiln::bench::RemoteBenchOptions remoteOptions;
   CLI::App *remote = app.add_subcommand(
       "remote",
@@ -712,6 +741,8 @@ int main(int argc, char **argv) {
       signatureOptions.paths.push_back("test/Inputs/corpus/hlo");
     return kiln::bench::runSignatureBench(signatureOptions);
   }
+  if (clusterBench->parsed())
+    return kiln::bench::runClusterBench(clusterOptions);
   if (remote->parsed())
     return kiln::bench::runRemoteBench(remoteOptions);
   if (cache->parsed()) {
