@@ -94,32 +94,44 @@ Error ClusterRun::publishList(llvm::ArrayRef<CompileJob> jobs) {
   return tier.putRunFile(path("nodes", std::to_string(member.rank)), text);
 }
 
-Expected<std::vector<ClusterGraph>> ClusterRun::readOtherLists() {
+Expected<std::vector<std::pair<unsigned, llvm::json::Object>>>
+ClusterRun::readRankFiles(StringRef directory) {
   Expected<std::vector<std::string>> names =
-      tier.listRunFiles(member.runId + "/nodes");
+      tier.listRunFiles(member.runId + "/" + directory.str());
   if (!names)
     return names.takeError();
-  std::vector<ClusterGraph> graphs;
+  std::vector<std::pair<unsigned, llvm::json::Object>> files;
   for (const std::string &name : *names) {
     unsigned rank;
-    if (StringRef(name).getAsInteger(10, rank) || rank == member.rank)
+    if (StringRef(name).getAsInteger(10, rank))
       continue;
     Expected<std::optional<std::string>> text =
-        tier.getRunFile(path("nodes", name));
+        tier.getRunFile(path(directory, name));
     if (!text)
       return text.takeError();
     if (!*text)
       continue;
-    // A list that does not read is skipped: its node's graphs are its own.
+    // A file that does not read is skipped: its node's graphs stay its own.
     Expected<llvm::json::Value> parsed = llvm::json::parse(**text);
     if (!parsed) {
       llvm::consumeError(parsed.takeError());
       continue;
     }
-    const llvm::json::Object *object = parsed->getAsObject();
-    const llvm::json::Array *array =
-        object ? object->getArray("graphs") : nullptr;
-    if (!array)
+    if (llvm::json::Object *object = parsed->getAsObject())
+      files.emplace_back(rank, std::move(*object));
+  }
+  return files;
+}
+
+Expected<std::vector<ClusterGraph>> ClusterRun::readOtherLists() {
+  Expected<std::vector<std::pair<unsigned, llvm::json::Object>>> lists =
+      readRankFiles("nodes");
+  if (!lists)
+    return lists.takeError();
+  std::vector<ClusterGraph> graphs;
+  for (const auto &[rank, list] : *lists) {
+    const llvm::json::Array *array = list.getArray("graphs");
+    if (rank == member.rank || !array)
       continue;
     for (const llvm::json::Value &item : *array) {
       const llvm::json::Object *graph = item.getAsObject();
@@ -165,42 +177,25 @@ Error ClusterRun::publishResult(const ClusterNodeResult &result) {
 }
 
 Expected<std::map<unsigned, ClusterNodeResult>> ClusterRun::readResults() {
-  Expected<std::vector<std::string>> names =
-      tier.listRunFiles(member.runId + "/results");
-  if (!names)
-    return names.takeError();
+  Expected<std::vector<std::pair<unsigned, llvm::json::Object>>> files =
+      readRankFiles("results");
+  if (!files)
+    return files.takeError();
   std::map<unsigned, ClusterNodeResult> results;
-  for (const std::string &name : *names) {
-    unsigned rank;
-    if (StringRef(name).getAsInteger(10, rank))
-      continue;
-    Expected<std::optional<std::string>> text =
-        tier.getRunFile(path("results", name));
-    if (!text)
-      return text.takeError();
-    if (!*text)
-      continue;
-    Expected<llvm::json::Value> parsed = llvm::json::parse(**text);
-    if (!parsed) {
-      llvm::consumeError(parsed.takeError());
-      continue;
-    }
-    const llvm::json::Object *object = parsed->getAsObject();
-    if (!object)
-      continue;
+  for (const auto &[rank, object] : *files) {
     ClusterNodeResult result;
     result.rank = rank;
-    result.host = object->getString("host").value_or("").str();
-    result.graphs = object->getInteger("graphs").value_or(0);
-    result.compiled = object->getInteger("compiled").value_or(0);
+    result.host = object.getString("host").value_or("").str();
+    result.graphs = object.getInteger("graphs").value_or(0);
+    result.compiled = object.getInteger("compiled").value_or(0);
     result.compiledForOthers =
-        object->getInteger("compiled_for_others").value_or(0);
-    result.failed = object->getInteger("failed").value_or(0);
-    result.hits = object->getInteger("hits").value_or(0);
-    result.busySeconds = object->getNumber("busy_seconds").value_or(0);
-    result.elapsedSeconds = object->getNumber("elapsed_seconds").value_or(0);
-    result.longestSeconds = object->getNumber("longest_seconds").value_or(0);
-    result.workers = object->getInteger("workers").value_or(1);
+        object.getInteger("compiled_for_others").value_or(0);
+    result.failed = object.getInteger("failed").value_or(0);
+    result.hits = object.getInteger("hits").value_or(0);
+    result.busySeconds = object.getNumber("busy_seconds").value_or(0);
+    result.elapsedSeconds = object.getNumber("elapsed_seconds").value_or(0);
+    result.longestSeconds = object.getNumber("longest_seconds").value_or(0);
+    result.workers = object.getInteger("workers").value_or(1);
     results[rank] = result;
   }
   return results;

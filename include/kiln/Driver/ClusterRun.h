@@ -91,6 +91,9 @@ public:
   llvm::Expected<std::map<unsigned, ClusterNodeResult>> readResults();
 
 private:
+  /// The JSON files of `directory` (`nodes`, `results`) named by a rank.
+  llvm::Expected<std::vector<std::pair<unsigned, llvm::json::Object>>>
+  readRankFiles(llvm::StringRef directory);
   std::string path(llvm::StringRef directory, llvm::StringRef name) const {
     return member.runId + "/" + directory.str() + "/" + name.str();
   }

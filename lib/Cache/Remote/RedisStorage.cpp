@@ -194,32 +194,11 @@ public:
   }
 
   Expected<std::vector<std::string>> listKeys() override {
-    std::vector<std::string> keys;
-    std::string cursor = "0";
-    std::string pattern = prefix + "a:*";
-    do {
-      Expected<Reply> reply =
-          command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"});
-      if (!reply)
-        return reply.takeError();
-      redisReply &r = **reply;
-      if (r.type != REDIS_REPLY_ARRAY || r.elements != 2 ||
-          r.element[0]->type != REDIS_REPLY_STRING ||
-          r.element[1]->type != REDIS_REPLY_ARRAY)
-        return unexpected("SCAN", r);
-      cursor.assign(r.element[0]->str, r.element[0]->len);
-      for (size_t i = 0; i < r.element[1]->elements; ++i) {
-        redisReply *item = r.element[1]->element[i];
-        if (item->type != REDIS_REPLY_STRING)
-          continue;
-        StringRef name(item->str, item->len);
-        if (name.consume_front(prefix + "a:") && name.size() == 32)
-          keys.push_back(name.str());
-      }
-    } while (cursor != "0");
-    llvm::sort(keys);
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    return keys;
+    std::string start = prefix + "a:";
+    return scanNames(start, [&](StringRef name) {
+      return name.size() == 32 ? std::optional<std::string>(name.str())
+                               : std::nullopt;
+    });
   }
 
   bool hasRunFiles() const override { return true; }
@@ -256,32 +235,11 @@ public:
     if (!isRunFileName(directory))
       return makeRemoteError("'" + directory + "' is not a run file's name");
     std::string start = prefix + "run:" + directory.str() + "/";
-    std::vector<std::string> names;
-    std::string cursor = "0";
-    do {
-      Expected<Reply> reply =
-          command({"SCAN", cursor, "MATCH", start + "*", "COUNT", "1000"});
-      if (!reply)
-        return reply.takeError();
-      redisReply &r = **reply;
-      if (r.type != REDIS_REPLY_ARRAY || r.elements != 2 ||
-          r.element[0]->type != REDIS_REPLY_STRING ||
-          r.element[1]->type != REDIS_REPLY_ARRAY)
-        return unexpected("SCAN", r);
-      cursor.assign(r.element[0]->str, r.element[0]->len);
-      for (size_t i = 0; i < r.element[1]->elements; ++i) {
-        redisReply *item = r.element[1]->element[i];
-        if (item->type != REDIS_REPLY_STRING)
-          continue;
-        StringRef name(item->str, item->len);
-        // Directly in `directory`: no further '/'.
-        if (name.consume_front(start) && !name.contains('/'))
-          names.push_back(name.str());
-      }
-    } while (cursor != "0");
-    llvm::sort(names);
-    names.erase(std::unique(names.begin(), names.end()), names.end());
-    return names;
+    // Directly in `directory`: no further '/'.
+    return scanNames(start, [&](StringRef name) {
+      return name.contains('/') ? std::nullopt
+                                : std::optional<std::string>(name.str());
+    });
   }
 
   bool hasLeases() const override { return true; }
@@ -348,6 +306,38 @@ public:
   }
 
 private:
+  /// The names of the keys that start with `start` (SCAN, so the server
+  /// is never blocked), less `start`, as `keep` maps them (none: left
+  /// out); sorted, each once.
+  Expected<std::vector<std::string>>
+  scanNames(const std::string &start,
+            llvm::function_ref<std::optional<std::string>(StringRef)> keep) {
+    std::vector<std::string> names;
+    std::string cursor = "0";
+    do {
+      Expected<Reply> reply =
+          command({"SCAN", cursor, "MATCH", start + "*", "COUNT", "1000"});
+      if (!reply)
+        return reply.takeError();
+      redisReply &r = **reply;
+      if (r.type != REDIS_REPLY_ARRAY || r.elements != 2 ||
+          r.element[0]->type != REDIS_REPLY_STRING ||
+          r.element[1]->type != REDIS_REPLY_ARRAY)
+        return unexpected("SCAN", r);
+      cursor.assign(r.element[0]->str, r.element[0]->len);
+      for (size_t i = 0; i < r.element[1]->elements; ++i) {
+        redisReply *item = r.element[1]->element[i];
+        StringRef name(item->str, item->len);
+        if (item->type == REDIS_REPLY_STRING && name.consume_front(start))
+          if (std::optional<std::string> kept = keep(name))
+            names.push_back(std::move(*kept));
+      }
+    } while (cursor != "0");
+    llvm::sort(names);
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    return names;
+  }
+
   std::string entryKey(StringRef key, RemoteEntryKind kind) const {
     return prefix + (kind == RemoteEntryKind::Artifact ? "a:" : "f:") +
            key.str();
