@@ -169,7 +169,18 @@ Error ClusterRun::publishResult(const ClusterNodeResult &result) {
       {"busy_seconds", result.busySeconds},
       {"elapsed_seconds", result.elapsedSeconds},
       {"longest_seconds", result.longestSeconds},
-      {"workers", (int64_t)result.workers}};
+      {"workers", (int64_t)result.workers},
+      {"spans", [&] {
+         llvm::json::Array spans;
+         for (const ClusterSpan &span : result.spans)
+           spans.push_back(llvm::json::Object{{"name", span.name},
+                                              {"key", span.key},
+                                              {"result", span.result},
+                                              {"worker", span.worker},
+                                              {"start", span.startSeconds},
+                                              {"end", span.endSeconds}});
+         return spans;
+       }()}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::json::Value(std::move(object));
@@ -196,7 +207,61 @@ Expected<std::map<unsigned, ClusterNodeResult>> ClusterRun::readResults() {
     result.elapsedSeconds = object.getNumber("elapsed_seconds").value_or(0);
     result.longestSeconds = object.getNumber("longest_seconds").value_or(0);
     result.workers = object.getInteger("workers").value_or(1);
+    if (const llvm::json::Array *spans = object.getArray("spans"))
+      for (const llvm::json::Value &item : *spans)
+        if (const llvm::json::Object *span = item.getAsObject())
+          result.spans.push_back(
+              {span->getString("name").value_or("").str(),
+               span->getString("key").value_or("").str(),
+               span->getString("result").value_or("").str(),
+               (int)span->getInteger("worker").value_or(0),
+               span->getNumber("start").value_or(0),
+               span->getNumber("end").value_or(0)});
     results[rank] = result;
   }
   return results;
+}
+
+llvm::json::Value
+kiln::makeClusterTrace(const std::map<unsigned, ClusterNodeResult> &results) {
+  double origin = 0;
+  for (const auto &[rank, result] : results)
+    for (const ClusterSpan &span : result.spans)
+      if (origin == 0 || span.startSeconds < origin)
+        origin = span.startSeconds;
+  auto micros = [&](double seconds) {
+    return (int64_t)((seconds - origin) * 1e6);
+  };
+  llvm::json::Array events;
+  for (const auto &[rank, result] : results) {
+    int pid = rank + 1;
+    events.push_back(llvm::json::Object{
+        {"name", "process_name"},
+        {"ph", "M"},
+        {"pid", pid},
+        {"args",
+         llvm::json::Object{{"name", "node " + std::to_string(rank) + " (" +
+                                         result.host + ")"}}}});
+    for (unsigned worker = 0; worker < result.workers; ++worker)
+      events.push_back(llvm::json::Object{
+          {"name", "thread_name"},
+          {"ph", "M"},
+          {"pid", pid},
+          {"tid", (int64_t)worker + 1},
+          {"args",
+           llvm::json::Object{{"name", "worker " + std::to_string(worker)}}}});
+    for (const ClusterSpan &span : result.spans)
+      events.push_back(llvm::json::Object{
+          {"name", span.name},
+          {"cat", "compile"},
+          {"ph", "X"},
+          {"pid", pid},
+          {"tid", span.worker + 1},
+          {"ts", micros(span.startSeconds)},
+          {"dur", (int64_t)((span.endSeconds - span.startSeconds) * 1e6)},
+          {"args", llvm::json::Object{{"key", span.key},
+                                      {"result", span.result}}}});
+  }
+  return llvm::json::Object{{"traceEvents", std::move(events)},
+                            {"displayTimeUnit", "ms"}};
 }

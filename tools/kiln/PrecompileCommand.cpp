@@ -34,6 +34,7 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <thread>
 
 using namespace kiln;
@@ -190,8 +191,10 @@ collectOtherNodesGraphs(ClusterRun &cluster, llvm::StringSet<> &taken,
 }
 
 /// Waits (up to `waitSeconds`) for every node's results and prints the
-/// cluster's totals; true if a node's graph failed.
-bool printClusterTotals(ClusterRun &cluster, double waitSeconds) {
+/// cluster's totals, and writes the cluster's trace to `tracePath` (if
+/// any); true if a node's graph failed.
+bool printClusterTotals(ClusterRun &cluster, double waitSeconds,
+                        const std::string &tracePath) {
   unsigned nodes = cluster.getMember().nodes;
   double until = getMonotonicSeconds() + waitSeconds;
   std::map<unsigned, ClusterNodeResult> results;
@@ -241,6 +244,11 @@ bool printClusterTotals(ClusterRun &cluster, double waitSeconds) {
       "Cluster makespan: {0:F1} s; ideal {1:F1} s (max of the longest "
       "graph and the compile time over {2} workers)\n",
       makespan, ideal, workers);
+  if (!tracePath.empty())
+    if (llvm::Error error =
+            writeJsonFile(tracePath, makeClusterTrace(results)))
+      llvm::errs() << "kiln precompile: warning: the cluster's trace: "
+                   << llvm::toString(std::move(error)) << "\n";
   return failed > 0;
 }
 
@@ -249,6 +257,9 @@ bool printClusterTotals(ClusterRun &cluster, double waitSeconds) {
 int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   PrecompileOptions options = givenOptions;
   double runStart = getMonotonicSeconds();
+  double runStartEpoch = std::chrono::duration<double>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
   // Ctrl-C stops the workers with the driver (their leases, whose owner
   // is gone, are taken over by the next run).
   killChildrenOnTermination();
@@ -304,7 +315,15 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   }
   // Each node writes its own report and trace: `report.json` is
   // `report.node3.json` on node 3 (a shared file system would otherwise
-  // hold the last node's only).
+  // hold the last node's only); node 0 also writes the cluster's trace,
+  // `trace.cluster.json`.
+  std::string clusterTrace;
+  if (*member && (*member)->rank == 0 && !options.trace.empty()) {
+    llvm::StringRef extension = llvm::sys::path::extension(options.trace);
+    clusterTrace = (llvm::StringRef(options.trace).drop_back(extension.size()) +
+                    ".cluster" + extension)
+                       .str();
+  }
   if (*member)
     for (std::string *file : {&options.report, &options.trace}) {
       if (file->empty())
@@ -952,12 +971,19 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     result.longestSeconds = longestSeconds;
     result.elapsedSeconds = elapsed;
     result.workers = workers;
+    for (const WorkerAttempt &attempt : scheduler.getAttempts())
+      result.spans.push_back(
+          {misses[attempt.job].name, misses[attempt.job].key, attempt.result,
+           attempt.worker,
+           runStartEpoch + scheduleStart + attempt.startSeconds,
+           runStartEpoch + scheduleStart + attempt.endSeconds});
     if (llvm::Error error = cluster->publishResult(result))
       llvm::errs() << "kiln precompile: warning: this node's results could "
                       "not be published: "
                    << llvm::toString(std::move(error)) << "\n";
     if ((*member)->rank == 0 &&
-        printClusterTotals(*cluster, options.clusterWait) && !failed)
+        printClusterTotals(*cluster, options.clusterWait, clusterTrace) &&
+        !failed)
       status = ExitSomeFailed;
   }
   if (!options.report.empty())

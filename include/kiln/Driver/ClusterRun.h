@@ -59,6 +59,13 @@ struct ClusterGraph {
   unsigned rank = 0; ///< whose list it came from
 };
 
+/// One compilation of a node, for the cluster's trace.
+struct ClusterSpan {
+  std::string name, key, result;
+  int worker = 0;
+  double startSeconds = 0, endSeconds = 0; ///< since the epoch
+};
+
 /// A node's results, as it published them.
 struct ClusterNodeResult {
   unsigned rank = 0;
@@ -67,7 +74,13 @@ struct ClusterNodeResult {
            hits = 0;
   double busySeconds = 0, elapsedSeconds = 0, longestSeconds = 0;
   unsigned workers = 1;
+  std::vector<ClusterSpan> spans;
 };
+
+/// The cluster's Chrome trace (Perfetto, chrome://tracing): one process per
+/// node, one track per worker of it, from the nodes' results.
+llvm::json::Value
+makeClusterTrace(const std::map<unsigned, ClusterNodeResult> &results);
 
 class ClusterRun {
 public:

@@ -32,6 +32,7 @@ run_node() { # rank, run id, seconds the first node waits for the others
   exec "$kiln" precompile --nodes 4 --node-rank "$1" --run-id "$2" \
     --cache-dir "$dir/local$1" --remote "$remote" -j 1 "$dir/node$1" "$version" \
     --compiler-cmd "$fake slow {input} {output}" --report "$dir/$2.$1.json" \
+    --trace "$dir/trace-$2.json" \
     --cluster-wait "$3" > "$dir/$2.$1.txt" 2>&1
 }
 for r in 0 1 2 3; do run_node $r one 60 & eval "pid$r=$!"; done
@@ -52,6 +53,14 @@ print("every node compiled:", all(n >= 1 for n in each))
 PY
 grep -h -E '^(Total graphs|Compiled for other nodes):' "$dir/one.1.txt" | sed 's/[0-9][0-9]*/N/'
 grep -E '^Cluster:' "$dir/one.0.txt"
+"$python" - "$dir/trace-one.cluster.json" "$dir"/trace-one.node*.json <<'PY'
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+nodes = [e for e in events if e["name"] == "process_name"]
+compiles = [e for e in events if e.get("cat") == "compile"]
+print("cluster trace:", len(nodes), "nodes,", len(compiles), "compilations")
+print("node traces:", len(sys.argv) - 2)
+PY
 grep -c '^  node [0-3] (' "$dir/one.0.txt"
 for r in 0 1 2 3; do
   "$kiln" cache check --require-all --cache-dir "$dir/local$r" --remote '' \
