@@ -9,6 +9,7 @@
 #include "kiln/Driver/ClusterRun.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Process.h"
 
 #include <unistd.h>
@@ -155,6 +156,23 @@ Expected<std::optional<std::string>> ClusterRun::fetchGraph(StringRef key) {
   if (!isCacheKey(key))
     return makeError("'" + key + "' is not a cache key");
   return tier.getRunFile(path("graphs", key));
+}
+
+Expected<std::optional<double>>
+ClusterRun::readCompileTime(StringRef signature) {
+  Expected<std::optional<std::string>> text =
+      tier.getRunFile("compile-times/" + signature.str());
+  if (!text)
+    return text.takeError();
+  double seconds;
+  if (!*text || StringRef(**text).trim().getAsDouble(seconds) || seconds <= 0)
+    return std::optional<double>();
+  return std::optional<double>(seconds);
+}
+
+Error ClusterRun::recordCompileTime(StringRef signature, double seconds) {
+  return tier.putRunFile("compile-times/" + signature.str(),
+                         llvm::formatv("{0:F3}", seconds).str());
 }
 
 Error ClusterRun::publishResult(const ClusterNodeResult &result) {

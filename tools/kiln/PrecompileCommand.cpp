@@ -710,6 +710,22 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
           (*member)->runId, tier->getName());
       for (const auto &own : jobOfKey)
         clusterTaken.insert(own.getKey());
+      // Compile times that any node recorded order the queue: largest
+      // first, by what it took, else by its size.
+      for (CompileJob &job : misses) {
+        if (job.remembered)
+          continue;
+        llvm::Expected<std::optional<double>> time =
+            cluster->readCompileTime(job.parts.signature.toHex());
+        if (!time) {
+          llvm::consumeError(time.takeError());
+          break;
+        }
+        if (*time) {
+          job.estimateSeconds = **time;
+          job.remembered = true;
+        }
+      }
       llvm::Error error = cluster->publishList(misses);
       if (!error) {
         llvm::Expected<std::vector<CompileJob>> others =
@@ -862,6 +878,9 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   for (size_t m = 0; m < compiled.size(); ++m) {
     if (compiled[m].status != JobStatus::Compiled)
       continue;
+    if (cluster)
+      llvm::consumeError(cluster->recordCompileTime(
+          misses[m].parts.signature.toHex(), compiled[m].seconds));
     busySeconds += compiled[m].seconds;
     longestSeconds = std::max(longestSeconds, compiled[m].seconds);
     forOthers += m >= ownMisses;

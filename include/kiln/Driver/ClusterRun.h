@@ -13,6 +13,8 @@
 //   RUN/nodes/<rank>      a node's list (JSON)
 //   RUN/graphs/<key>      a graph's text, for whichever node compiles it
 //   RUN/results/<rank>    a node's results (JSON)
+//   compile-times/<sig>   seconds a computation took, kept across runs so
+//                         that every node orders its queue by them
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,6 +100,13 @@ public:
   llvm::Expected<std::vector<ClusterGraph>> readOtherLists();
   /// A graph's text, as its node published it.
   llvm::Expected<std::optional<std::string>> fetchGraph(llvm::StringRef key);
+
+  /// How long the computation `signature` took to compile, on any node of
+  /// any run through this tier (`compile-times/<signature>`); none if no
+  /// node said.
+  llvm::Expected<std::optional<double>>
+  readCompileTime(llvm::StringRef signature);
+  llvm::Error recordCompileTime(llvm::StringRef signature, double seconds);
 
   llvm::Error publishResult(const ClusterNodeResult &result);
   /// The results published so far, by rank.

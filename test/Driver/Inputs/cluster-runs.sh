@@ -53,6 +53,11 @@ print("every node compiled:", all(n >= 1 for n in each))
 PY
 grep -h -E '^(Total graphs|Compiled for other nodes):' "$dir/one.1.txt" | sed 's/[0-9][0-9]*/N/'
 grep -E '^Cluster:' "$dir/one.0.txt"
+case $kind in
+file) times=$(ls "$dir/shared/runs/compile-times" | wc -l) ;;
+redis) times=$(redis-cli -p "$REDIS_PORT" --scan --pattern 'kiln:run:compile-times/*' | wc -l) ;;
+esac
+echo "compile times recorded: $times"
 "$python" - "$dir/trace-one.cluster.json" "$dir"/trace-one.node*.json <<'PY'
 import json, sys
 events = json.load(open(sys.argv[1]))["traceEvents"]
