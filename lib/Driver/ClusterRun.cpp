@@ -32,6 +32,27 @@ std::string kiln::sanitizeRunId(StringRef runId) {
   return clean;
 }
 
+unsigned kiln::parseTasksPerNode(StringRef text, unsigned nodeId) {
+  // Groups `N` or `N(xM)`: M nodes of N tasks each, in node order.
+  llvm::SmallVector<StringRef> groups;
+  text.split(groups, ',', -1, /*KeepEmpty=*/false);
+  unsigned node = 0;
+  for (StringRef group : groups) {
+    auto [count, repeat] = group.split('(');
+    unsigned tasks = 0, times = 1;
+    if (count.trim().getAsInteger(10, tasks))
+      return 1;
+    if (!repeat.empty() &&
+        (!repeat.consume_front("x") || !repeat.consume_back(")") ||
+         repeat.getAsInteger(10, times)))
+      return 1;
+    if (nodeId < node + times)
+      return std::max(1u, tasks);
+    node += times;
+  }
+  return 1;
+}
+
 Expected<std::optional<ClusterMember>>
 kiln::findClusterMember(unsigned nodes, int nodeRank, StringRef runId) {
   ClusterMember member;
@@ -50,6 +71,7 @@ kiln::findClusterMember(unsigned nodes, int nodeRank, StringRef runId) {
       return std::optional<ClusterMember>();
     member.nodes = nodes;
     member.rank = nodeRank;
+    member.nodeId = nodeRank;
     member.runId = sanitizeRunId(runId);
     return std::optional<ClusterMember>(member);
   }
@@ -71,6 +93,16 @@ kiln::findClusterMember(unsigned nodes, int nodeRank, StringRef runId) {
   if (std::string node = env("SLURMD_NODENAME"); !node.empty())
     member.hostName = node;
   member.fromSlurm = true;
+  // Several tasks on one node share its work (the first runs the workers).
+  unsigned nodeId = 0, localId = 0;
+  if (!StringRef(env("SLURM_NODEID")).getAsInteger(10, nodeId) &&
+      !StringRef(env("SLURM_LOCALID")).getAsInteger(10, localId)) {
+    member.nodeId = nodeId;
+    member.localId = localId;
+    member.tasksOnNode = parseTasksPerNode(env("SLURM_TASKS_PER_NODE"), nodeId);
+  } else {
+    member.nodeId = rank;
+  }
   return std::optional<ClusterMember>(member);
 }
 
@@ -87,6 +119,7 @@ Error ClusterRun::publishList(llvm::ArrayRef<CompileJob> jobs) {
         {"estimate_seconds", job.estimateSeconds}});
   }
   llvm::json::Object list{{"rank", (int64_t)member.rank},
+                          {"node", (int64_t)member.nodeId},
                           {"host", member.hostName},
                           {"graphs", std::move(graphs)}};
   std::string text;
@@ -124,7 +157,8 @@ ClusterRun::readRankFiles(StringRef directory) {
   return files;
 }
 
-Expected<std::vector<ClusterGraph>> ClusterRun::readOtherLists() {
+Expected<std::vector<ClusterGraph>>
+ClusterRun::readOtherLists(std::map<unsigned, unsigned> *nodeOfRank) {
   Expected<std::vector<std::pair<unsigned, llvm::json::Object>>> lists =
       readRankFiles("nodes");
   if (!lists)
@@ -132,6 +166,9 @@ Expected<std::vector<ClusterGraph>> ClusterRun::readOtherLists() {
   std::vector<ClusterGraph> graphs;
   for (const auto &[rank, list] : *lists) {
     const llvm::json::Array *array = list.getArray("graphs");
+    unsigned nodeId = list.getInteger("node").value_or(rank);
+    if (nodeOfRank)
+      (*nodeOfRank)[rank] = nodeId;
     if (rank == member.rank || !array)
       continue;
     for (const llvm::json::Value &item : *array) {
@@ -145,6 +182,7 @@ Expected<std::vector<ClusterGraph>> ClusterRun::readOtherLists() {
       entry.ops = graph->getInteger("ops").value_or(0);
       entry.estimateSeconds = graph->getNumber("estimate_seconds").value_or(0);
       entry.rank = rank;
+      entry.nodeId = nodeId;
       if (isCacheKey(entry.key))
         graphs.push_back(std::move(entry));
     }

@@ -18,6 +18,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdio>
+#include <chrono>
 #include <thread>
 
 using namespace kiln;
@@ -141,6 +142,28 @@ ScheduleCounts Scheduler::count() const {
 
 bool Scheduler::claimOrDefer(size_t job) {
   const CompileJob &graph = jobs[job];
+  if (graph.holdSeconds > getMonotonicSeconds() - start) {
+    // Left to another task for now: done already (then fetched), or
+    // asked again later.
+    llvm::Expected<LookupResult> found = cache.lookup(graph.key, false);
+    if (found && (found->status == LookupStatus::Hit ||
+                  found->status == LookupStatus::Failed)) {
+      JobOutcome &outcome = outcomes[job];
+      bool hit = found->status == LookupStatus::Hit;
+      outcome.status = hit ? JobStatus::CompiledElsewhere : JobStatus::Failed;
+      outcome.failedBefore = !hit;
+      outcome.reason = hit ? "compiled by another task of this node"
+                           : "another process's compilation of it failed";
+      if (!hit)
+        outcome.logPath = cache.getLogPath(graph.key);
+      observer.jobFinished(graph, outcome);
+      return false;
+    }
+    if (!found)
+      llvm::consumeError(found.takeError());
+    deferred.push_back(job);
+    return false;
+  }
   llvm::Expected<ClaimStatus> claim =
       cache.claim(graph.key, options.leaseSeconds,
                   options.retryFailed || options.force, options.force);
@@ -383,8 +406,12 @@ std::vector<JobOutcome> Scheduler::run() {
   observer.update(count());
   while (true) {
     if (queue.empty() && running.empty() && deferred.empty() &&
-        !takeMoreWork())
-      break;
+        !takeMoreWork()) {
+      if (!options.waitForMore || !options.waitForMore())
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      continue;
+    }
     bool changed = false;
     // A free worker and nothing queued: another node's graphs, if any.
     if (queue.empty() && !freeWorkers.empty() && options.moreWork &&

@@ -133,9 +133,11 @@ struct Decision {
 llvm::Expected<std::vector<CompileJob>>
 collectOtherNodesGraphs(ClusterRun &cluster, llvm::StringSet<> &taken,
                         const KeyOptions &keys, const std::string &canonical,
-                        const std::string &inputs, bool external) {
+                        const std::string &inputs, bool external,
+                        std::map<unsigned, unsigned> &nodeOfRank) {
   std::vector<CompileJob> jobs;
-  llvm::Expected<std::vector<ClusterGraph>> others = cluster.readOtherLists();
+  llvm::Expected<std::vector<ClusterGraph>> others =
+      cluster.readOtherLists(&nodeOfRank);
   if (!others)
     return others.takeError();
   std::vector<std::string> paths;
@@ -251,6 +253,11 @@ bool printClusterTotals(ClusterRun &cluster, double waitSeconds,
                    << llvm::toString(std::move(error)) << "\n";
   return failed > 0;
 }
+
+/// How long a task that leaves its node's compiling to the node's first
+/// task waits before it compiles what is still not done itself, and how
+/// long the first task waits for the others' lists.
+constexpr double kNodeShareSeconds = 10;
 
 } // namespace
 
@@ -698,6 +705,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   size_t ownMisses = misses.size();
   std::optional<ClusterRun> cluster;
   llvm::StringSet<> clusterTaken;
+  std::map<unsigned, unsigned> nodeOfRank;
   if (*member && !options.dryRun) {
     since = getMonotonicSeconds();
     RemoteStorage *tier = openedCache->getRunTier();
@@ -726,11 +734,18 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
           job.remembered = true;
         }
       }
+      // A task that is not its node's first leaves the compiling to that
+      // one for a while (then does what is left itself).
+      bool sharesNode = (*member)->localId > 0;
+      if (sharesNode)
+        for (CompileJob &job : misses)
+          job.holdSeconds = kNodeShareSeconds;
       llvm::Error error = cluster->publishList(misses);
-      if (!error) {
+      if (!error && !sharesNode) {
         llvm::Expected<std::vector<CompileJob>> others =
             collectOtherNodesGraphs(*cluster, clusterTaken, options.keys,
-                                    canonical, inputDirectory, external);
+                                    canonical, inputDirectory, external,
+                                    nodeOfRank);
         if (others)
           std::move(others->begin(), others->end(),
                     std::back_inserter(misses));
@@ -771,9 +786,12 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     why = "-j";
   }
   // (A cluster node may take other nodes' graphs later: its workers are
-  // not bounded by its own list.)
+  // not bounded by its own list. A task that shares its node with a first
+  // one needs one, for what that one leaves.)
   workers = std::max(
       1u, cluster ? workers : std::min<unsigned>(workers, misses.size()));
+  if (cluster && (*member)->localId > 0)
+    workers = 1;
 
   size_t cached = 0, failedBefore = 0;
   for (size_t i = 0; i < jobs.size(); ++i)
@@ -850,18 +868,30 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   schedule.retryFailed = options.retryFailed;
   schedule.force = options.force;
   schedule.logDirectory = logDirectory;
-  // A node with a free worker takes graphs that other nodes listed since.
-  if (cluster)
+  // A node with a free worker takes graphs that other nodes listed since;
+  // its first task waits for its other tasks' lists.
+  if (cluster && (*member)->localId == 0) {
     schedule.moreWork = [&]() -> std::vector<CompileJob> {
       llvm::Expected<std::vector<CompileJob>> more = collectOtherNodesGraphs(
           *cluster, clusterTaken, options.keys, canonical, inputDirectory,
-          external);
+          external, nodeOfRank);
       if (!more) {
         llvm::consumeError(more.takeError());
         return {};
       }
       return std::move(*more);
     };
+    if ((*member)->tasksOnNode > 1) {
+      double waitUntil = getMonotonicSeconds() + kNodeShareSeconds;
+      schedule.waitForMore = [&, waitUntil]() {
+        unsigned seen = 0;
+        for (const auto &[rank, node] : nodeOfRank)
+          seen += node == (*member)->nodeId && rank != (*member)->rank;
+        return seen + 1 < (*member)->tasksOnNode &&
+               getMonotonicSeconds() < waitUntil;
+      };
+    }
+  }
   bool live = llvm::sys::Process::StandardErrIsDisplayed();
   ProgressDisplay progress(llvm::errs(), live, misses.size());
   Scheduler scheduler(cache, misses, buildCommand, schedule, progress);

@@ -41,7 +41,17 @@ struct ClusterMember {
   std::string runId;
   std::string hostName;
   bool fromSlurm = false;
+  /// The machine this member runs on, and its place there: several tasks
+  /// of a job step on one node (srun --ntasks-per-node) share its work,
+  /// the first (localId 0) running the workers.
+  unsigned nodeId = 0;
+  unsigned localId = 0;
+  unsigned tasksOnNode = 1;
 };
+
+/// Slurm's SLURM_TASKS_PER_NODE (`2(x3),1`) for node `nodeId`; 1 if it
+/// does not say.
+unsigned parseTasksPerNode(llvm::StringRef text, unsigned nodeId);
 
 /// The member that `--nodes`, `--node-rank` and `--run-id` name (`nodes`
 /// 0: not given), else Slurm's environment (a job step of several tasks:
@@ -58,7 +68,8 @@ struct ClusterGraph {
   std::string name;
   uint64_t ops = 0;
   double estimateSeconds = 0;
-  unsigned rank = 0; ///< whose list it came from
+  unsigned rank = 0;   ///< whose list it came from
+  unsigned nodeId = 0; ///< the machine of that list's member
 };
 
 /// One compilation of a node, for the cluster's trace.
@@ -96,8 +107,11 @@ public:
   /// then the list that names them, so that a list never names a graph
   /// that is not there yet.
   llvm::Error publishList(llvm::ArrayRef<CompileJob> jobs);
-  /// The graphs of the other nodes' lists published so far.
-  llvm::Expected<std::vector<ClusterGraph>> readOtherLists();
+  /// The graphs of the other nodes' lists published so far; with
+  /// `nodeOfRank`, the machine of every member whose list was read (also
+  /// lists without graphs).
+  llvm::Expected<std::vector<ClusterGraph>>
+  readOtherLists(std::map<unsigned, unsigned> *nodeOfRank = nullptr);
   /// A graph's text, as its node published it.
   llvm::Expected<std::optional<std::string>> fetchGraph(llvm::StringRef key);
 

@@ -39,6 +39,11 @@ struct CompileJob {
   /// if no one holds it, never waited for, never fetched into this node's
   /// cache.
   bool forOtherNode = false;
+  /// Seconds into the schedule before which this process does not claim
+  /// the job (a task that leaves its node's compiling to another task of
+  /// the node): until then it only looks whether someone has done it, and
+  /// after, compiles it itself, so that nothing waits forever.
+  double holdSeconds = 0;
   uint64_t ops = 0;
   /// What the compilation is expected to take: an earlier compile of the
   /// same computation (`remembered`), else an estimate from its size.
@@ -103,6 +108,10 @@ struct ScheduleOptions {
   /// most every half second, and once more before the run ends): a cluster
   /// node takes graphs that other nodes listed since (ClusterRun.h).
   std::function<std::vector<CompileJob>()> moreWork;
+  /// Asked when nothing is left to do: true keeps the run waiting for more
+  /// work (a node's first task, until its node's other tasks have listed
+  /// their graphs).
+  std::function<bool()> waitForMore;
 };
 
 /// Counts for a progress display.

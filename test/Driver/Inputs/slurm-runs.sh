@@ -70,3 +70,23 @@ for r in 0 1 2; do
     "$dir/two/node$r" --compiler-version-cmd "echo fake 1" | grep '^Cache hits'
 done
 grep -E '^  node 3: no results' "$dir/two/out.0.txt"
+
+# Two tasks on each of two nodes (--ntasks-per-node=2): each task its own
+# graphs, the node's first task compiles for both.
+rm -f "$dir/calls.txt"
+export KILN_TEST_DELAY=0.3
+make_lists three 3
+timeout 300 srun -N2 --ntasks-per-node=2 bash -c "
+exec \"$kiln\" precompile --cache-dir \"$dir/three/local\$SLURM_NODEID\" --remote \"$remote\" \
+  \"$dir/three/node\$SLURM_PROCID\" --compiler-version-cmd 'echo fake 1' \
+  --compiler-cmd '$fake slow {input} {output}' --cluster-wait 60 \
+  > \"$dir/three/out.\$SLURM_PROCID.txt\" 2>&1"
+echo "srun with two tasks per node: exit $?"
+echo "compilations: $(wc -l < "$dir/calls.txt")"
+for r in 0 1 2 3; do
+  grep -E '^Total successful compilations' "$dir/three/out.$r.txt" | sed "s/^/task $r: /"
+done
+for r in 0 1 2 3; do
+  "$kiln" cache check --require-all --cache-dir "$dir/three/local$((r / 2))" --remote '' \
+    "$dir/three/node$r" --compiler-version-cmd "echo fake 1" | grep '^Cache hits'
+done

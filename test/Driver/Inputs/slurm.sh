@@ -66,7 +66,7 @@ ReturnToService=2
 MpiDefault=none
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
-NodeName=n[1-4] NodeHostname=$host NodeAddr=127.0.0.1 Port=[$((base + 1))-$((base + 4))] CPUs=1 State=UNKNOWN
+NodeName=n[1-4] NodeHostname=$host NodeAddr=127.0.0.1 Port=[$((base + 1))-$((base + 4))] CPUs=2 State=UNKNOWN
 PartitionName=test Nodes=n[1-4] Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF="$SLURM_DIR/slurm.conf"
