@@ -226,6 +226,12 @@ Error ClusterRun::publishResult(const ClusterNodeResult &result) {
       {"elapsed_seconds", result.elapsedSeconds},
       {"longest_seconds", result.longestSeconds},
       {"workers", (int64_t)result.workers},
+      {"keys", [&] {
+         llvm::json::Array keys;
+         for (const std::string &key : result.keys)
+           keys.push_back(key);
+         return keys;
+       }()},
       {"spans", [&] {
          llvm::json::Array spans;
          for (const ClusterSpan &span : result.spans)
@@ -263,6 +269,10 @@ Expected<std::map<unsigned, ClusterNodeResult>> ClusterRun::readResults() {
     result.elapsedSeconds = object.getNumber("elapsed_seconds").value_or(0);
     result.longestSeconds = object.getNumber("longest_seconds").value_or(0);
     result.workers = object.getInteger("workers").value_or(1);
+    if (const llvm::json::Array *keys = object.getArray("keys"))
+      for (const llvm::json::Value &key : *keys)
+        if (std::optional<StringRef> text = key.getAsString())
+          result.keys.push_back(text->str());
     if (const llvm::json::Array *spans = object.getArray("spans"))
       for (const llvm::json::Value &item : *spans)
         if (const llvm::json::Object *span = item.getAsObject())

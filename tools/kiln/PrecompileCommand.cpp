@@ -35,6 +35,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <set>
 #include <thread>
 
 using namespace kiln;
@@ -217,7 +218,9 @@ bool printClusterTotals(ClusterRun &cluster, double waitSeconds,
   uint64_t graphs = 0, compiled = 0, failed = 0;
   double busy = 0, makespan = 0, longest = 0;
   unsigned workers = 0;
+  std::set<std::string> distinct;
   for (const auto &[rank, result] : results) {
+    distinct.insert(result.keys.begin(), result.keys.end());
     graphs += result.graphs;
     compiled += result.compiled;
     failed += result.failed;
@@ -228,9 +231,9 @@ bool printClusterTotals(ClusterRun &cluster, double waitSeconds,
   }
   double ideal = std::max(longest, busy / std::max(1u, workers));
   llvm::outs() << llvm::formatv(
-      "Cluster: {0} of {1} nodes reported; {2} graphs, {3} compiled, {4} "
-      "failed\n",
-      results.size(), nodes, graphs, compiled, failed);
+      "Cluster: {0} of {1} nodes reported; {2} graphs ({3} distinct), {4} "
+      "compiled, {5} failed\n",
+      results.size(), nodes, graphs, distinct.size(), compiled, failed);
   for (const auto &[rank, result] : results)
     llvm::outs() << llvm::formatv(
         "  node {0} ({1}): {2} graphs, compiled {3} ({4} for other nodes), "
@@ -1020,6 +1023,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     result.longestSeconds = longestSeconds;
     result.elapsedSeconds = elapsed;
     result.workers = workers;
+    for (const CompileJob &job : jobs)
+      result.keys.push_back(job.key);
     for (const WorkerAttempt &attempt : scheduler.getAttempts())
       result.spans.push_back(
           {misses[attempt.job].name, misses[attempt.job].key, attempt.result,

@@ -88,6 +88,9 @@ struct ClusterNodeResult {
   double busySeconds = 0, elapsedSeconds = 0, longestSeconds = 0;
   unsigned workers = 1;
   std::vector<ClusterSpan> spans;
+  /// The keys of this node's graphs (cached or not): their union is the
+  /// cluster's distinct graphs.
+  std::vector<std::string> keys;
 };
 
 /// The cluster's Chrome trace (Perfetto, chrome://tracing): one process per

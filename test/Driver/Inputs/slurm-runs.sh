@@ -36,24 +36,40 @@ CMD
 }
 export KILN_TEST_COMPILE_LOG=$dir/calls.txt KILN_TEST_DELAY=0.3
 
-make_lists one 1
+# A kiln-synth training run's graphs, every rank's: node k runs pipeline
+# stage k/2 of data-parallel replica k%2 (both tensor-parallel ranks), so
+# the replicas' nodes trace the same graphs, as on a real cluster.
+"$(dirname "$kiln")/kiln-synth" --preset tiny --tp 2 --pp 2 --dp 2 \
+  --graph-set "$dir/set" --all-ranks > /dev/null
+for file in "$dir"/set/*.hlo; do
+  name=$(basename "$file")
+  stage=$(echo "$name" | sed 's/.*stage\([0-9]*\).*/\1/')
+  replica=$(echo "$name" | sed 's/.*dp\([0-9]*\).*/\1/')
+  node=$(( stage * 2 + replica ))
+  mkdir -p "$dir/one/node$node" && cp "$file" "$dir/one/node$node/"
+done
+distinct=$("$kiln" hash "$dir"/one/node* --compiler-version-cmd "echo fake 1" |
+  awk '{print $2}' | sort -u | wc -l)
 timeout 300 srun -N4 --ntasks-per-node=1 bash -c "$(node_command one 60)"
 echo "srun: exit $?"
-echo "compilations: $(wc -l < "$dir/calls.txt")"
-"$python" - "$dir"/one/report.*.json <<'PY'
+[ "$(wc -l < "$dir/calls.txt")" -eq "$distinct" ] &&
+  echo "compilations: one per distinct graph" ||
+  echo "compilations: $(wc -l < "$dir/calls.txt"), distinct graphs: $distinct"
+"$python" - "$distinct" "$dir"/one/report.*.json <<'PY'
 import json, sys
 each = []
-for path in sorted(sys.argv[1:]):
+for path in sorted(sys.argv[2:]):
     totals = json.load(open(path))["totals"]
     each.append(totals["compiled"] + totals.get("compiled_for_other_nodes", 0))
-print("reports:", len(each), "compiled in them:", sum(each))
+print("reports:", len(each), "compiled in them:", sum(each), "of", sys.argv[1])
 print("every node compiled:", all(n >= 1 for n in each))
 PY
 grep -h -E '^kiln precompile: node [0-3] of 4 \(n[1-4]\) in run slurm-' "$dir"/one/out.*.txt | sed 's/run slurm-[0-9.]*/run slurm-ID/' | sort
-grep -E '^Cluster:' "$dir/one/out.0.txt"
+grep -E '^Cluster:' "$dir/one/out.0.txt" | sed "s/($distinct distinct)/(DISTINCT distinct)/"
 for r in 0 1 2 3; do
   "$kiln" cache check --require-all --cache-dir "$dir/one/local$r" --remote '' \
-    "$dir/one/node$r" --compiler-version-cmd "echo fake 1" | grep '^Cache hits'
+    "$dir/one/node$r" --compiler-version-cmd "echo fake 1" | grep '^Total graphs\|^Cache hits' | tr '\n' ' '
+  echo
 done
 
 # One task SIGKILLed mid-run: the others finish every graph of theirs.
