@@ -12,6 +12,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Process.h"
 
+#include <algorithm>
+#include <cmath>
 #include <unistd.h>
 
 using namespace kiln;
@@ -21,6 +23,25 @@ using llvm::StringRef;
 
 static Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
+}
+
+/// A run file that is not one (a FIFO, a directory, too large: an error
+/// of that file alone) reads as none; the tier's own errors stay errors.
+static Expected<std::optional<std::string>>
+getEntryOrSkip(Expected<std::optional<std::string>> file) {
+  if (file)
+    return file;
+  bool entryOnly = false;
+  Error rest = llvm::handleErrors(
+      file.takeError(), [&](std::unique_ptr<RemoteError> error) -> Error {
+        if (!error->isEntryOnly())
+          return Error(std::move(error));
+        entryOnly = true;
+        return Error::success();
+      });
+  if (rest)
+    return std::move(rest);
+  return std::optional<std::string>();
 }
 
 std::string kiln::sanitizeRunId(StringRef runId) {
@@ -81,15 +102,18 @@ kiln::findClusterMember(unsigned nodes, int nodeRank, StringRef runId) {
     return llvm::sys::Process::GetEnv(name).value_or("");
   };
   std::string job = env("SLURM_JOB_ID"), tasks = env("SLURM_NTASKS"),
-              proc = env("SLURM_PROCID");
+              proc = env("SLURM_PROCID"), step = env("SLURM_STEP_ID");
   unsigned count = 0, rank = 0;
-  if (job.empty() || StringRef(tasks).getAsInteger(10, count) || count < 2 ||
-      StringRef(proc).getAsInteger(10, rank) || rank >= count)
+  uint64_t stepId = 0;
+  // A job step that srun started: a batch script (or its extern step) is
+  // one process, whatever SLURM_NTASKS says.
+  if (job.empty() || StringRef(step).getAsInteger(10, stepId) ||
+      stepId >= 0xFFFFFFF0ull || StringRef(tasks).getAsInteger(10, count) ||
+      count < 2 || StringRef(proc).getAsInteger(10, rank) || rank >= count)
     return std::optional<ClusterMember>();
   member.nodes = count;
   member.rank = rank;
-  std::string step = env("SLURM_STEP_ID");
-  member.runId = sanitizeRunId("slurm-" + job + (step.empty() ? "" : "." + step));
+  member.runId = sanitizeRunId("slurm-" + job + "." + step);
   if (std::string node = env("SLURMD_NODENAME"); !node.empty())
     member.hostName = node;
   member.fromSlurm = true;
@@ -137,10 +161,11 @@ ClusterRun::readRankFiles(StringRef directory) {
   std::vector<std::pair<unsigned, llvm::json::Object>> files;
   for (const std::string &name : *names) {
     unsigned rank;
-    if (StringRef(name).getAsInteger(10, rank))
+    // A rank beyond this run's is an earlier run's (or no node's).
+    if (StringRef(name).getAsInteger(10, rank) || rank >= member.nodes)
       continue;
     Expected<std::optional<std::string>> text =
-        tier.getRunFile(path(directory, name));
+        getEntryOrSkip(tier.getRunFile(path(directory, name)));
     if (!text)
       return text.takeError();
     if (!*text)
@@ -193,17 +218,18 @@ ClusterRun::readOtherLists(std::map<unsigned, unsigned> *nodeOfRank) {
 Expected<std::optional<std::string>> ClusterRun::fetchGraph(StringRef key) {
   if (!isCacheKey(key))
     return makeError("'" + key + "' is not a cache key");
-  return tier.getRunFile(path("graphs", key));
+  return getEntryOrSkip(tier.getRunFile(path("graphs", key)));
 }
 
 Expected<std::optional<double>>
 ClusterRun::readCompileTime(StringRef signature) {
   Expected<std::optional<std::string>> text =
-      tier.getRunFile("compile-times/" + signature.str());
+      getEntryOrSkip(tier.getRunFile("compile-times/" + signature.str()));
   if (!text)
     return text.takeError();
   double seconds;
-  if (!*text || StringRef(**text).trim().getAsDouble(seconds) || seconds <= 0)
+  if (!*text || StringRef(**text).trim().getAsDouble(seconds) ||
+      !std::isfinite(seconds) || seconds <= 0 || seconds > 1e7)
     return std::optional<double>();
   return std::optional<double>(seconds);
 }
@@ -226,6 +252,7 @@ Error ClusterRun::publishResult(const ClusterNodeResult &result) {
       {"elapsed_seconds", result.elapsedSeconds},
       {"longest_seconds", result.longestSeconds},
       {"workers", (int64_t)result.workers},
+      {"finished_ms", result.finishedMs},
       {"keys", [&] {
          llvm::json::Array keys;
          for (const std::string &key : result.keys)
@@ -268,14 +295,19 @@ Expected<std::map<unsigned, ClusterNodeResult>> ClusterRun::readResults() {
     result.busySeconds = object.getNumber("busy_seconds").value_or(0);
     result.elapsedSeconds = object.getNumber("elapsed_seconds").value_or(0);
     result.longestSeconds = object.getNumber("longest_seconds").value_or(0);
-    result.workers = object.getInteger("workers").value_or(1);
+    // A file may say anything: counts are kept to what a node can have.
+    result.workers = (unsigned)std::clamp<int64_t>(
+        object.getInteger("workers").value_or(1), 1, 4096);
+    result.finishedMs = object.getInteger("finished_ms").value_or(0);
     if (const llvm::json::Array *keys = object.getArray("keys"))
       for (const llvm::json::Value &key : *keys)
         if (std::optional<StringRef> text = key.getAsString())
           result.keys.push_back(text->str());
     if (const llvm::json::Array *spans = object.getArray("spans"))
       for (const llvm::json::Value &item : *spans)
-        if (const llvm::json::Object *span = item.getAsObject())
+        if (const llvm::json::Object *span = item.getAsObject();
+            span && span->getInteger("worker").value_or(0) >= 0 &&
+            span->getInteger("worker").value_or(0) < result.workers)
           result.spans.push_back(
               {span->getString("name").value_or("").str(),
                span->getString("key").value_or("").str(),

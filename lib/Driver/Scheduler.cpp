@@ -53,6 +53,9 @@ struct Scheduler::Running {
 namespace {
 /// How often a deferred job's lease is tried again, and workers polled.
 constexpr double kDeferredRetrySeconds = 0.25;
+/// How often an idle worker asks for more work (another node's list may
+/// have come: reading them all costs the shared tier a listing).
+constexpr double kMoreWorkSeconds = 2;
 constexpr auto kPollInterval = std::chrono::milliseconds(5);
 
 /// What a worker's log keeps: its beginning and its end, so that a
@@ -173,9 +176,20 @@ bool Scheduler::claimOrDefer(size_t job) {
             "", 0, /*record=*/false);
     return false;
   }
+  JobOutcome &outcome = outcomes[job];
+  // Another node's graph is compiled here only under the cluster's lease:
+  // with the shared tier out of reach, no artifact would reach its node.
+  if (*claim == ClaimStatus::Claimed && graph.forOtherNode &&
+      !cache.getRunTier()) {
+    llvm::consumeError(cache.release(graph.key));
+    outcome.status = JobStatus::CompiledElsewhere;
+    outcome.reason = "another node's graph, left to it (the shared tier is "
+                     "out of reach)";
+    observer.jobFinished(graph, outcome);
+    return false;
+  }
   if (*claim == ClaimStatus::Claimed)
     return true;
-  JobOutcome &outcome = outcomes[job];
   // Another node's graph that someone holds or has done: its node waits
   // for it and fetches it, not this one.
   if (graph.forOtherNode) {
@@ -249,6 +263,10 @@ void Scheduler::failJob(size_t job, const std::string &reason,
   if (!text.empty() && text.back() != '\n')
     text += '\n';
   text += "kiln precompile: " + graph.source + ": " + reason + "\n";
+  // Another node's graph that failed here is not recorded: this node's
+  // compiler may be the one at fault, and its owner compiles it itself.
+  if (graph.forOtherNode)
+    record = false;
   // The graph's own failure is recorded with its log: later runs say why
   // without compiling again (unless --retry-failed). A failure of this
   // run's environment (a compiler that cannot be started, a full disk, the
@@ -409,13 +427,13 @@ std::vector<JobOutcome> Scheduler::run() {
         !takeMoreWork()) {
       if (!options.waitForMore || !options.waitForMore())
         break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
       continue;
     }
     bool changed = false;
     // A free worker and nothing queued: another node's graphs, if any.
     if (queue.empty() && !freeWorkers.empty() && options.moreWork &&
-        getMonotonicSeconds() - lastMoreWork >= 0.5) {
+        getMonotonicSeconds() - lastMoreWork >= kMoreWorkSeconds) {
       lastMoreWork = getMonotonicSeconds();
       changed |= takeMoreWork();
     }

@@ -197,7 +197,7 @@ collectOtherNodesGraphs(ClusterRun &cluster, llvm::StringSet<> &taken,
 /// cluster's totals, and writes the cluster's trace to `tracePath` (if
 /// any); true if a node's graph failed.
 bool printClusterTotals(ClusterRun &cluster, double waitSeconds,
-                        const std::string &tracePath) {
+                        const std::string &tracePath, double runStartEpoch) {
   unsigned nodes = cluster.getMember().nodes;
   double until = getMonotonicSeconds() + waitSeconds;
   std::map<unsigned, ClusterNodeResult> results;
@@ -211,6 +211,12 @@ bool printClusterTotals(ClusterRun &cluster, double waitSeconds,
       return false;
     }
     results = std::move(*read);
+    // Results published long before this node started are an earlier
+    // run's under the same run id.
+    for (auto it = results.begin(); it != results.end();)
+      it = it->second.finishedMs < (runStartEpoch - 60) * 1000
+               ? results.erase(it)
+               : std::next(it);
     if (results.size() >= nodes || getMonotonicSeconds() >= until)
       break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -1025,6 +1031,11 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     result.workers = workers;
     for (const CompileJob &job : jobs)
       result.keys.push_back(job.key);
+    result.finishedMs = (int64_t)(
+        std::chrono::duration<double>(
+            std::chrono::system_clock::now().time_since_epoch())
+            .count() *
+        1000);
     for (const WorkerAttempt &attempt : scheduler.getAttempts())
       result.spans.push_back(
           {misses[attempt.job].name, misses[attempt.job].key, attempt.result,
@@ -1036,7 +1047,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
                       "not be published: "
                    << llvm::toString(std::move(error)) << "\n";
     if ((*member)->rank == 0 &&
-        printClusterTotals(*cluster, options.clusterWait, clusterTrace) &&
+        printClusterTotals(*cluster, options.clusterWait, clusterTrace,
+                           runStartEpoch) &&
         !failed)
       status = ExitSomeFailed;
   }

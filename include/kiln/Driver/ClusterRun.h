@@ -91,6 +91,9 @@ struct ClusterNodeResult {
   /// The keys of this node's graphs (cached or not): their union is the
   /// cluster's distinct graphs.
   std::vector<std::string> keys;
+  /// When it was published (ms since the epoch): the first node leaves out
+  /// results of an earlier run under the same run id.
+  int64_t finishedMs = 0;
 };
 
 /// The cluster's Chrome trace (Perfetto, chrome://tracing): one process per

@@ -105,7 +105,7 @@ struct ScheduleOptions {
   unsigned leaseSeconds = 60;
   std::string logDirectory; ///< the workers' logs and outputs
   /// Asked for more jobs when a worker is free and the queue is empty (at
-  /// most every half second, and once more before the run ends): a cluster
+  /// most every two seconds, and once more before the run ends): a cluster
   /// node takes graphs that other nodes listed since (ClusterRun.h).
   std::function<std::vector<CompileJob>()> moreWork;
   /// Asked when nothing is left to do: true keeps the run waiting for more

@@ -222,7 +222,12 @@ public:
   Expected<std::optional<std::string>> getRunFile(StringRef name) override {
     if (!isRunFileName(name))
       return makeRemoteError("'" + name + "' is not a run file's name");
-    return readFile(root + "/runs/" + name.str());
+    std::string path = root + "/runs/" + name.str();
+    struct stat info;
+    if (::lstat(path.c_str(), &info) == 0 &&
+        (uint64_t)info.st_size > kMaxRunFileBytes)
+      return makeRemoteEntryError(path + " is larger than a run's file may be");
+    return readFile(path);
   }
 
   Expected<std::vector<std::string>>

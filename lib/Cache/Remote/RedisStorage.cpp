@@ -226,6 +226,9 @@ public:
       return std::optional<std::string>();
     if ((*reply)->type != REDIS_REPLY_STRING)
       return unexpected("GET", **reply);
+    if ((*reply)->len > kMaxRunFileBytes)
+      return makeRemoteEntryError("the run file " + name +
+                                  " is larger than a run's file may be");
     return std::optional<std::string>(
         std::string((*reply)->str, (*reply)->len));
   }

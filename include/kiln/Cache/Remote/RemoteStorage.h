@@ -85,6 +85,9 @@ llvm::Error makeRemoteEntryError(const llvm::Twine &message);
 /// The largest cache file a remote tier hands back: a larger one (or one
 /// that says it is) is that entry's error, never an allocation of its size.
 constexpr uint64_t kMaxRemoteEntryBytes = 8ull << 30;
+/// The largest file of a cluster run (a graph's text, a node's list) that
+/// is read: a larger one is that file's error.
+constexpr uint64_t kMaxRunFileBytes = 512ull << 20;
 
 /// Whether `name` may name a run file: letters, digits, `._-` and `/`,
 /// no empty part, no `.` or `..` part.
