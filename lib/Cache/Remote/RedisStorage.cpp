@@ -136,18 +136,7 @@ public:
 
   Expected<std::optional<std::string>> fetch(StringRef key,
                                              RemoteEntryKind kind) override {
-    Expected<Reply> reply = command({"GET", entryKey(key, kind)});
-    if (!reply)
-      return reply.takeError();
-    if ((*reply)->type == REDIS_REPLY_NIL)
-      return std::optional<std::string>();
-    if ((*reply)->type != REDIS_REPLY_STRING)
-      return unexpected("GET", **reply);
-    if ((*reply)->len > kMaxRemoteEntryBytes)
-      return makeRemoteEntryError("the value of " + key +
-                                  " is larger than an entry may be");
-    return std::optional<std::string>(
-        std::string((*reply)->str, (*reply)->len));
+    return get(entryKey(key, kind), kMaxRemoteEntryBytes);
   }
 
   Expected<bool> store(StringRef key, RemoteEntryKind kind, StringRef file,
@@ -219,18 +208,7 @@ public:
   Expected<std::optional<std::string>> getRunFile(StringRef name) override {
     if (!isRunFileName(name))
       return makeRemoteError("'" + name + "' is not a run file's name");
-    Expected<Reply> reply = command({"GET", prefix + "run:" + name.str()});
-    if (!reply)
-      return reply.takeError();
-    if ((*reply)->type == REDIS_REPLY_NIL)
-      return std::optional<std::string>();
-    if ((*reply)->type != REDIS_REPLY_STRING)
-      return unexpected("GET", **reply);
-    if ((*reply)->len > kMaxRunFileBytes)
-      return makeRemoteEntryError("the run file " + name +
-                                  " is larger than a run's file may be");
-    return std::optional<std::string>(
-        std::string((*reply)->str, (*reply)->len));
+    return get(prefix + "run:" + name.str(), kMaxRunFileBytes);
   }
 
   Expected<std::vector<std::string>>
@@ -339,6 +317,25 @@ private:
     llvm::sort(names);
     names.erase(std::unique(names.begin(), names.end()), names.end());
     return names;
+  }
+
+  /// The string value of `name`, or none; a value of another type or
+  /// over `maxBytes` is that entry's error.
+  Expected<std::optional<std::string>> get(const std::string &name,
+                                           uint64_t maxBytes) {
+    Expected<Reply> reply = command({"GET", name});
+    if (!reply)
+      return reply.takeError();
+    if ((*reply)->type == REDIS_REPLY_NIL)
+      return std::optional<std::string>();
+    if ((*reply)->type != REDIS_REPLY_STRING)
+      return unexpected("GET", **reply);
+    if ((*reply)->len > maxBytes)
+      return makeRemoteEntryError("the value of " + name + " has " +
+                                  std::to_string((*reply)->len) +
+                                  " bytes, more than it may have");
+    return std::optional<std::string>(
+        std::string((*reply)->str, (*reply)->len));
   }
 
   std::string entryKey(StringRef key, RemoteEntryKind kind) const {
