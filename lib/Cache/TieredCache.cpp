@@ -405,6 +405,27 @@ Expected<ClaimStatus> TieredCache::claim(StringRef key, unsigned ttlSeconds,
       releaseLocal();
       return ClaimStatus::HeldElsewhere;
     }
+    // Asked again under the lease: another host may have stored the entry
+    // and released its lease between the look above and this claim (it
+    // stores before it releases, so what it stored is there now).
+    for (RemoteEntryKind kind :
+         {RemoteEntryKind::Artifact, RemoteEntryKind::Failure}) {
+      if (kind == RemoteEntryKind::Artifact ? replaceExisting : retryFailed)
+        continue;
+      if (remote.invalid.count({key.str(), kind}))
+        continue;
+      Expected<bool> there = remote.storage->exists(key, kind);
+      if (!there) {
+        takeEntryProblem(there.takeError(), remote);
+        continue;
+      }
+      if (*there) {
+        llvm::consumeError(
+            remote.storage->release(key, LeaseOwner::current()));
+        releaseLocal();
+        return ClaimStatus::AlreadyDone;
+      }
+    }
     leaseTier[key.str()] = i;
     break;
   }
