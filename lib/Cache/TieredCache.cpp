@@ -358,6 +358,27 @@ Error TieredCache::recordFailure(const KeyParts &parts, StringRef log,
   return Error::success();
 }
 
+bool TieredCache::hasFinishedEntry(Remote &remote, StringRef key,
+                                   bool retryFailed, bool replaceExisting) {
+  for (RemoteEntryKind kind :
+       {RemoteEntryKind::Artifact, RemoteEntryKind::Failure}) {
+    // What is compiled again anyway, and an entry this command found
+    // invalid, are no finished entries.
+    if (!usable(remote) ||
+        (kind == RemoteEntryKind::Artifact ? replaceExisting : retryFailed) ||
+        remote.invalid.count({key.str(), kind}))
+      continue;
+    Expected<bool> there = remote.storage->exists(key, kind);
+    if (!there) {
+      takeEntryProblem(there.takeError(), remote);
+      continue;
+    }
+    if (*there)
+      return true;
+  }
+  return false;
+}
+
 Expected<ClaimStatus> TieredCache::claim(StringRef key, unsigned ttlSeconds,
                                          bool retryFailed,
                                          bool replaceExisting) {
@@ -367,28 +388,11 @@ Expected<ClaimStatus> TieredCache::claim(StringRef key, unsigned ttlSeconds,
     return status;
   auto releaseLocal = [&] { llvm::consumeError(local->release(key)); };
   // Compiled or failed on another host since this one looked: done.
-  for (Remote &remote : remotes) {
-    if (!usable(remote))
-      continue;
-    for (RemoteEntryKind kind :
-         {RemoteEntryKind::Artifact, RemoteEntryKind::Failure}) {
-      if (kind == RemoteEntryKind::Artifact ? replaceExisting : retryFailed)
-        continue;
-      // An entry this command found invalid is no entry: compile it.
-      if (remote.invalid.count({key.str(), kind}))
-        continue;
-      Expected<bool> there = remote.storage->exists(key, kind);
-      if (!there) {
-        if (takeEntryProblem(there.takeError(), remote))
-          continue;
-        break;
-      }
-      if (*there) {
-        releaseLocal();
-        return ClaimStatus::AlreadyDone;
-      }
+  for (Remote &remote : remotes)
+    if (hasFinishedEntry(remote, key, retryFailed, replaceExisting)) {
+      releaseLocal();
+      return ClaimStatus::AlreadyDone;
     }
-  }
   for (size_t i = 0; i < remotes.size(); ++i) {
     Remote &remote = remotes[i];
     if (!usable(remote, /*forWriting=*/true) || !remote.storage->hasLeases())
@@ -408,23 +412,10 @@ Expected<ClaimStatus> TieredCache::claim(StringRef key, unsigned ttlSeconds,
     // Asked again under the lease: another host may have stored the entry
     // and released its lease between the look above and this claim (it
     // stores before it releases, so what it stored is there now).
-    for (RemoteEntryKind kind :
-         {RemoteEntryKind::Artifact, RemoteEntryKind::Failure}) {
-      if (kind == RemoteEntryKind::Artifact ? replaceExisting : retryFailed)
-        continue;
-      if (remote.invalid.count({key.str(), kind}))
-        continue;
-      Expected<bool> there = remote.storage->exists(key, kind);
-      if (!there) {
-        takeEntryProblem(there.takeError(), remote);
-        continue;
-      }
-      if (*there) {
-        llvm::consumeError(
-            remote.storage->release(key, LeaseOwner::current()));
-        releaseLocal();
-        return ClaimStatus::AlreadyDone;
-      }
+    if (hasFinishedEntry(remote, key, retryFailed, replaceExisting)) {
+      llvm::consumeError(remote.storage->release(key, LeaseOwner::current()));
+      releaseLocal();
+      return ClaimStatus::AlreadyDone;
     }
     leaseTier[key.str()] = i;
     break;

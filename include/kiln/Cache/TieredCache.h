@@ -163,6 +163,11 @@ private:
   /// not valid; it is a miss, and replaced if this command stores one.
   void invalidEntry(Remote &remote, llvm::StringRef key, RemoteEntryKind kind,
                     llvm::StringRef problem);
+  /// Whether `remote` holds a finished entry of `key` (an artifact unless
+  /// `replaceExisting`, a failure unless `retryFailed`); a tier in trouble
+  /// is disabled and holds none.
+  bool hasFinishedEntry(Remote &remote, llvm::StringRef key, bool retryFailed,
+                        bool replaceExisting);
   /// Whether `remote` may still be used (and written, with `forWriting`).
   bool usable(const Remote &remote, bool forWriting = false) const {
     return !remote.failed && !(forWriting && remote.storage->isReadOnly());
