@@ -35,6 +35,7 @@ packages=(
   libcli11-dev libxxhash-dev libsqlite3-dev
   libgtest-dev python3 python3-numpy libopenblas-dev tmux
   pkgconf libhiredis-dev libcurl4-openssl-dev redis-server nginx-light
+  libsodium-dev
   slurm-wlm munge
 )
 

@@ -10,8 +10,8 @@
 //   8 bytes  XXH3-64 of the JSON, the sketch and the graph: a damaged
 //            header is found
 //   JSON     {"key", "status", "size", "checksum", "compile_seconds",
-//             "source", "graph_name", and the key parts as `kiln hash
-//             --json` names them}
+//             "source", "graph_name", the key parts as `kiln hash
+//             --json` names them, and "signatures" when signed}
 //   8 bytes  per sketch entry
 //   graph    the graph's text
 //   payload  the artifact (or the log)
@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Cache/ArtifactHeader.h"
+#include "kiln/Support/BoundedJson.h"
 
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/JSON.h"
@@ -28,7 +29,7 @@
 using namespace kiln;
 
 namespace {
-constexpr llvm::StringLiteral kMagic = "KILNART\n";
+constexpr llvm::StringLiteral kMagic = kArtifactHeaderMagic;
 constexpr uint32_t kHeaderVersion = 2;
 constexpr size_t kFixedBytes = 8 + 4 + 4 + 8 + 8 + 8;
 /// Bounds that no real header reaches; past them the file is damaged.
@@ -47,6 +48,12 @@ std::string kiln::encodeArtifactHeader(const ArtifactHeader &header) {
   object["compile_seconds"] = header.compileSeconds;
   object["source"] = header.source;
   object["graph_name"] = header.graphName;
+  if (!header.signatures.empty()) {
+    llvm::json::Array signatures;
+    for (const std::string &signature : header.signatures)
+      signatures.push_back(signature);
+    object["signatures"] = std::move(signatures);
+  }
   std::string json;
   llvm::raw_string_ostream os(json);
   os << llvm::json::Value(std::move(object));
@@ -105,7 +112,7 @@ kiln::decodeArtifactFile(llvm::StringRef bytes) {
     return makeError("the artifact header is damaged (its checksum does not "
                      "match)");
   llvm::StringRef json = bytes.substr(kFixedBytes, jsonBytes);
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
+  llvm::Expected<llvm::json::Value> parsed = parseBoundedJson(json);
   if (!parsed)
     return makeError("the artifact header is damaged: " +
                      llvm::toString(parsed.takeError()));
@@ -142,6 +149,20 @@ kiln::decodeArtifactFile(llvm::StringRef bytes) {
   header.ok = status == "ok";
   header.size = *size;
   header.compileSeconds = object->getNumber("compile_seconds").value_or(0);
+  if (const llvm::json::Value *signatures = object->get("signatures")) {
+    const llvm::json::Array *array = signatures->getAsArray();
+    if (!array || array->size() > kMaxSignatures)
+      return makeError("the artifact header is damaged: its signatures are "
+                       "not a list of at most " +
+                       llvm::Twine(kMaxSignatures));
+    for (const llvm::json::Value &signature : *array) {
+      std::optional<llvm::StringRef> text = signature.getAsString();
+      if (!text || text->size() > kMaxSignatureBytes)
+        return makeError("the artifact header is damaged: a signature is "
+                         "not NAME:BASE64");
+      header.signatures.push_back(text->str());
+    }
+  }
   const char *sketch = data + kFixedBytes + jsonBytes;
   header.sketch.reserve(sketchCount);
   for (uint64_t i = 0; i < sketchCount; ++i)

@@ -18,6 +18,7 @@
 #include "CacheDirectory.h"
 #include "CacheInternal.h"
 #include "kiln/Cache/ArtifactHeader.h"
+#include "kiln/Cache/Signing.h"
 #include "Sqlite.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -227,7 +228,7 @@ std::string Cache::getLogPath(StringRef key) const {
 /// The payload of a cache file, or a problem with its header.
 static Expected<std::optional<StoredArtifact>>
 openStored(Expected<std::unique_ptr<llvm::MemoryBuffer>> file,
-           StringRef shown) {
+           StringRef shown, StringRef key) {
   if (!file)
     return file.takeError();
   if (!*file)
@@ -235,6 +236,11 @@ openStored(Expected<std::unique_ptr<llvm::MemoryBuffer>> file,
   auto decoded = decodeArtifactFile((*file)->getBuffer());
   if (!decoded)
     return makeError(shown + ": " + llvm::toString(decoded.takeError()));
+  // Another entry's valid file under this key is not this key's entry.
+  std::string inside = decoded->first.parts.key().toHex();
+  if (inside != key)
+    return makeError(shown + ": the file holds the entry of key " + inside +
+                     ", not " + key);
   StoredArtifact stored;
   stored.bytes = decoded->second;
   stored.header = std::move(decoded->first);
@@ -245,13 +251,13 @@ openStored(Expected<std::unique_ptr<llvm::MemoryBuffer>> file,
 Expected<std::optional<StoredArtifact>> Cache::readArtifact(StringRef key) {
   if (Error error = checkKey(key))
     return std::move(error);
-  return openStored(files->readObject(key), getObjectPath(key));
+  return openStored(files->readObject(key), getObjectPath(key), key);
 }
 
 Expected<std::optional<StoredArtifact>> Cache::readLog(StringRef key) {
   if (Error error = checkKey(key))
     return std::move(error);
-  return openStored(files->readLog(key), getLogPath(key));
+  return openStored(files->readLog(key), getLogPath(key), key);
 }
 
 Expected<std::unique_ptr<Cache>> Cache::open(StringRef directory,
@@ -525,9 +531,33 @@ Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
     return result;
   }
   CacheEntry &entry = *result.entry;
+  // Where the trust policy needs the local tier's entries signed, an entry
+  // counts only with a trusted signature over the very bytes read.
+  bool needsSignature = trust && trust->requiresSignature(/*fromRemote=*/false);
+  auto refuseUntrusted = [&](const StoredArtifact &stored) -> bool {
+    std::optional<std::string> why =
+        trust->refuse(stored.header, stored.bytes, /*fromRemote=*/false);
+    if (!why)
+      return false;
+    result.status = LookupStatus::Untrusted;
+    result.problem = *why;
+    return true;
+  };
   if (!entry.ok) {
     entry.path = getLogPath(key);
     result.status = LookupStatus::Failed;
+    if (needsSignature) {
+      Expected<std::optional<StoredArtifact>> log = readLog(key);
+      if (!log) {
+        result.status = LookupStatus::Untrusted;
+        result.problem = llvm::toString(log.takeError());
+      } else if (!*log) {
+        result.status = LookupStatus::Miss;
+        result.entry.reset();
+      } else {
+        refuseUntrusted(**log);
+      }
+    }
     if (Error error = count("misses"))
       return std::move(error);
     return result;
@@ -536,7 +566,7 @@ Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
 
   // The file must be there and, when asked, match its checksum.
   std::string problem;
-  if (verify) {
+  if (verify || needsSignature) {
     Expected<std::optional<StoredArtifact>> stored = readArtifact(key);
     std::optional<std::pair<std::string, uint64_t>> sum;
     if (!stored)
@@ -553,6 +583,19 @@ Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
     else if (sum->first != entry.checksum)
       problem = "artifact checksum " + sum->first +
                 " does not match the index's " + entry.checksum;
+    else if (sum->first != (*stored)->header.checksum)
+      problem = "artifact checksum " + sum->first +
+                " does not match its header's " + (*stored)->header.checksum;
+    else
+      result.verified =
+          std::make_shared<const StoredArtifact>(std::move(**stored));
+    if (problem.empty() && needsSignature &&
+        refuseUntrusted(*result.verified)) {
+      result.verified.reset();
+      if (Error error = count("misses"))
+        return std::move(error);
+      return result;
+    }
   } else {
     Expected<bool> exists = files->objectExists(key);
     if (!exists)
@@ -692,13 +735,20 @@ Cache::publishArtifact(const KeyParts &parts, StringRef artifact,
   header.graphName = graph.name.str();
   header.sketch.assign(sketch.begin(), sketch.end());
   header.graph = graph.text;
+  if (trust)
+    trust->sign(header, artifact);
   return publishEntry(header, artifact, replace, /*durable=*/true);
 }
 
 Expected<PublishOutcome> Cache::adoptEntry(const ArtifactHeader &header,
                                            StringRef artifact) {
-  if (!header.ok)
-    return makeError("adoptEntry takes an artifact's entry");
+  // Taken as the other tier has it, signatures and all: this process
+  // vouches for nothing it did not make.
+  if (!header.ok) {
+    if (Error error = recordFailureEntry(header, artifact))
+      return std::move(error);
+    return PublishOutcome::Stored;
+  }
   return publishEntry(header, artifact, /*replace=*/false, /*durable=*/false);
 }
 
@@ -725,10 +775,31 @@ Expected<PublishOutcome> Cache::publishEntry(const ArtifactHeader &header,
   Expected<std::optional<PublishOutcome>> before = published();
   if (!before)
     return before.takeError();
+  // The same bytes cached without this key's signature (before keys were
+  // set up, or read through from a tier) get it now.
+  if (*before == PublishOutcome::AlreadyCached && durable && trust &&
+      trust->signingKey) {
+    Expected<bool> signed_ = signEntry(key);
+    if (!signed_)
+      return signed_.takeError();
+  }
+  // An entry without a trusted signature, where the local tier needs one,
+  // is not the key's entry: this publish replaces it (with the same bytes
+  // too: a signed copy read through from another tier).
+  bool replaceUntrusted = false;
+  if (*before && trust && trust->requiresSignature(/*fromRemote=*/false)) {
+    Expected<std::optional<StoredArtifact>> existing = readArtifact(key);
+    if (!existing)
+      llvm::consumeError(existing.takeError());
+    replaceUntrusted =
+        !existing || !*existing ||
+        trust->refuse((*existing)->header, (*existing)->bytes, false);
+  }
   // Other bytes to replace the cached ones are staged first: until the new
   // file is renamed over the old one under the write lock, the old artifact
   // stays whole (a full disk costs the new bytes, never the old).
-  if (*before && !(*before == PublishOutcome::Conflict && replace))
+  if (*before && !(*before == PublishOutcome::Conflict && replace) &&
+      !replaceUntrusted)
     return **before;
 
   // The bytes are written and synced before the write lock is taken (see
@@ -761,7 +832,7 @@ Expected<PublishOutcome> Cache::publishEntry(const ArtifactHeader &header,
       Expected<std::optional<PublishOutcome>> now = published();
       if (!now)
         return now.takeError();
-      if (!(replace && *now == PublishOutcome::Conflict))
+      if (!(replace && *now == PublishOutcome::Conflict) && !replaceUntrusted)
         return now->value_or(PublishOutcome::AlreadyCached);
     }
     replacesFailure = *status == "failed";
@@ -798,17 +869,6 @@ Error Cache::recordFailure(const KeyParts &parts, StringRef log,
                            double compileSeconds, StringRef source,
                            llvm::ArrayRef<uint64_t> sketch,
                            const EntryGraph &graph) {
-  if (readOnly)
-    return makeError("the cache at " + directory + " is read-only");
-  std::string key = parts.key().toHex();
-  sqlite::WriteTransaction transaction(db);
-  if (Error error = transaction.begin())
-    return error;
-  Expected<std::optional<std::string>> status = readEntryStatus(db, key);
-  if (!status)
-    return status.takeError();
-  if (*status == "ok")
-    return Error::success(); // a success elsewhere wins over a failure
   ArtifactHeader header;
   header.parts = parts;
   header.ok = false;
@@ -819,6 +879,23 @@ Error Cache::recordFailure(const KeyParts &parts, StringRef log,
   header.graphName = graph.name.str();
   header.sketch.assign(sketch.begin(), sketch.end());
   header.graph = graph.text;
+  if (trust)
+    trust->sign(header, log);
+  return recordFailureEntry(header, log);
+}
+
+Error Cache::recordFailureEntry(const ArtifactHeader &header, StringRef log) {
+  if (readOnly)
+    return makeError("the cache at " + directory + " is read-only");
+  std::string key = header.parts.key().toHex();
+  sqlite::WriteTransaction transaction(db);
+  if (Error error = transaction.begin())
+    return error;
+  Expected<std::optional<std::string>> status = readEntryStatus(db, key);
+  if (!status)
+    return status.takeError();
+  if (*status == "ok")
+    return Error::success(); // a success elsewhere wins over a failure
   std::string headerBytes = encodeArtifactHeader(header);
   Expected<std::string> staged =
       files->stage(key + ".log", {headerBytes, log},

@@ -280,9 +280,12 @@ CacheDirectory::readFileAt(int dir, StringRef name, StringRef relative) const {
     ::close(fd);
     return makeError(describe(relative) + " is not a regular file");
   }
+  // Read into this process's memory, never mapped: what a caller checks
+  // (header, checksum, signatures) is what it uses, even if someone
+  // rewrites the file in place meanwhile.
   auto buffer = llvm::MemoryBuffer::getOpenFile(
       fd, describe(relative), status.st_size,
-      /*RequiresNullTerminator=*/false);
+      /*RequiresNullTerminator=*/false, /*IsVolatile=*/true);
   ::close(fd);
   if (!buffer)
     return makeError("reading " + describe(relative) + ": " +

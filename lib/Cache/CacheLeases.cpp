@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Cache/Cache.h"
+#include "kiln/Cache/Signing.h"
 
 #include "CacheDirectory.h"
 #include "CacheInternal.h"
@@ -43,13 +44,27 @@ Expected<ClaimStatus> Cache::claim(StringRef key, unsigned ttlSeconds,
     return std::move(error);
   if (readOnly)
     return makeError("the cache at " + directory + " is read-only");
+  // An entry without a trusted signature, where the local tier needs one,
+  // is no finished entry: it is compiled again and replaced.
+  bool untrusted = false;
+  if (trust && trust->requiresSignature(/*fromRemote=*/false)) {
+    Expected<std::optional<StoredArtifact>> stored = readArtifact(key);
+    if (stored && !*stored)
+      stored = readLog(key);
+    if (!stored)
+      llvm::consumeError(stored.takeError());
+    else if (*stored)
+      untrusted = bool(trust->refuse((*stored)->header, (*stored)->bytes,
+                                     /*fromRemote=*/false));
+  }
   sqlite::WriteTransaction transaction(db);
   if (Error error = transaction.begin())
     return std::move(error);
   Expected<std::optional<std::string>> status = readEntryStatus(db, key);
   if (!status)
     return status.takeError();
-  if (*status && (**status == "ok" ? !replaceExisting : !retryFailed))
+  if (*status && (**status == "ok" ? !replaceExisting : !retryFailed) &&
+      !untrusted)
     return ClaimStatus::AlreadyDone;
 
   int64_t now = nowMs();

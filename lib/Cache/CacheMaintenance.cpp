@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Cache/Cache.h"
+#include "kiln/Cache/Signing.h"
 
 #include "CacheDirectory.h"
 #include "CacheInternal.h"
@@ -104,6 +105,8 @@ Expected<VerifyReport> Cache::verify(bool repair) {
     return makeError("the cache at " + directory +
                      " is read-only and cannot be repaired");
   VerifyReport report;
+  report.signaturesRequired =
+      trust && trust->requiresSignature(/*fromRemote=*/false);
   // With --repair everything happens under the write lock, so that no
   // publish is half way between its rename and its row while we look.
   std::optional<sqlite::WriteTransaction> transaction;
@@ -142,6 +145,18 @@ Expected<VerifyReport> Cache::verify(bool repair) {
               sum->second != (uint64_t)all.getInt(2)) {
             report.corruptFiles.push_back(key);
             badKeys.push_back(key);
+            return Error::success();
+          }
+          // Whole and the key's: who vouches for it (reported; the
+          // entries stay, since `kiln cache sign` may sign them).
+          const ArtifactHeader &header = (*stored)->header;
+          if (header.signatures.empty()) {
+            report.unsignedEntries.push_back(key);
+          } else if (trust && !trust->trustedKeys.empty()) {
+            SignatureCheck check = checkSignatures(header, (*stored)->bytes,
+                                                   trust->trustedKeys);
+            if (check.verdict != SignatureVerdict::Trusted)
+              report.untrustedEntries.push_back({key, check.reason});
           }
           return Error::success();
         }))

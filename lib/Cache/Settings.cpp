@@ -42,6 +42,15 @@ llvm::ArrayRef<SettingInfo> kiln::getKnownSettings() {
        "the target triple artifacts are built for"},
       {"target-cpu", "KILN_TARGET_CPU", "--target-cpu",
        "the CPU artifacts are built for"},
+      {"signing-key", "KILN_SIGNING_KEY", "--signing-key",
+       "a secret key file (kiln cache keygen): every entry written is signed "
+       "with it"},
+      {"trusted-keys", "KILN_TRUSTED_KEYS", "--trusted-key",
+       "public keys NAME:BASE64, separated by spaces: entries read from a "
+       "remote tier count only with a valid signature by one of them"},
+      {"require-signatures", "KILN_REQUIRE_SIGNATURES", "--require-signatures",
+       "which entries need a trusted signature: remote (the default with "
+       "trusted keys), all (the local tier's too) or off"},
   };
   return settings;
 }

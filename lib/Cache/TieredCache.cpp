@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Cache/TieredCache.h"
+#include "kiln/Cache/Signing.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -19,9 +20,9 @@ using llvm::Expected;
 using llvm::StringRef;
 
 llvm::ArrayRef<const char *> kiln::getTierCounterNames() {
-  static const char *const names[] = {"hits",    "misses",     "errors",
-                                      "timeouts", "corrupt",   "bytes_read",
-                                      "bytes_written", "stored"};
+  static const char *const names[] = {
+      "hits",       "misses",        "errors", "timeouts", "corrupt",
+      "untrusted",  "bytes_read",    "bytes_written", "stored"};
   return names;
 }
 
@@ -36,6 +37,8 @@ uint64_t &kiln::getTierCounter(TierCounters &counters, StringRef name) {
     return counters.timeouts;
   if (name == "corrupt")
     return counters.corrupt;
+  if (name == "untrusted")
+    return counters.untrusted;
   if (name == "bytes_read")
     return counters.bytesRead;
   if (name == "bytes_written")
@@ -147,17 +150,49 @@ std::optional<std::string> TieredCache::takeEntryProblem(Error error,
 }
 
 void TieredCache::invalidEntry(Remote &remote, StringRef key,
-                               RemoteEntryKind kind, StringRef problem) {
+                               RemoteEntryKind kind, StringRef problem,
+                               bool untrusted) {
   // Said once per entry: a precompile that waits on a key looks it up
   // again and again.
   if (!remote.invalid.insert({key.str(), kind}).second)
     return;
-  ++remote.counters.corrupt;
+  ++(untrusted ? remote.counters.untrusted : remote.counters.corrupt);
   warnings << commandName << ": warning: remote tier "
            << remote.storage->getName() << ": the entry of " << key
-           << " is not valid (" << problem
+           << (untrusted ? " is untrusted (" : " is not valid (") << problem
            << "); taken as a miss, and replaced if this command stores one\n";
   warnings.flush();
+}
+
+std::optional<std::pair<ArtifactHeader, std::string>>
+TieredCache::fetchChecked(Remote &remote, StringRef key,
+                          RemoteEntryKind kind, std::string *untrusted) {
+  Expected<std::optional<std::string>> file = remote.storage->fetch(key, kind);
+  if (!file) {
+    if (std::optional<std::string> problem =
+            takeEntryProblem(file.takeError(), remote))
+      invalidEntry(remote, key, kind, *problem);
+    return std::nullopt;
+  }
+  if (!*file)
+    return std::nullopt;
+  remote.counters.bytesRead += (*file)->size();
+  Expected<ArtifactHeader> header = verifyRemoteFile(key, kind, **file);
+  if (!header) {
+    // Garbage under a key is a miss, counted; it is never copied.
+    invalidEntry(remote, key, kind, llvm::toString(header.takeError()));
+    return std::nullopt;
+  }
+  if (const TrustPolicy *trust = local->getTrustPolicy())
+    if (std::optional<std::string> why = trust->refuse(
+            *header, StringRef(**file).take_back(header->size),
+            /*fromRemote=*/true)) {
+      invalidEntry(remote, key, kind, *why, /*untrusted=*/true);
+      if (untrusted)
+        *untrusted = *why;
+      return std::nullopt;
+    }
+  return std::make_pair(std::move(*header), std::move(**file));
 }
 
 Error TieredCache::adopt(const ArtifactHeader &header, StringRef file) {
@@ -188,8 +223,11 @@ Expected<TieredLookup> TieredCache::lookupTiers(StringRef key, bool verify,
       continue;
     for (RemoteEntryKind kind :
          {RemoteEntryKind::Artifact, RemoteEntryKind::Failure}) {
-      if (!verify && !copyToLocal) {
-        // Asked whether it is there, without its bytes (check --no-verify).
+      // Asked whether it is there, without its bytes (check --no-verify);
+      // an entry that must be signed is read to be checked.
+      const TrustPolicy *trust = local->getTrustPolicy();
+      if (!verify && !copyToLocal &&
+          !(trust && trust->requiresSignature(/*fromRemote=*/true))) {
         Expected<bool> there = remote.storage->exists(key, kind);
         if (!there) {
           if (takeEntryProblem(there.takeError(), remote))
@@ -209,29 +247,25 @@ Expected<TieredLookup> TieredCache::lookupTiers(StringRef key, bool verify,
         found.result.entry->path = remote.storage->getName();
         return found;
       }
-      Expected<std::optional<std::string>> file =
-          remote.storage->fetch(key, kind);
-      if (!file) {
-        if (std::optional<std::string> problem =
-                takeEntryProblem(file.takeError(), remote)) {
-          invalidEntry(remote, key, kind, *problem);
-          continue;
+      std::string untrusted;
+      std::optional<std::pair<ArtifactHeader, std::string>> checked =
+          fetchChecked(remote, key, kind, &untrusted);
+      if (!checked) {
+        if (!usable(remote))
+          break;
+        if (!untrusted.empty() && found.result.status == LookupStatus::Miss) {
+          found.result.status = LookupStatus::Untrusted;
+          found.result.problem = "in " + remote.storage->getName() + ", " +
+                                 untrusted;
         }
-        break;
-      }
-      if (!*file)
-        continue;
-      remote.counters.bytesRead += (*file)->size();
-      Expected<ArtifactHeader> header = verifyRemoteFile(key, kind, **file);
-      if (!header) {
-        // Garbage under a key is a miss, counted; it is never copied.
-        invalidEntry(remote, key, kind, llvm::toString(header.takeError()));
         continue;
       }
+      ArtifactHeader *header = &checked->first;
+      std::string *file = &checked->second;
       ++remote.counters.hits;
       found.tier = remote.storage->getName();
       if (copyToLocal && !local->isReadOnly()) {
-        if (Error error = adopt(*header, **file)) {
+        if (Error error = adopt(*header, *file)) {
           warnings << commandName << ": warning: could not copy " << key
                    << " from " << found.tier << " into the local cache: "
                    << llvm::toString(std::move(error)) << "\n";
@@ -256,8 +290,20 @@ Expected<TieredLookup> TieredCache::lookupTiers(StringRef key, bool verify,
           header->ok ? LookupStatus::Hit : LookupStatus::Failed;
       found.result.entry = std::move(entry);
       found.result.problem.clear();
+      // What was checked is what the caller gets (`get` writes it out).
+      auto buffer = llvm::MemoryBuffer::getMemBufferCopy(*file);
+      auto decoded = decodeArtifactFile(buffer->getBuffer());
+      if (decoded) {
+        auto stored = std::make_shared<StoredArtifact>();
+        stored->bytes = decoded->second;
+        stored->header = std::move(decoded->first);
+        stored->file = std::move(buffer);
+        found.result.verified = std::move(stored);
+      } else {
+        llvm::consumeError(decoded.takeError());
+      }
       if (!found.fetched)
-        found.remoteFile = std::move(**file);
+        found.remoteFile = std::move(*file);
       return found;
     }
     if (usable(remote))
@@ -368,6 +414,14 @@ bool TieredCache::hasFinishedEntry(Remote &remote, StringRef key,
         (kind == RemoteEntryKind::Artifact ? replaceExisting : retryFailed) ||
         remote.invalid.count({key.str(), kind}))
       continue;
+    // An entry that must carry a trusted signature is finished only once
+    // it is read and checked: a forged one must not stop its compilation.
+    const TrustPolicy *trust = local->getTrustPolicy();
+    if (trust && trust->requiresSignature(/*fromRemote=*/true)) {
+      if (fetchChecked(remote, key, kind))
+        return true;
+      continue;
+    }
     Expected<bool> there = remote.storage->exists(key, kind);
     if (!there) {
       takeEntryProblem(there.takeError(), remote);
@@ -458,13 +512,50 @@ TieredCache::CopyResult TieredCache::push(StringRef key) {
       found->status != LookupStatus::Failed) {
     result.problem = found->status == LookupStatus::Corrupt
                          ? "the local entry was corrupt: " + found->problem
+                     : found->status == LookupStatus::Untrusted
+                         ? "the local entry is untrusted: " + found->problem
                          : "not in the local cache";
     return result;
+  }
+  // With a signing key, what goes out is signed (and replaces the unsigned
+  // copies that an earlier push left).
+  bool signedNow = false;
+  const TrustPolicy *trust = local->getTrustPolicy();
+  if (trust && trust->signingKey && !local->isReadOnly()) {
+    Expected<bool> signedEntry = local->signEntry(key);
+    if (!signedEntry) {
+      result.problem = llvm::toString(signedEntry.takeError());
+      return result;
+    }
+    signedNow = *signedEntry;
   }
   writeThrough(key,
                found->status == LookupStatus::Hit ? RemoteEntryKind::Artifact
                                                   : RemoteEntryKind::Failure,
-               /*overwrite=*/false, &result);
+               /*overwrite=*/signedNow, &result);
+  return result;
+}
+
+TieredCache::CopyResult TieredCache::sign(StringRef key, bool &signedNow) {
+  CopyResult result;
+  signedNow = false;
+  Expected<bool> signedEntry = local->signEntry(key);
+  if (!signedEntry) {
+    result.problem = llvm::toString(signedEntry.takeError());
+    return result;
+  }
+  signedNow = *signedEntry;
+  if (!signedNow || remotes.empty())
+    return result;
+  // An artifact's file is in objects/; a failure's is its log.
+  Expected<std::optional<StoredArtifact>> artifact = local->readArtifact(key);
+  bool isArtifact = artifact && *artifact;
+  if (!artifact)
+    llvm::consumeError(artifact.takeError());
+  writeThrough(key,
+               isArtifact ? RemoteEntryKind::Artifact
+                          : RemoteEntryKind::Failure,
+               /*overwrite=*/true, &result);
   return result;
 }
 

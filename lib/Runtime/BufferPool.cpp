@@ -10,6 +10,7 @@
 
 #include "kiln/Runtime/BufferPool.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -42,26 +43,34 @@ Pool &getPool() {
   return *pool;
 }
 
+std::atomic<kiln::AllocationFailureHandler> failureHandler{nullptr};
+
 Header *headerOf(void *buffer) {
   return reinterpret_cast<Header *>(static_cast<char *>(buffer) - kHeaderBytes);
 }
 
 void *allocateFromLibrary(uint64_t size, uint64_t offset) {
   // A size that the header and the rounding would wrap around.
-  if (size > UINT64_MAX - offset - 63)
+  if (size > UINT64_MAX - offset - 63) {
+    kiln::reportAllocationFailure(size);
     return nullptr;
+  }
   auto *base = static_cast<char *>(
       std::aligned_alloc(offset, (offset + size + 63) / 64 * 64));
-  if (!base)
+  if (!base) {
+    kiln::reportAllocationFailure(size);
     return nullptr;
+  }
   void *buffer = base + offset;
   *headerOf(buffer) = {size, offset};
   return buffer;
 }
 
 extern "C" void *kilnPoolAllocate(uint64_t bytes) {
-  if (bytes > UINT64_MAX - 4095)
+  if (bytes > UINT64_MAX - 4095) {
+    kiln::reportAllocationFailure(bytes);
     return nullptr;
+  }
   uint64_t size = bytes < kPooledBytes ? bytes : (bytes + 4095) / 4096 * 4096;
   if (size >= kPooledBytes) {
     Pool &pool = getPool();
@@ -109,6 +118,15 @@ std::vector<std::pair<const char *, void *>> kiln::getBufferPoolSymbols() {
       {"_mlir_memref_to_llvm_aligned_alloc",
        reinterpret_cast<void *>(&kilnPoolAllocateAligned)},
       {"_mlir_memref_to_llvm_free", reinterpret_cast<void *>(&kilnPoolFree)}};
+}
+
+void kiln::setAllocationFailureHandler(AllocationFailureHandler handler) {
+  failureHandler.store(handler);
+}
+
+void kiln::reportAllocationFailure(uint64_t bytes) {
+  if (AllocationFailureHandler handler = failureHandler.load())
+    handler(bytes);
 }
 
 uint64_t kiln::getBufferPoolRetainedBytes() {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Runtime/Executable.h"
+#include "kiln/Runtime/BufferPool.h"
 #include "kiln/Runtime/RuntimeFunctions.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -21,6 +22,8 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <csetjmp>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -67,6 +70,69 @@ _Float16 truncateDoubleToBf16(double value) {
 }
 #endif
 
+/// Where an allocation that compiled code cannot get sends this thread: the
+/// guarded call that is running it (Executable::run). Compiled code checks
+/// no allocation; without this, a broadcast too big for the machine writes
+/// through a null pointer.
+thread_local std::jmp_buf *allocationFailureTarget = nullptr;
+thread_local uint64_t failedAllocationBytes = 0;
+
+/// The buffer pool's handler (BufferPool.h): back to the guarded call, if
+/// this thread is in one; otherwise the caller gets its null.
+void failAllocation(uint64_t bytes) {
+  if (!allocationFailureTarget)
+    return;
+  failedAllocationBytes = bytes;
+  std::longjmp(*allocationFailureTarget, 1);
+}
+
+void *allocateForCompiledCode(size_t bytes) {
+  void *memory = std::malloc(bytes);
+  if (!memory && bytes)
+    failAllocation(bytes);
+  return memory;
+}
+
+void *allocateAlignedForCompiledCode(size_t alignment, size_t bytes) {
+  void *memory = std::aligned_alloc(alignment, bytes);
+  if (!memory && bytes)
+    failAllocation(bytes);
+  return memory;
+}
+
+void *allocateZeroedForCompiledCode(size_t count, size_t size) {
+  void *memory = std::calloc(count, size);
+  if (!memory && count && size)
+    failAllocation((uint64_t)count * size);
+  return memory;
+}
+
+void *reallocateForCompiledCode(void *old, size_t bytes) {
+  void *memory = std::realloc(old, bytes);
+  if (!memory && bytes)
+    failAllocation(bytes);
+  return memory;
+}
+
+/// Calls `entry` on `buffers`; an allocation failure inside is an error
+/// naming its size. (The memory compiled code held until then is lost.)
+llvm::Error callGuarded(void (*entry)(void **), void **buffers) {
+  std::jmp_buf target;
+  std::jmp_buf *outer = allocationFailureTarget;
+  if (setjmp(target) != 0) {
+    allocationFailureTarget = outer;
+    return error(llvm::formatv("the compiled code could not allocate {0} "
+                               "bytes ({1:f1} GB): more than this machine "
+                               "(or its memory limit) gives",
+                               failedAllocationBytes,
+                               failedAllocationBytes / 1e9));
+  }
+  allocationFailureTarget = &target;
+  entry(buffers);
+  allocationFailureTarget = outer;
+  return llvm::Error::success();
+}
+
 } // namespace
 
 std::vector<std::string>
@@ -111,6 +177,7 @@ Executable::load(llvm::StringRef artifact) {
                                manifest.cpu,
                                llvm::join(missing, ", ")));
   initializeNativeTarget();
+  setAllocationFailureHandler(&failAllocation);
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit)
     return jit.takeError();
@@ -123,6 +190,16 @@ Executable::load(llvm::StringRef artifact) {
   llvm::orc::SymbolMap runtimeSymbols;
   // What compiled code calls in the runtime (RuntimeAbi.h).
   for (auto [name, address] : getRuntimeSymbols())
+    runtimeSymbols[(*jit)->mangleAndIntern(name)] = {
+        llvm::orc::ExecutorAddr::fromPtr(address),
+        llvm::JITSymbolFlags::Exported};
+  // Compiled code's allocations fail as errors, not null pointers.
+  std::pair<const char *, void *> allocators[] = {
+      {"malloc", (void *)&allocateForCompiledCode},
+      {"aligned_alloc", (void *)&allocateAlignedForCompiledCode},
+      {"calloc", (void *)&allocateZeroedForCompiledCode},
+      {"realloc", (void *)&reallocateForCompiledCode}};
+  for (auto [name, address] : allocators)
     runtimeSymbols[(*jit)->mangleAndIntern(name)] = {
         llvm::orc::ExecutorAddr::fromPtr(address),
         llvm::JITSymbolFlags::Exported};
@@ -205,7 +282,19 @@ Executable::run(llvm::ArrayRef<interp::HostTensor> inputs,
   if (inputs.size() != manifest.inputs.size())
     return error(llvm::formatv("the graph takes {0} parameters, {1} given",
                                manifest.inputs.size(), inputs.size()));
-  std::vector<std::string> buffers;
+  // Buffers are allocated by hand: one larger than the machine gives is an
+  // error naming its size, never an abort.
+  std::vector<std::unique_ptr<char, void (*)(void *)>> buffers;
+  auto allocate = [&](int64_t bytes, llvm::StringRef what,
+                      llvm::StringRef type) -> llvm::Error {
+    char *memory = (char *)std::malloc(std::max<int64_t>(bytes, 1));
+    if (!memory)
+      return error(llvm::formatv("{0} ({1}) needs {2} bytes ({3:f1} GB), "
+                                 "more than this machine gives",
+                                 what, type, bytes, bytes / 1e9));
+    buffers.emplace_back(memory, &std::free);
+    return llvm::Error::success();
+  };
   for (auto [i, input] : llvm::enumerate(inputs)) {
     std::string bytes = packTensor(input);
     if ((int64_t)bytes.size() != manifest.inputs[i].bytes)
@@ -213,29 +302,45 @@ Executable::run(llvm::ArrayRef<interp::HostTensor> inputs,
                                  "takes {2} ({3})",
                                  i, bytes.size(), manifest.inputs[i].bytes,
                                  manifest.inputs[i].type));
-    buffers.push_back(std::move(bytes));
+    if (llvm::Error failed =
+            allocate(bytes.size(), "parameter " + std::to_string(i),
+                     manifest.inputs[i].type))
+      return std::move(failed);
+    std::memcpy(buffers.back().get(), bytes.data(), bytes.size());
   }
   std::vector<Type> outputTypes;
-  for (const BufferSpec &output : manifest.outputs) {
+  for (auto [i, output] : llvm::enumerate(manifest.outputs)) {
     Type type = parseType(output.type, context);
-    if (!type)
-      return error("the manifest has an output of unknown type " + output.type);
+    auto tensor = dyn_cast_or_null<RankedTensorType>(type);
+    if (!tensor || !isBufferType(tensor) ||
+        tensor.getNumElements() * getElementBytes(tensor.getElementType()) !=
+            output.bytes)
+      return error(llvm::formatv("malformed artifact: outputs[{0}].type {1} "
+                                 "is not a tensor of {2} bytes",
+                                 i, output.type, output.bytes));
     outputTypes.push_back(type);
-    buffers.push_back(std::string(output.bytes, '\xff'));
+    if (llvm::Error failed =
+            allocate(output.bytes, "result " + std::to_string(i), output.type))
+      return std::move(failed);
+    std::memset(buffers.back().get(), 0xff, output.bytes);
   }
   std::vector<void *> pointers;
-  for (std::string &buffer : buffers)
-    pointers.push_back(buffer.data());
+  for (auto &buffer : buffers)
+    pointers.push_back(buffer.get());
   {
     ParticipantScope scope(group, participant);
-    call(pointers.data());
+    llvm::Error called = callGuarded(entry, pointers.data());
     std::string failed = ParticipantScope::takeError();
+    if (called)
+      return called;
     if (!failed.empty())
       return error(failed);
   }
   std::vector<interp::HostTensor> outputs;
   for (auto [i, type] : llvm::enumerate(outputTypes))
-    outputs.push_back(unpackTensor(type, buffers[inputs.size() + i]));
+    outputs.push_back(unpackTensor(
+        type, llvm::StringRef(buffers[inputs.size() + i].get(),
+                              manifest.outputs[i].bytes)));
   return outputs;
 }
 

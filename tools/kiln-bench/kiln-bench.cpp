@@ -16,6 +16,7 @@
 #include "FrontendBench.h"
 #include "PrecompileBench.h"
 #include "RemoteBench.h"
+#include "SigningBench.h"
 #include "SignatureBench.h"
 #include "StableHloBench.h"
 #include "TableBench.h"
@@ -527,6 +528,19 @@ int main(int argc, char **argv) {
   clusterBench->add_option("--dir", clusterOptions.directory,
                            "Where to work (default: $TMPDIR, else /tmp)");
 
+  kiln::bench::SigningBenchOptions signingOptions;
+  CLI::App *signing = app.add_subcommand(
+      "signing",
+      "Time what signed entries add to a lookup, against the checksum\n"
+      "alone measured in the same run on the same bytes: the signature\n"
+      "check and signing of a large artifact, per lookup and per MB.");
+  signing->add_option("--mib", signingOptions.megabytes, "Payload size in MiB")
+      ->check(CLI::Range(1, 4096));
+  signing->add_option("--repeat", signingOptions.repeat, "Runs of each (best of)")
+      ->check(CLI::Range(1, 1000));
+  signing->add_option("--dir", signingOptions.directory,
+                      "Where the key file goes for a moment");
+
   kiln::bench::RemoteBenchOptions remoteOptions;
   CLI::App *remote = app.add_subcommand(
       "remote",
@@ -745,6 +759,8 @@ int main(int argc, char **argv) {
     return kiln::bench::runClusterBench(clusterOptions);
   if (remote->parsed())
     return kiln::bench::runRemoteBench(remoteOptions);
+  if (signing->parsed())
+    return kiln::bench::runSigningBench(signingOptions);
   if (cache->parsed()) {
     if (cacheOptions.corpus.empty())
       cacheOptions.corpus.push_back("test/Inputs/corpus/hlo");

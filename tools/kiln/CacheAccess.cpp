@@ -7,6 +7,8 @@
 
 #include "CacheAccess.h"
 
+#include "kiln/Cache/Signing.h"
+
 #include "llvm/ADT/StringExtras.h"
 
 using namespace kiln;
@@ -46,6 +48,18 @@ Expected<Settings> kiln::loadCommandSettings(StringRef directory,
                             given.empty() ? "" : llvm::join(given, "\n") + "\n",
                             "--remote");
   }
+  const SignatureOptions &signatures = access.signatures;
+  if (!signatures.signingKey.empty())
+    settings->setFromOption("signing-key", signatures.signingKey,
+                            "--signing-key");
+  if (!signatures.trustedKeys.empty())
+    settings->setFromOption("trusted-keys",
+                            llvm::join(signatures.trustedKeys, " "),
+                            "--trusted-key");
+  if (!signatures.requireSignatures.empty())
+    settings->setFromOption("require-signatures",
+                            signatures.requireSignatures,
+                            "--require-signatures");
   return settings;
 }
 
@@ -98,9 +112,13 @@ kiln::openTieredCache(StringRef directory, const Settings &settings,
       openRemoteTiers(settings);
   if (!remotes)
     return remotes.takeError();
+  Expected<TrustPolicy> trust = makeTrustPolicy(settings);
+  if (!trust)
+    return trust.takeError();
   Expected<std::unique_ptr<Cache>> local = Cache::open(directory, options);
   if (!local)
     return local.takeError();
+  (*local)->setTrustPolicy(std::make_shared<TrustPolicy>(std::move(*trust)));
   return std::make_unique<TieredCache>(std::move(*local), std::move(*remotes),
                                        commandName.str());
 }

@@ -21,17 +21,27 @@
 
 namespace kiln {
 
+/// What the command line says about signatures (Signing.h); empty: the
+/// settings decide.
+struct SignatureOptions {
+  std::string signingKey;               ///< --signing-key
+  std::vector<std::string> trustedKeys; ///< --trusted-key, repeatable
+  std::string requireSignatures;        ///< --require-signatures
+};
+
 /// The cache options every such command takes.
 struct CacheAccessOptions {
   std::string cacheDir;             ///< empty: Cache::getDefaultDirectory()
   std::vector<std::string> remotes; ///< --remote, repeatable
+  SignatureOptions signatures;
 };
 
 /// The cache directory: `given`, else the default. A URL (`s3://...`,
 /// `redis://...`) is an error that says to use --remote for it.
 llvm::Expected<std::string> resolveCacheDirectory(llvm::StringRef given);
 
-/// The settings for `directory`, with the command line's --remote on top.
+/// The settings for `directory`, with the command line's --remote and
+/// signature options on top.
 llvm::Expected<Settings> loadCommandSettings(llvm::StringRef directory,
                                              const CacheAccessOptions &access);
 

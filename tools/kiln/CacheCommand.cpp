@@ -14,6 +14,7 @@
 #include "kiln/Cache/Cache.h"
 #include "kiln/Cache/Explain.h"
 #include "kiln/Cache/Settings.h"
+#include "kiln/Cache/Signing.h"
 #include "kiln/Cache/TieredCache.h"
 #include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Import/LoadGraph.h"
@@ -243,6 +244,12 @@ int runCheck(TieredCache &tiers, const CacheOptions &options) {
       cache.countMissReason("corrupt");
       ++misses;
       break;
+    case LookupStatus::Untrusted:
+      status = "miss";
+      reason = "untrusted: " + result->problem;
+      cache.countMissReason("untrusted");
+      ++misses;
+      break;
     case LookupStatus::Miss: {
       status = "miss";
       MissReason why = describeMiss(cache, graph, recent);
@@ -362,6 +369,30 @@ int runPut(TieredCache &tiers, const CacheOptions &options) {
   std::unique_ptr<llvm::MemoryBuffer> artifact = readInputFile(options.artifact);
   if (!artifact)
     return ExitInputError;
+  // Under kiln's own identity the key promises kiln's code for this graph:
+  // only an artifact that the loader accepts, built under these very key
+  // parts, is stored. An external compiler's artifacts are its own bytes.
+  if (options.keys.compilerIdentity.empty()) {
+    llvm::Expected<ParsedArtifact> parsed =
+        readArtifact(artifact->getBuffer());
+    if (!parsed) {
+      llvm::errs() << "kiln cache put: error: " << options.artifact
+                   << " is not a kiln artifact ("
+                   << llvm::toString(parsed.takeError())
+                   << "); an external compiler's output goes under its "
+                      "identity (--compiler-version-cmd)\n";
+      return ExitInputError;
+    }
+    llvm::json::Value want(graph->parts.toJson());
+    if (llvm::json::Value(llvm::json::Object(parsed->manifest.keyParts)) !=
+        want) {
+      llvm::errs() << "kiln cache put: error: " << options.artifact
+                   << " was not built for this graph under these key parts "
+                      "(its manifest's key parts differ from "
+                   << graph->parts.key().toHex() << "'s)\n";
+      return ExitInputError;
+    }
+  }
   llvm::Expected<PublishOutcome> outcome = tiers.publishArtifact(
       graph->parts, artifact->getBuffer(), options.compileSeconds,
       options.graph, graph->sketch, options.replace,
@@ -404,6 +435,10 @@ int runGet(TieredCache &tiers, const CacheOptions &options) {
                    << " was corrupt and has been removed: " << result->problem
                    << "\n";
       cache.countMissReason("corrupt");
+    } else if (result->status == LookupStatus::Untrusted) {
+      llvm::errs() << options.graph << ": warning: cached entry " << key
+                   << " is untrusted: " << result->problem << "\n";
+      cache.countMissReason("untrusted");
     } else if (result->status == LookupStatus::Miss) {
       // Only the kind of reason counts here: no nearest graph is looked for.
       std::optional<std::vector<CacheEntry>> none = std::vector<CacheEntry>();
@@ -415,25 +450,10 @@ int runGet(TieredCache &tiers, const CacheOptions &options) {
       llvm::outs() << "miss  " << key << "  " << options.graph << "\n";
     return ExitSomeFailed;
   }
-  // Read through the cache's own handles; a file that another process
-  // removed since the lookup (rm, prune) makes this a plain miss. A remote
-  // hit that the local cache could not take (read-only) is what the remote
-  // handed back, verified.
-  llvm::Expected<std::optional<StoredArtifact>> artifact =
-      found->remoteFile.empty()
-          ? cache.readArtifact(key)
-          : [&]() -> llvm::Expected<std::optional<StoredArtifact>> {
-        auto decoded = decodeArtifactFile(found->remoteFile);
-        if (!decoded)
-          return decoded.takeError();
-        StoredArtifact stored;
-        stored.bytes = decoded->second;
-        stored.header = std::move(decoded->first);
-        return std::optional<StoredArtifact>(std::move(stored));
-      }();
-  if (!artifact)
-    return reportError(artifact.takeError());
-  if (!*artifact) {
+  // The very bytes the lookup checked (header, key, checksum, signatures):
+  // the file is never read a second time.
+  std::shared_ptr<const StoredArtifact> artifact = result->verified;
+  if (!artifact) {
     if (options.json)
       printJson(llvm::json::Object{{"key", key}, {"status", "miss"}});
     else
@@ -443,7 +463,10 @@ int runGet(TieredCache &tiers, const CacheOptions &options) {
   // Written through a temporary and renamed, so a reader never sees half.
   if (llvm::Error error =
           llvm::writeToOutput(options.output, [&](llvm::raw_ostream &os) {
-            os << (*artifact)->bytes;
+            // --signed: the whole entry, header and signatures with it, for
+            // `kiln run` to check.
+            os << (options.signedEntry ? artifact->file->getBuffer()
+                                       : artifact->bytes);
             return llvm::Error::success();
           }))
     return reportError(std::move(error));
@@ -531,7 +554,8 @@ std::string describeMissReasons(const CacheStats &stats) {
       {"target", "other target"},
       {"compiler", "other kiln build"},
       {"format", "other cache format"},
-      {"corrupt", "corrupt artifact"}};
+      {"corrupt", "corrupt artifact"},
+      {"untrusted", "untrusted entry"}};
   std::vector<std::pair<uint64_t, std::string>> parts;
   for (const auto &[reason, count] : stats.missesByReason) {
     std::string words = reason;
@@ -625,7 +649,8 @@ int runStats(Cache &cache, const CacheOptions &options) {
                  << plural(value("stored"), "entry stored", "entries stored")
                  << ", " << plural(value("errors"), "error", "errors") << ", "
                  << plural(value("timeouts"), "timeout", "timeouts") << ", "
-                 << value("corrupt") << " invalid, "
+                 << value("corrupt") << " invalid, " << value("untrusted")
+                 << " untrusted, "
                  << formatBytes(value("bytes_read")) << " read, "
                  << formatBytes(value("bytes_written")) << " written\n";
   }
@@ -667,7 +692,8 @@ mlir::OwningOpRef<mlir::ModuleOp> loadCachedGraph(Cache &cache,
   return module;
 }
 
-int runExplain(Cache &cache, const CacheOptions &options) {
+int runExplain(TieredCache &tiers, const CacheOptions &options) {
+  Cache &cache = tiers.getLocal();
   std::string canonical;
   if (!canonicalizeKeyOptions(options.keys, canonical))
     return ExitInputError;
@@ -682,6 +708,40 @@ int runExplain(Cache &cache, const CacheOptions &options) {
   KeyParts parts =
       makeGraphKeyParts(signature->signature, options.keys, canonical);
   std::string key = parts.key().toHex();
+  // An entry that is there but not trusted, here or in a remote tier, is a
+  // miss for that reason alone.
+  const TrustPolicy *trust = cache.getTrustPolicy();
+  if (tiers.getRemoteCount() ||
+      (trust && trust->requiresSignature(/*fromRemote=*/false))) {
+    llvm::Expected<TieredLookup> found =
+        tiers.lookupTiers(key, /*verify=*/true, /*copyToLocal=*/false);
+    if (!found)
+      return reportError(found.takeError());
+    if (found->result.status == LookupStatus::Untrusted) {
+      if (options.json)
+        printJson(llvm::json::Object{{"key", key},
+                                     {"status", "miss"},
+                                     {"reason", "untrusted"},
+                                     {"problem", found->result.problem}});
+      else
+        llvm::outs() << "miss  " << key << "  " << options.graph
+                     << "\nthe entry is cached but untrusted: "
+                     << found->result.problem << "\n";
+      return ExitSomeFailed;
+    }
+    if (found->tier != "local" && (found->result.status == LookupStatus::Hit ||
+                                   found->result.status == LookupStatus::Failed)) {
+      bool hit = found->result.status == LookupStatus::Hit;
+      if (options.json)
+        printJson(llvm::json::Object{{"key", key},
+                                     {"status", hit ? "hit" : "failed"},
+                                     {"tier", found->tier}});
+      else
+        llvm::outs() << (hit ? "hit" : "failed") << "  " << key << "  "
+                     << options.graph << "  (in " << found->tier << ")\n";
+      return hit ? ExitSuccess : ExitSomeFailed;
+    }
+  }
   llvm::Expected<std::vector<CacheEntry>> candidates =
       cache.findExplanationCandidates(parts.signature.toHex());
   if (!candidates)
@@ -784,6 +844,16 @@ int runVerify(Cache &cache, const CacheOptions &options) {
         {"orphan_files", toArray(report->orphanFiles)},
         {"stale_temporaries", toArray(report->staleTemporaries)},
         {"foreign_files", toArray(report->foreignFiles)},
+        {"unsigned", toArray(report->unsignedEntries)},
+        {"untrusted",
+         [&] {
+           llvm::json::Array untrusted;
+           for (const auto &[key, why] : report->untrustedEntries)
+             untrusted.push_back(
+                 llvm::json::Object{{"key", key}, {"reason", why}});
+           return untrusted;
+         }()},
+        {"signatures_required", report->signaturesRequired},
         {"clean", report->clean()},
         {"repaired", report->repaired}});
   } else {
@@ -799,10 +869,32 @@ int runVerify(Cache &cache, const CacheOptions &options) {
       llvm::outs() << "stale temporary file: " << path << "\n";
     for (const std::string &path : report->foreignFiles)
       llvm::outs() << "not the cache's own (left alone): " << path << "\n";
+    // Who vouches for the artifacts: a problem where signatures are
+    // required of the local tier (require-signatures = all), else news.
+    const char *signatureWord =
+        report->signaturesRequired ? "" : " (not required here)";
+    const TrustPolicy *trust = cache.getTrustPolicy();
+    bool keysTrusted = trust && !trust->trustedKeys.empty();
+    if (keysTrusted)
+      for (const std::string &key : report->unsignedEntries)
+        llvm::outs() << "unsigned" << signatureWord << ": " << key << "\n";
+    for (const auto &[key, why] : report->untrustedEntries)
+      llvm::outs() << "untrusted" << signatureWord << ": " << key << " ("
+                   << why << ")\n";
+    // (Said only to those who sign: without keys, nothing is signed.)
+    if (!report->unsignedEntries.empty() && !keysTrusted && trust &&
+        trust->signingKey)
+      llvm::outs() << plural(report->unsignedEntries.size(),
+                             "artifact is unsigned", "artifacts are unsigned")
+                   << " ('kiln cache sign' signs them)\n";
     size_t owned = report->missingFiles.size() + report->corruptFiles.size() +
                    report->orphanFiles.size() +
                    report->staleTemporaries.size();
-    size_t problems = owned + report->foreignFiles.size();
+    size_t problems =
+        owned + report->foreignFiles.size() +
+        (report->signaturesRequired ? report->unsignedEntries.size() +
+                                          report->untrustedEntries.size()
+                                    : 0);
     if (report->clean())
       llvm::outs() << "The cache is consistent\n";
     else if (report->repaired)
@@ -1040,6 +1132,34 @@ int runConfig(const std::string &directory, const CacheOptions &options) {
   return ExitSuccess;
 }
 
+/// The local entries a command names: every one with --all, else the
+/// keys given; none, with an error printed, for a malformed key.
+std::optional<std::vector<std::string>>
+getLocalKeys(TieredCache &tiers, const CacheOptions &options,
+             llvm::StringRef command) {
+  std::vector<std::string> keys;
+  if (options.all) {
+    llvm::Expected<std::vector<CacheEntry>> entries = tiers.getLocal().list();
+    if (!entries) {
+      reportError(entries.takeError());
+      return std::nullopt;
+    }
+    for (const CacheEntry &entry : *entries)
+      keys.push_back(entry.key);
+    return keys;
+  }
+  for (const std::string &key : options.graphs) {
+    if (!isCacheKey(key)) {
+      llvm::errs() << "kiln cache " << command << ": error: '" << key
+                   << "' is not a cache key (32 lowercase hex digits; kiln "
+                      "cache ls lists them)\n";
+      return std::nullopt;
+    }
+    keys.push_back(key);
+  }
+  return keys;
+}
+
 /// `push [KEYS...|--all]`: local entries to every writable remote.
 int runPush(TieredCache &tiers, const CacheOptions &options) {
   if (!tiers.getRemoteCount()) {
@@ -1061,27 +1181,13 @@ int runPush(TieredCache &tiers, const CacheOptions &options) {
                     "there is nothing to push to\n";
     return ExitInputError;
   }
-  std::vector<std::string> keys;
-  if (options.all) {
-    llvm::Expected<std::vector<CacheEntry>> entries = tiers.getLocal().list();
-    if (!entries)
-      return reportError(entries.takeError());
-    for (const CacheEntry &entry : *entries)
-      keys.push_back(entry.key);
-  } else {
-    for (const std::string &key : options.graphs) {
-      if (!isCacheKey(key)) {
-        llvm::errs() << "kiln cache push: error: '" << key
-                     << "' is not a cache key (32 lowercase hex digits; "
-                        "kiln cache ls lists them)\n";
-        return ExitInputError;
-      }
-      keys.push_back(key);
-    }
-  }
+  std::optional<std::vector<std::string>> keys =
+      getLocalKeys(tiers, options, "push");
+  if (!keys)
+    return ExitInputError;
   unsigned pushed = 0, present = 0, problems = 0;
   llvm::json::Array rows;
-  for (const std::string &key : keys) {
+  for (const std::string &key : *keys) {
     TieredCache::CopyResult result = tiers.push(key);
     std::string status = !result.problem.empty() ? "not pushed"
                          : result.copied          ? "pushed"
@@ -1106,6 +1212,78 @@ int runPush(TieredCache &tiers, const CacheOptions &options) {
                  << present << " already in every remote, " << problems
                  << " not pushed)\n";
   return problems ? ExitSomeFailed : ExitSuccess;
+}
+
+/// `sign [KEYS...|--all]`: the signing key's signature on local entries
+/// (and, with remote tiers, on their copies there).
+int runSign(TieredCache &tiers, const CacheOptions &options) {
+  const TrustPolicy *trust = tiers.getLocal().getTrustPolicy();
+  if (!trust || !trust->signingKey) {
+    llvm::errs() << "kiln cache sign: error: no signing key: --signing-key "
+                    "FILE, KILN_SIGNING_KEY, or signing-key in kiln.conf "
+                    "('kiln cache keygen' makes one)\n";
+    return ExitInputError;
+  }
+  if (options.all == !options.graphs.empty()) {
+    llvm::errs() << "kiln cache sign: error: name the keys to sign, or "
+                    "--all\n";
+    return ExitInputError;
+  }
+  std::optional<std::vector<std::string>> keys =
+      getLocalKeys(tiers, options, "sign");
+  if (!keys)
+    return ExitInputError;
+  unsigned signedCount = 0, already = 0, problems = 0;
+  llvm::json::Array rows;
+  for (const std::string &key : *keys) {
+    bool signedNow = false;
+    TieredCache::CopyResult result = tiers.sign(key, signedNow);
+    std::string status = !result.problem.empty() && !signedNow ? "not signed"
+                         : signedNow                           ? "signed"
+                                                               : "signed before";
+    signedCount += signedNow;
+    already += !signedNow && result.problem.empty();
+    problems += !result.problem.empty();
+    rows.push_back(llvm::json::Object{
+        {"key", key}, {"status", status}, {"problem", result.problem}});
+    if (!options.json)
+      llvm::outs() << llvm::format("%-13s", status.c_str()) << "  " << key
+                   << (result.problem.empty() ? "" : "  (" + result.problem + ")")
+                   << "\n";
+  }
+  if (options.json)
+    printJson(llvm::json::Object{{"entries", std::move(rows)},
+                                 {"signed", signedCount},
+                                 {"signed_before", already},
+                                 {"problems", problems},
+                                 {"signer", trust->signingKey->getName()}});
+  else
+    llvm::outs() << "Signed " << plural(signedCount, "entry", "entries")
+                 << " as " << trust->signingKey->getName() << " (" << already
+                 << " signed before, " << problems << " with problems)\n";
+  return problems ? ExitSomeFailed : ExitSuccess;
+}
+
+/// `keygen NAME -o SECRET`: a new key pair; the public key on stdout.
+int runKeygen(const CacheOptions &options) {
+  if (options.output.empty()) {
+    llvm::errs() << "kiln cache keygen: error: say where the secret key goes: "
+                    "-o FILE\n";
+    return ExitInputError;
+  }
+  llvm::Expected<SigningKey> key =
+      SigningKey::generate(options.keyName, options.output);
+  if (!key) {
+    llvm::errs() << "kiln cache keygen: error: "
+                 << llvm::toString(key.takeError()) << "\n";
+    return ExitInputError;
+  }
+  llvm::outs() << key->getPublicKeyText() << "\n";
+  llvm::errs() << "kiln cache keygen: the secret key is in " << options.output
+               << " (readable by you alone); trust the public key above on "
+                  "every node: trusted-keys in kiln.conf, or "
+                  "KILN_TRUSTED_KEYS\n";
+  return ExitSuccess;
 }
 
 /// `pull [GRAPHS...|--all]`: remote entries into the local tier.
@@ -1227,8 +1405,10 @@ int kiln::runCache(const CacheOptions &givenOptions) {
   std::string directory = *resolved;
   if (action == "config")
     return runConfig(directory, options);
+  if (action == "keygen")
+    return runKeygen(options);
   llvm::Expected<Settings> settings =
-      loadCommandSettings(directory, {options.cacheDir, options.remotes});
+      loadCommandSettings(directory, {options.cacheDir, options.remotes, options.signatures});
   if (!settings)
     return reportError(settings.takeError());
   applyKeySettings(*settings, options.keys);
@@ -1258,7 +1438,8 @@ int kiln::runCache(const CacheOptions &givenOptions) {
   // others are about the local one.
   bool usesRemotes = action == "check" || action == "put" ||
                      action == "get" || action == "rm" || action == "push" ||
-                     action == "pull";
+                     action == "pull" || action == "sign" ||
+                     action == "explain";
   if (!usesRemotes)
     settings->setFromOption("remote-storage", "", "");
   llvm::Expected<std::unique_ptr<TieredCache>> tiers =
@@ -1280,12 +1461,14 @@ int kiln::runCache(const CacheOptions &givenOptions) {
     return runPush(**tiers, options);
   if (action == "pull")
     return runPull(**tiers, options);
+  if (action == "sign")
+    return runSign(**tiers, options);
   if (action == "ls")
     return runList(cache, options);
   if (action == "stats")
     return runStats(cache, options);
   if (action == "explain")
-    return runExplain(cache, options);
+    return runExplain(**tiers, options);
   if (action == "verify")
     return runVerify(cache, options);
   if (action == "prune")

@@ -9,6 +9,7 @@
 #ifndef KILN_TOOLS_KILN_COMMANDS_H
 #define KILN_TOOLS_KILN_COMMANDS_H
 
+#include "CacheAccess.h"
 #include "GraphKeys.h"
 
 #include "kiln/Target/CPU/CpuCompiler.h"
@@ -67,6 +68,7 @@ struct CompileCommandOptions {
   std::string emit = "obj";
   std::string cacheDir; ///< store the artifact there under its key
   std::vector<std::string> remotes; ///< --remote: also stored there
+  SignatureOptions signatures;
   /// The key the caller computed (a precompile worker): compiling a graph
   /// whose key differs (the file changed since) is an error.
   std::string expectKey;
@@ -98,6 +100,9 @@ struct RunOptions {
   bool interpret = false; ///< the evaluator instead of compiled code
   bool compare = false;   ///< compiled code and the evaluator, side by side
   KeyOptions keys;        ///< how a graph FILE is compiled
+  /// Trusted keys: an artifact runs only with a valid signature by one.
+  SignatureOptions signatures;
+  std::string cacheDir; ///< whose kiln.conf applies (default: the default)
 };
 
 /// `kiln run FILE`: runs the graph on the reference evaluator; checks and
@@ -108,6 +113,7 @@ struct CacheOptions {
   std::string action;   ///< check, put, get, ls, stats, explain, verify, ...
   std::string cacheDir; ///< empty: Cache::getDefaultDirectory()
   std::vector<std::string> remotes; ///< --remote: remote tiers, in order
+  SignatureOptions signatures;
   bool fetch = false;               ///< check --fetch: copy remote hits
   bool all = false;                 ///< push --all, pull --all
   bool json = false;
@@ -121,6 +127,8 @@ struct CacheOptions {
   bool replace = false; ///< put --replace
   std::string log;      ///< put --failed --log
   std::string output;   ///< get
+  bool signedEntry = false; ///< get --signed: the whole entry, signatures too
+  std::string keyName;      ///< keygen NAME
   double compileSeconds = 0;
   bool repair = false;
   bool rebuildIndex = false;      ///< verify --rebuild-index
@@ -141,6 +149,7 @@ struct PrecompileOptions {
   bool ignoreCommandFailure = false;
   std::string cacheDir;
   std::vector<std::string> remotes; ///< --remote: remote tiers, in order
+  SignatureOptions signatures;
   /// A cluster run under a launcher other than Slurm (ClusterRun.h):
   /// `--nodes N --node-rank R --run-id ID`; 0: not given.
   unsigned nodes = 0;

@@ -54,7 +54,7 @@ openCompileCache(const kiln::CompileCommandOptions &options) {
   if (!directory)
     return directory.takeError();
   llvm::Expected<Settings> settings =
-      loadCommandSettings(*directory, {options.cacheDir, options.remotes});
+      loadCommandSettings(*directory, {options.cacheDir, options.remotes, options.signatures});
   if (!settings)
     return settings.takeError();
   return openTieredCache(*directory, *settings, Cache::OpenOptions(),
@@ -74,7 +74,7 @@ int kiln::runCompile(const CompileCommandOptions &givenOptions) {
       return ExitInputError;
     }
     llvm::Expected<Settings> settings =
-        loadCommandSettings(*directory, {options.cacheDir, options.remotes});
+        loadCommandSettings(*directory, {options.cacheDir, options.remotes, options.signatures});
     if (!settings) {
       llvm::errs() << "kiln compile: error: "
                    << llvm::toString(settings.takeError()) << "\n";

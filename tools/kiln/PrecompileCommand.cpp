@@ -13,6 +13,7 @@
 #include "Commands.h"
 #include "GraphKeys.h"
 
+#include "kiln/Cache/Signing.h"
 #include "kiln/Cache/TieredCache.h"
 #include "kiln/Driver/ClusterRun.h"
 #include "kiln/Driver/Progress.h"
@@ -294,13 +295,23 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     return ExitInputError;
   }
   llvm::Expected<Settings> settings =
-      loadCommandSettings(*resolvedCache, {options.cacheDir, options.remotes});
+      loadCommandSettings(*resolvedCache, {options.cacheDir, options.remotes, options.signatures});
   if (!settings) {
     llvm::errs() << "kiln precompile: error: "
                  << llvm::toString(settings.takeError()) << "\n";
     return ExitInputError;
   }
   applyKeySettings(*settings, options.keys, &options.compilerCommand);
+  llvm::Expected<TrustPolicy> trust = makeTrustPolicy(*settings);
+  if (!trust) {
+    llvm::errs() << "kiln precompile: error: "
+                 << llvm::toString(trust.takeError()) << "\n";
+    return ExitInputError;
+  }
+  if (trust->requirement == SignatureRequirement::All && !trust->signingKey)
+    llvm::errs() << "kiln precompile: warning: require-signatures = all and "
+                    "no signing key: what this run compiles is unsigned, so "
+                    "untrusted here too (set signing-key)\n";
   llvm::Expected<std::vector<std::unique_ptr<RemoteStorage>>> remotes =
       openRemoteTiers(*settings);
   if (!remotes) {
@@ -500,6 +511,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
                    << llvm::toString(opened.takeError()) << "\n";
       return ExitInputError;
     }
+    (*opened)->setTrustPolicy(std::make_shared<TrustPolicy>(std::move(*trust)));
     // The remote tiers behind it: read through, written through, and the
     // cluster's leases.
     openedCache = std::make_unique<TieredCache>(
@@ -644,6 +656,11 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       decision.compile = true;
       decision.reason = "miss: the cached artifact was corrupt (" +
                         found->problem + ") and was removed";
+      break;
+    case LookupStatus::Untrusted:
+      decision.compile = true;
+      decision.reason = "miss: untrusted (" + found->problem + ")";
+      cache.getLocal().countMissReason("untrusted");
       break;
     case LookupStatus::Miss:
       decision.compile = true;

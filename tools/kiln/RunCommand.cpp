@@ -13,6 +13,9 @@
 #include "Commands.h"
 #include "DumpDiagnostics.h"
 
+#include "kiln/Cache/ArtifactHeader.h"
+#include "kiln/Cache/Settings.h"
+#include "kiln/Cache/Signing.h"
 #include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Import/LoadGraph.h"
@@ -627,15 +630,36 @@ int runArtifact(const kiln::RunOptions &options, llvm::StringRef bytes) {
   }
   auto executable = kiln::Executable::load(bytes);
   if (!executable) {
-    llvm::errs() << options.input
-                 << ": error: " << llvm::toString(executable.takeError())
-                 << "\n";
-    return ExitSomeFailed;
+    // A malformed artifact is bad input; one this machine cannot run (its
+    // architecture, its CPU features) is not.
+    std::string message = llvm::toString(executable.takeError());
+    llvm::errs() << options.input << ": error: " << message << "\n";
+    return llvm::StringRef(message).starts_with("malformed artifact")
+               ? ExitInputError
+               : ExitSomeFailed;
   }
   MLIRContext context(options.ranks > 1 ? MLIRContext::Threading::ENABLED
                                         : MLIRContext::Threading::DISABLED);
   kiln::registerCompilerDialects(context);
   const kiln::ArtifactManifest &manifest = (*executable)->getManifest();
+  // Parameters and results are held on the host too (up to 16 bytes an
+  // element): an artifact whose buffers could not be is refused first.
+  double hostBytes = 0;
+  for (const std::vector<kiln::BufferSpec> *buffers :
+       {&manifest.inputs, &manifest.outputs})
+    for (const kiln::BufferSpec &buffer : *buffers) {
+      double elements = 1;
+      for (int64_t size : buffer.shape)
+        elements *= size;
+      hostBytes += 16.0 * elements + buffer.bytes;
+    }
+  if (hostBytes * options.ranks > 8e9) {
+    llvm::errs() << llvm::formatv(
+        "{0}: error: its parameters and results would take {1:f1} GB on the "
+        "host; kiln run runs artifacts of up to 8 GB\n",
+        options.input, hostBytes * options.ranks / 1e9);
+    return ExitInputError;
+  }
   SmallVector<Type> types;
   for (const kiln::BufferSpec &input : manifest.inputs) {
     Type type = parseType(input.type, &context);
@@ -663,6 +687,30 @@ int runArtifact(const kiln::RunOptions &options, llvm::StringRef bytes) {
   return failedChecks ? ExitSomeFailed : ExitSuccess;
 }
 
+/// The keys an artifact must be signed by to run here (none: any runs):
+/// --trusted-key, else KILN_TRUSTED_KEYS, else trusted-keys in the cache's
+/// or the user's kiln.conf; require-signatures = off turns it off.
+llvm::Expected<std::vector<kiln::TrustedKey>>
+loadRunTrust(const kiln::RunOptions &options) {
+  llvm::Expected<std::string> directory =
+      kiln::resolveCacheDirectory(options.cacheDir);
+  if (!directory)
+    return directory.takeError();
+  kiln::SignatureOptions signatures = options.signatures;
+  llvm::Expected<kiln::Settings> settings = kiln::loadCommandSettings(
+      *directory, {options.cacheDir, {}, signatures});
+  if (!settings)
+    return settings.takeError();
+  // Running signs nothing: a node that may not read the secret key runs.
+  settings->setFromOption("signing-key", "", "kiln run");
+  llvm::Expected<kiln::TrustPolicy> trust = kiln::makeTrustPolicy(*settings);
+  if (!trust)
+    return trust.takeError();
+  if (trust->requirement == kiln::SignatureRequirement::Off)
+    return std::vector<kiln::TrustedKey>();
+  return std::move(trust->trustedKeys);
+}
+
 } // namespace
 
 int kiln::runRun(const RunOptions &options) {
@@ -673,8 +721,59 @@ int kiln::runRun(const RunOptions &options) {
     llvm::errs() << options.input << ": error: " << error << "\n";
     return ExitInputError;
   }
-  if (isArtifact(buffer->getBuffer()))
-    return runArtifact(options, buffer->getBuffer());
+  llvm::StringRef bytes = buffer->getBuffer();
+  bool isEntry = bytes.starts_with(kArtifactHeaderMagic);
+  if (isEntry || isArtifact(bytes)) {
+    llvm::Expected<std::vector<TrustedKey>> trusted = loadRunTrust(options);
+    if (!trusted) {
+      llvm::errs() << "kiln run: error: " << llvm::toString(trusted.takeError())
+                   << "\n";
+      return ExitInputError;
+    }
+    if (isEntry) {
+      // A cache entry (kiln cache get --signed): its header, checksum and,
+      // where keys are trusted, signatures are checked before anything of
+      // it is loaded.
+      auto decoded = decodeArtifactFile(bytes);
+      if (!decoded) {
+        llvm::errs() << options.input << ": error: "
+                     << llvm::toString(decoded.takeError()) << "\n";
+        return ExitInputError;
+      }
+      const ArtifactHeader &header = decoded->first;
+      if (!header.ok) {
+        llvm::errs() << options.input
+                     << ": error: the entry records a failed compilation, "
+                        "not an artifact\n";
+        return ExitInputError;
+      }
+      if (Hash128::of(decoded->second).toHex() != header.checksum) {
+        llvm::errs() << options.input << ": error: the artifact does not "
+                        "match its header's checksum\n";
+        return ExitInputError;
+      }
+      if (!trusted->empty()) {
+        SignatureCheck check =
+            checkSignatures(header, decoded->second, *trusted);
+        if (check.verdict != SignatureVerdict::Trusted) {
+          llvm::errs() << options.input
+                       << ": error: refused: the artifact has no trusted "
+                          "signature ("
+                       << check.reason << ")\n";
+          return ExitInputError;
+        }
+      }
+      return runArtifact(options, decoded->second);
+    }
+    if (!trusted->empty()) {
+      llvm::errs() << options.input
+                   << ": error: refused: a bare artifact carries no "
+                      "signature, and keys are trusted (trusted-keys); run "
+                      "the signed entry ('kiln cache get --signed')\n";
+      return ExitInputError;
+    }
+    return runArtifact(options, bytes);
+  }
   if (options.interpret && options.compare) {
     llvm::errs() << "kiln run: error: --compare runs compiled code beside the "
                     "evaluator; --interpret runs the evaluator alone\n";

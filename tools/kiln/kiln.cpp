@@ -98,6 +98,31 @@ int main(int argc, char **argv) {
       "redis+unix:SOCKET, http(s)://HOST/PATH, each optionally followed by "
       "|read-only, |connect-timeout=MS, |operation-timeout=MS, |prefix=TEXT, "
       "|expire=SECONDS (Redis), |bearer-token-file=PATH (HTTP)";
+  // Signatures (kiln/Cache/Signing.h), on every command that reads or
+  // writes entries.
+  auto addSignatureOptions = [](CLI::App *command,
+                                kiln::SignatureOptions &signatures,
+                                bool signing = true) {
+    if (signing)
+      command->add_option("--signing-key", signatures.signingKey,
+                          "Sign every entry written with this secret key "
+                          "(kiln cache keygen; instead of KILN_SIGNING_KEY "
+                          "and signing-key in kiln.conf)");
+    command
+        ->add_option("--trusted-key", signatures.trustedKeys,
+                     "A public key NAME:BASE64 whose signatures are trusted "
+                     "(repeatable; instead of KILN_TRUSTED_KEYS and "
+                     "trusted-keys): entries from remote tiers count only "
+                     "with a valid signature by one")
+        ->allow_extra_args(false);
+    command
+        ->add_option("--require-signatures", signatures.requireSignatures,
+                     "remote (the default with trusted keys): entries from "
+                     "remote tiers need a trusted signature; all: the local "
+                     "tier's too; off")
+        ->check(CLI::IsMember({"remote", "all", "off"}));
+  };
+
   kiln::CompileCommandOptions compileOptions;
   CLI::App *compile = app.add_subcommand(
       "compile", "Compile a graph to native code with kiln's CPU backend.\n"
@@ -131,6 +156,7 @@ int main(int argc, char **argv) {
                    "Fail unless the graph's key is this one (kiln "
                    "precompile's workers)")
       ->group("");
+  addSignatureOptions(compile, compileOptions.signatures);
   compile->add_flag("--timing", compileOptions.timing,
                     "Print MLIR's pass timing and the time of each stage");
   addCompileOptions(compile, compileOptions.keys);
@@ -175,6 +201,10 @@ int main(int argc, char **argv) {
                   "rank gets the same parameters unless --inputs gives it "
                   "its own)")
       ->check(CLI::Range(1, 1024));
+  addSignatureOptions(run, runOptions.signatures, /*signing=*/false);
+  run->add_option("--cache-dir", runOptions.cacheDir,
+                  "The cache whose kiln.conf says which keys are trusted "
+                  "(default: the default cache)");
   run->add_option("--max-work", runOptions.maxWork,
                   "Refuse graphs estimated to need more element operations "
                   "than this on the evaluator (default 2e10)");
@@ -277,6 +307,9 @@ int main(int argc, char **argv) {
       ->check(CLI::ExistingFile);
   get->add_option("-o,--output", cacheOptions.output, "Where to write it")
       ->required();
+  get->add_flag("--signed", cacheOptions.signedEntry,
+                "Write the whole entry, its header and signatures with it, "
+                "for kiln run to check against the trusted keys");
   CLI::App *ls = cache->add_subcommand(
       "ls", "List the entries: key, status, size, hits, last use, target, "
             "options, graph.");
@@ -329,6 +362,22 @@ int main(int argc, char **argv) {
   pull->add_flag("--all", cacheOptions.all,
                  "Pull every entry of the remote tiers that can list theirs "
                  "(file:, redis://)");
+  CLI::App *sign = cache->add_subcommand(
+      "sign", "Sign local entries with the signing key (and write them over "
+              "their copies in the writable remote tiers).");
+  sign->add_option("keys", cacheOptions.graphs, "Keys to sign");
+  sign->add_flag("--all", cacheOptions.all, "Sign every local entry");
+  CLI::App *keygen = cache->add_subcommand(
+      "keygen", "Make an ed25519 key pair: the secret key goes to -o FILE "
+                "(readable by you alone, never over an existing file), the "
+                "public key NAME:BASE64 to stdout.");
+  keygen->add_option("name", cacheOptions.keyName,
+                     "The key's name, carried by its signatures (e.g. "
+                     "cluster-a-1)")
+      ->required();
+  keygen->add_option("-o,--output", cacheOptions.output,
+                     "Where the secret key goes")
+      ->required();
   CLI::App *config = cache->add_subcommand(
       "config", "Show every setting and where it comes from (option, "
                 "environment, the cache's kiln.conf, the user's kiln.conf, "
@@ -339,16 +388,20 @@ int main(int argc, char **argv) {
   config->add_option("setting", cacheOptions.configName,
                      "max-size, remote-storage, compiler-cmd, "
                      "compiler-version-cmd, compiler-options, options, "
-                     "target, target-cpu; or NAME=VALUE");
+                     "target, target-cpu, signing-key, trusted-keys, "
+                     "require-signatures; or NAME=VALUE");
   config->add_option("value", cacheOptions.configValue,
                      "The new value (none: show it)");
   for (CLI::App *sub : {check, put, get, ls, stats, explain, verify, prune, rm,
-                        clear, config, push, pull})
+                        clear, config, push, pull, sign})
     common(sub);
   for (CLI::App *sub : {check, put, get, explain, rm, pull})
     keyed(sub);
-  for (CLI::App *sub : {check, put, get, rm, push, pull})
+  for (CLI::App *sub : {check, put, get, rm, push, pull, sign, explain})
     remote(sub);
+  for (CLI::App *sub :
+       {check, put, get, ls, stats, explain, verify, rm, push, pull, sign})
+    addSignatureOptions(sub, cacheOptions.signatures);
 
   kiln::PrecompileOptions precompileOptions;
   CLI::App *precompile = app.add_subcommand(
@@ -371,6 +424,7 @@ int main(int argc, char **argv) {
   precompile
       ->add_option("--remote", precompileOptions.remotes, remoteHelp)
       ->allow_extra_args(false);
+  addSignatureOptions(precompile, precompileOptions.signatures);
   precompile->add_option(
       "--nodes", precompileOptions.nodes,
       "Precompile on N nodes as one (each node runs kiln precompile with its "

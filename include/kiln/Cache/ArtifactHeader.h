@@ -21,6 +21,9 @@
 
 namespace kiln {
 
+/// The first bytes of every cache file (and of `kiln cache get --signed`).
+constexpr llvm::StringLiteral kArtifactHeaderMagic = "KILNART\n";
+
 /// What a file in the cache says about its entry.
 struct ArtifactHeader {
   KeyParts parts;
@@ -35,7 +38,15 @@ struct ArtifactHeader {
   /// explained change by change against it (`kiln cache explain`). Decoded,
   /// it points into the file's bytes, which are not copied for it.
   llvm::StringRef graph;
+  /// `NAME:BASE64` ed25519 signatures of the entry (Signing.h), by each
+  /// key that signed it.
+  std::vector<std::string> signatures;
 };
+
+/// At most this many signatures, each at most this long, are read from a
+/// header: more is a damaged (or hostile) header.
+constexpr size_t kMaxSignatures = 64;
+constexpr size_t kMaxSignatureBytes = 256;
 
 /// The bytes that go in front of the payload.
 std::string encodeArtifactHeader(const ArtifactHeader &header);

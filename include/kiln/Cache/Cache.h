@@ -27,6 +27,7 @@ struct sqlite3;
 namespace kiln {
 
 class CacheDirectory;
+struct TrustPolicy;
 namespace sqlite {
 class Statement;
 } // namespace sqlite
@@ -74,12 +75,21 @@ enum class LookupStatus {
   Failed,  ///< a recorded failed compilation
   Corrupt, ///< an artifact whose file was missing or did not match its
            ///< checksum; the entry was removed, so this is also a miss
+  /// An entry without a trusted signature where the trust policy needs one
+  /// (Signing.h): a miss, never used or copied; the entry is kept, since
+  /// `kiln cache sign` may vouch for it.
+  Untrusted,
 };
+
+struct StoredArtifact;
 
 struct LookupResult {
   LookupStatus status = LookupStatus::Miss;
   std::optional<CacheEntry> entry;
-  std::string problem; ///< for Corrupt: what was wrong
+  std::string problem; ///< for Corrupt and Untrusted: what was wrong
+  /// The file a verifying lookup read and checked, whole in memory (never a
+  /// mapping another process could change): what `get` hands out.
+  std::shared_ptr<const StoredArtifact> verified;
 };
 
 /// What `publishArtifact` did.
@@ -123,11 +133,20 @@ struct VerifyReport {
   /// Links, directories and names that are not the cache's own, inside its
   /// parts: reported, never removed (kiln deletes only its keys' files).
   std::vector<std::string> foreignFiles;
+  /// Entries without a signature, and entries whose signatures are by no
+  /// trusted key or do not verify (with why), when keys are trusted.
+  std::vector<std::string> unsignedEntries;
+  std::vector<std::pair<std::string, std::string>> untrustedEntries;
+  /// Whether the trust policy needs the local tier's entries signed: then
+  /// unsigned and untrusted entries make the cache unclean.
+  bool signaturesRequired = false;
   bool repaired = false;
   bool clean() const {
     return missingFiles.empty() && corruptFiles.empty() &&
            orphanFiles.empty() && staleTemporaries.empty() &&
-           foreignFiles.empty();
+           foreignFiles.empty() &&
+           (!signaturesRequired ||
+            (unsignedEntries.empty() && untrustedEntries.empty()));
   }
 };
 
@@ -196,6 +215,16 @@ public:
   static std::string getDefaultDirectory();
 
   llvm::StringRef getDirectory() const { return directory; }
+  /// What entries written are signed with and entries read must carry
+  /// (Signing.h); none: nothing is signed or required.
+  void setTrustPolicy(std::shared_ptr<const TrustPolicy> policy) {
+    trust = std::move(policy);
+  }
+  const TrustPolicy *getTrustPolicy() const { return trust.get(); }
+  /// Adds the policy's signing key's signature to the entry of `key` (an
+  /// artifact or a failure), after checking its bytes against the index;
+  /// false if the entry has that signature already or is gone.
+  llvm::Expected<bool> signEntry(llvm::StringRef key);
   bool isReadOnly() const { return readOnly; }
   /// Why a cache asked to be writable was opened read-only
   /// (OpenOptions::readOnlyIfUnwritable); empty otherwise.
@@ -255,13 +284,14 @@ public:
                   double compileSeconds, llvm::StringRef source,
                   llvm::ArrayRef<uint64_t> sketch, bool replace,
                   const EntryGraph &graph = {});
-  /// Stores a copy of another tier's entry, whose header the caller checked
+  /// Stores a copy of another tier's entry (an artifact or a failure, with
+  /// the signatures it carries), whose header the caller checked
   /// against its payload (verifyRemoteFile): the payload is not hashed
   /// again, and the file is not synced: a copy that a power loss tore fails
   /// its checksum on the next verified lookup and is fetched again
   /// (FORMAT.md).
   llvm::Expected<PublishOutcome> adoptEntry(const ArtifactHeader &header,
-                                            llvm::StringRef artifact);
+                                            llvm::StringRef payload);
   /// Records a failed compilation with the compiler's output.
   llvm::Error recordFailure(const KeyParts &parts, llvm::StringRef log,
                             double compileSeconds, llvm::StringRef source,
@@ -318,6 +348,10 @@ private:
   llvm::Expected<PublishOutcome> publishEntry(const ArtifactHeader &header,
                                               llvm::StringRef artifact,
                                               bool replace, bool durable);
+  /// Records the failed compilation that `header` describes (its payload
+  /// `log`), unless the key has an artifact.
+  llvm::Error recordFailureEntry(const ArtifactHeader &header,
+                                 llvm::StringRef log);
   /// Inserts (or replaces) the row that `header` describes, and ends the
   /// key's lease.
   llvm::Error insertEntry(const ArtifactHeader &header);
@@ -357,6 +391,7 @@ private:
   bool readOnly = false;
   std::string readOnlyReason;
   OpenOptions options;
+  std::shared_ptr<const TrustPolicy> trust;
   sqlite3 *db = nullptr;
 };
 

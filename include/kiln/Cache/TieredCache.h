@@ -32,6 +32,9 @@ struct TierCounters {
   uint64_t timeouts = 0;
   /// Entries that failed verification: a miss, never copied.
   uint64_t corrupt = 0;
+  /// Entries without a trusted signature where one is required: a miss,
+  /// never copied (Signing.h).
+  uint64_t untrusted = 0;
   uint64_t bytesRead = 0;
   uint64_t bytesWritten = 0;
   uint64_t stored = 0;
@@ -134,6 +137,10 @@ public:
   /// Copies `key` from the first remote that has it (verified) into the
   /// local tier.
   CopyResult pull(llvm::StringRef key);
+  /// Signs the local entry of `key` with the trust policy's signing key
+  /// and, if it was not signed so, writes it over every writable remote's
+  /// copy; `signedNow` says whether it was.
+  CopyResult sign(llvm::StringRef key, bool &signedNow);
   /// The keys of every listable remote's artifacts; tiers that cannot list
   /// are named in `problems` (and warned about, and skipped).
   std::vector<std::string> listRemoteKeys(std::vector<std::string> &problems);
@@ -160,9 +167,17 @@ private:
   std::optional<std::string> takeEntryProblem(llvm::Error error,
                                               Remote &remote);
   /// Counts and warns (once per entry) about an entry of `remote` that is
-  /// not valid; it is a miss, and replaced if this command stores one.
+  /// not valid (or, `untrusted`, not signed by a trusted key); it is a
+  /// miss, and replaced if this command stores one.
   void invalidEntry(Remote &remote, llvm::StringRef key, RemoteEntryKind kind,
-                    llvm::StringRef problem);
+                    llvm::StringRef problem, bool untrusted = false);
+  /// Fetches `key`'s entry of `kind` from `remote` and checks it (header,
+  /// checksum, key, and the trust policy's signatures); none if the tier
+  /// lacks it, has it invalid (counted), or is in trouble (disabled);
+  /// `untrusted` receives why an entry's signatures were refused.
+  std::optional<std::pair<ArtifactHeader, std::string>>
+  fetchChecked(Remote &remote, llvm::StringRef key, RemoteEntryKind kind,
+               std::string *untrusted = nullptr);
   /// Whether `remote` holds a finished entry of `key` (an artifact unless
   /// `replaceExisting`, a failure unless `retryFailed`); a tier in trouble
   /// is disabled and holds none.

@@ -45,6 +45,18 @@ struct CheckSpec {
   std::vector<unsigned> answerResults;
 };
 
+/// The one function of an artifact that is ever called.
+constexpr const char *kArtifactEntrySymbol = "kiln_entry";
+/// The object's own record of the buffers its entry takes (u64 each: the
+/// number of parameters, of results, then each one's bytes): a manifest
+/// that says otherwise describes other code, and is refused.
+constexpr const char *kArtifactBufferRecordSymbol = "kiln_buffers";
+/// Limits past which an artifact is malformed, not merely large: a
+/// manifest's JSON, its buffers, and any one buffer (or all of them).
+constexpr uint64_t kMaxManifestBytes = 64ull << 20;
+constexpr size_t kMaxArtifactBuffers = 1 << 16;
+constexpr uint64_t kMaxBufferBytes = 1ull << 40;
+
 struct ArtifactManifest {
   /// `void entry(void **buffers)`: the parameters' buffers, then the
   /// results'.
@@ -75,8 +87,12 @@ struct ArtifactManifest {
 std::string writeArtifact(const ArtifactManifest &manifest,
                           llvm::StringRef object);
 
-/// The manifest and object of an artifact's bytes; an error naming what is
-/// wrong for anything else (a truncated or foreign file).
+/// The manifest and object of an artifact's bytes, checked completely
+/// before anything is mapped: JSON size and depth, every buffer's type,
+/// shape and byte count consistent and within kMaxBufferBytes, checks and
+/// counts within the outputs, the entry kArtifactEntrySymbol and defined
+/// by the object, whose sections lie within its bytes. An error naming
+/// the field for anything else (a truncated, foreign or hostile file).
 struct ParsedArtifact {
   ArtifactManifest manifest;
   llvm::StringRef object; ///< points into the bytes given

@@ -22,6 +22,15 @@ namespace kiln {
 /// `_mlir_memref_to_llvm_free`).
 std::vector<std::pair<const char *, void *>> getBufferPoolSymbols();
 
+/// Called with the size of an allocation of compiled code that the C
+/// library refused, before null is returned to code that checks nothing:
+/// the runtime's handler (Executable.cpp) unwinds to the call that runs
+/// the code and reports the size.
+using AllocationFailureHandler = void (*)(uint64_t bytes);
+void setAllocationFailureHandler(AllocationFailureHandler handler);
+/// Calls the handler, if one is set (compiled code's other allocators).
+void reportAllocationFailure(uint64_t bytes);
+
 /// Bytes the pool holds for reuse now; what it may hold at most.
 uint64_t getBufferPoolRetainedBytes();
 constexpr uint64_t kBufferPoolCapacityBytes = uint64_t(1) << 30;

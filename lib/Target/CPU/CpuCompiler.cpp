@@ -240,6 +240,25 @@ void addEntry(llvm::Module &module, const kiln::SegmentedGraph &graph,
   builder.CreateRetVoid();
 }
 
+/// `kiln_buffers`: the buffers the entry reads and writes, as the code was
+/// built (the number of parameters, of results, then each one's bytes), so
+/// that the loader can hold a manifest to the code it describes
+/// (kArtifactBufferRecordSymbol).
+void addBufferRecord(llvm::Module &module,
+                     const kiln::ArtifactManifest &manifest) {
+  llvm::SmallVector<uint64_t> record = {manifest.inputs.size(),
+                                        manifest.outputs.size()};
+  for (const kiln::BufferSpec &buffer : manifest.inputs)
+    record.push_back(buffer.bytes);
+  for (const kiln::BufferSpec &buffer : manifest.outputs)
+    record.push_back(buffer.bytes);
+  llvm::Constant *values =
+      llvm::ConstantDataArray::get(module.getContext(), record);
+  new llvm::GlobalVariable(module, values->getType(), /*isConstant=*/true,
+                           llvm::GlobalValue::ExternalLinkage, values,
+                           kiln::kArtifactBufferRecordSymbol);
+}
+
 void optimize(llvm::Module &module, llvm::TargetMachine &machine,
               unsigned optLevel) {
   llvm::LoopAnalysisManager loops;
@@ -676,6 +695,7 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
   if (emit == EmitKind::Mlir)
     return compiled;
   addEntry(*linked, segmented, manifest.entry);
+  addBufferRecord(*linked, manifest);
   if (emit == EmitKind::Llvm) {
     llvm::raw_string_ostream(compiled.output) << *linked;
     return compiled;

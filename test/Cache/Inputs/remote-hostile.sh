@@ -8,7 +8,7 @@ rm -rf "$dir" && mkdir -p "$dir"
 . "$inputs/remote-servers.sh" "$dir/servers"
 sh "$inputs/../../Driver/Inputs/make-graphs.sh" "$dir/graphs" 2
 g1=$dir/graphs/g1.hlo g2=$dir/graphs/g2.hlo
-unset KILN_REMOTE_STORAGE
+unset KILN_REMOTE_STORAGE KILN_COMPILER_VERSION_CMD
 export XDG_CONFIG_HOME=$dir/config
 k1=$("$kiln" hash "$g1" | awk '{print $2}') k2=$("$kiln" hash "$g2" | awk '{print $2}')
 s1=${k1:0:2} s2=${k2:0:2}
@@ -35,7 +35,8 @@ rm -rf "$dir/fifo/$s1/$k1" && truncate -s 9G "$dir/fifo/$s1/$k1"
   mask | grep -E 'warning|^Cache misses'
 
 echo "== Redis: another kind of value under one key does not end the tier"
-"$kiln" cache put --cache-dir "$dir/r" --remote "redis://127.0.0.1:$REDIS_PORT" "$g2" "$g2" > /dev/null
+"$kiln" compile "$g2" -o "$dir/g2.art" 2> /dev/null
+"$kiln" cache put --cache-dir "$dir/r" --remote "redis://127.0.0.1:$REDIS_PORT" "$g2" "$dir/g2.art" > /dev/null
 redis-cli -p "$REDIS_PORT" RPUSH "kiln:a:$k1" x > /dev/null
 "$kiln" cache check --cache-dir "$dir/r2" --remote "redis://127.0.0.1:$REDIS_PORT" "$g1" "$g2" 2>&1 |
   mask | grep -E 'warning|^Cache hits|^Remote hits'
@@ -63,7 +64,8 @@ cat "$dir/pw/kiln.conf" | mask
 echo "exit ${PIPESTATUS[0]}"
 
 echo "== a path with a space, from --remote and percent-encoded in a file"
-"$kiln" cache put --cache-dir "$dir/sp" --remote "file:$dir/my shared" "$g1" "$g1" > /dev/null
+"$kiln" compile "$g1" -o "$dir/g1.art" 2> /dev/null
+"$kiln" cache put --cache-dir "$dir/sp" --remote "file:$dir/my shared" "$g1" "$dir/g1.art" > /dev/null
 ls "$dir/my shared" | grep -c "$s1"
 printf '\xef\xbb\xbfremote-storage = file:%s/my%%20shared\n' "$dir" > "$dir/sp2.conf"
 mkdir -p "$dir/sp2" && cp "$dir/sp2.conf" "$dir/sp2/kiln.conf"

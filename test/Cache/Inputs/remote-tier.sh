@@ -8,7 +8,7 @@ rm -rf "$dir" && mkdir -p "$dir"
 . "$inputs/remote-servers.sh" "$dir/servers"
 sh "$inputs/../../Driver/Inputs/make-graphs.sh" "$dir/graphs" 3
 g1=$dir/graphs/g1.hlo g2=$dir/graphs/g2.hlo g3=$dir/graphs/g3.hlo
-unset KILN_REMOTE_STORAGE
+unset KILN_REMOTE_STORAGE KILN_COMPILER_VERSION_CMD
 export XDG_CONFIG_HOME=$dir/config
 
 case $kind in
