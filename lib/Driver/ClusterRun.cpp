@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Driver/ClusterRun.h"
+#include "kiln/Support/BoundedJson.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -171,7 +172,7 @@ ClusterRun::readRankFiles(StringRef directory) {
     if (!*text)
       continue;
     // A file that does not read is skipped: its node's graphs stay its own.
-    Expected<llvm::json::Value> parsed = llvm::json::parse(**text);
+    Expected<llvm::json::Value> parsed = parseBoundedJson(**text);
     if (!parsed) {
       llvm::consumeError(parsed.takeError());
       continue;

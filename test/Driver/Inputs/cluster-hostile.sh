@@ -40,6 +40,8 @@ echo '{"rank":1,"host":"old","graphs":9,"compiled":9,"workers":2,"finished_ms":1
 echo '{"rank":5,"host":"nobody","graphs":1,"workers":-1,"finished_ms":99999999999999}' \
   > "$dir/shared/runs/forged/results/5"
 mkfifo "$dir/shared/runs/forged/nodes/1"
+# JSON nested 200000 deep (regression: the parser recursed off the stack).
+"$python" -c 'print("[" * 200000 + "]" * 200000)' > "$dir/shared/runs/forged/results/3"
 sig=$("$kiln" hash "$dir/a/g1.hlo" | awk '{print $1}')
 mkdir -p "$dir/shared/runs/compile-times" && echo nan > "$dir/shared/runs/compile-times/$sig"
 rm -rf "$dir/local-forged-0"
