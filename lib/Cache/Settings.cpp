@@ -15,6 +15,10 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdio>
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace kiln;
 using llvm::Error;
 using llvm::Expected;
@@ -113,6 +117,27 @@ static Error readFile(const std::string &path,
     }
     found[name.str()] = SettingValue{value.trim().str(), where};
   }
+  // Settings that run commands or decide what is trusted come only from a
+  // file that no one else may write: a cache directory shared with others
+  // must not choose this user's compiler or keys.
+  struct stat status;
+  if (::stat(path.c_str(), &status) == 0 &&
+      ((status.st_uid != ::geteuid() && status.st_uid != 0) ||
+       (status.st_mode & 022)))
+    for (const char *name : {"compiler-cmd", "compiler-version-cmd",
+                             "signing-key", "trusted-keys",
+                             "require-signatures"})
+      if (auto it = found.find(name); it != found.end()) {
+        char mode[8];
+        std::snprintf(mode, sizeof(mode), "%o", status.st_mode & 0777);
+        return makeError(it->second.origin + ":1: error: " + name +
+                         " is not taken from a file that others may write "
+                         "(owner uid " + llvm::Twine(status.st_uid) +
+                         ", mode " + mode +
+                         "): it decides what runs or what is trusted; set "
+                         "it in your own kiln.conf, the environment or on "
+                         "the command line");
+      }
   for (auto &[name, value] : found)
     values.try_emplace(name, std::move(value));
   return Error::success();

@@ -224,11 +224,12 @@ SignatureCheck kiln::checkSignatures(const ArtifactHeader &header,
   std::vector<std::string> problems;
   for (const std::string &text : header.signatures) {
     auto [name, encoded] = StringRef(text).split(':');
-    const TrustedKey *key = nullptr;
+    // Every trusted key of that name (two while a key is being replaced).
+    std::vector<const TrustedKey *> keys;
     for (const TrustedKey &candidate : trusted)
       if (candidate.name == name)
-        key = &candidate;
-    if (!key) {
+        keys.push_back(&candidate);
+    if (keys.empty()) {
       problems.push_back("signed by " + name.str() +
                          ", which is not a trusted key");
       continue;
@@ -240,14 +241,16 @@ SignatureCheck kiln::checkSignatures(const ArtifactHeader &header,
     }
     if (!message)
       message = getSignedMessage(header, payload);
-    if (crypto_sign_verify_detached(
-            signature, reinterpret_cast<const unsigned char *>(message->data()),
-            message->size(), key->key.data()) == 0) {
-      check.verdict = SignatureVerdict::Trusted;
-      check.signer = name.str();
-      check.reason.clear();
-      return check;
-    }
+    for (const TrustedKey *key : keys)
+      if (crypto_sign_verify_detached(
+              signature,
+              reinterpret_cast<const unsigned char *>(message->data()),
+              message->size(), key->key.data()) == 0) {
+        check.verdict = SignatureVerdict::Trusted;
+        check.signer = name.str();
+        check.reason.clear();
+        return check;
+      }
     problems.push_back("the signature by " + name.str() +
                        " does not match the entry (made for other bytes, or "
                        "by another key of that name)");

@@ -576,6 +576,8 @@ TieredCache::CopyResult TieredCache::pull(StringRef key) {
   }
   if (found->fetched)
     result.copied = 1;
+  else if (found->result.status == LookupStatus::Untrusted)
+    result.problem = "untrusted: " + found->result.problem;
   else if (found->tier == "local")
     result.problem = "in no remote tier";
   else

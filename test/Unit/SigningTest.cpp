@@ -127,6 +127,14 @@ TEST(Signing, OnlyTheSignedBytesUnderTheSignedKeyVerify) {
   EXPECT_EQ(check.reason, "signed by beta, which is not a trusted key");
   EXPECT_EQ(checkSignatures(makeHeader(1, payload), payload, trusted).verdict,
             SignatureVerdict::Unsigned);
+  // Two trusted keys of one name (one replacing the other): either verifies.
+  std::vector<TrustedKey> rotating = {
+      *TrustedKey::parse(alpha->getPublicKeyText()),
+      *TrustedKey::parse(forged->getPublicKeyText())};
+  EXPECT_EQ(checkSignatures(header, payload, rotating).verdict,
+            SignatureVerdict::Trusted);
+  EXPECT_EQ(checkSignatures(byForger, payload, rotating).verdict,
+            SignatureVerdict::Trusted);
   // Several signatures: one trusted one is enough.
   byBeta.signatures.push_back(header.signatures.front());
   EXPECT_EQ(checkSignatures(byBeta, payload, trusted).verdict,

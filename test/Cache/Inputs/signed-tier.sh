@@ -61,6 +61,10 @@ for level in 0 1 2 3; do
 done
 echo "== nothing was copied"
 "$kiln" cache ls --cache-dir "$dir/node" | tail -n +2 | wc -l
+echo "== pull says why it copied nothing"
+"$kiln" cache pull --cache-dir "$dir/node" --remote "$remote" \
+  --trusted-key "$alpha" "$g1" --option opt-level=1 2> /dev/null | head -1 |
+  sed -e "s|$dir||g"
 echo "== get refuses, exit 1"
 "$kiln" cache get --cache-dir "$dir/node" --remote "$remote" \
   --trusted-key "$alpha" "$g1" --option opt-level=3 -o "$dir/got" 2> /dev/null
