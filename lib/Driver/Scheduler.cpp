@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Driver/Scheduler.h"
+#include "kiln/Driver/WorkDirectory.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -342,11 +343,15 @@ void Scheduler::finishJob(Running &run, const ChildExit &exit, bool timedOut) {
       failure += ": " + errorLine;
   }
   if (failure.empty()) {
-    auto artifact =
-        llvm::MemoryBuffer::getFile(run.command.outputPath,
-                                    /*IsText=*/false,
-                                    /*RequiresNullTerminator=*/false);
-    if (!artifact || (*artifact)->getBufferSize() == 0) {
+    // Only a regular file the worker wrote, within the limit: never what a
+    // link points to, never a FIFO or a device read until memory runs out.
+    llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> artifact =
+        readWorkerOutput(run.command.outputPath, options.maxArtifactBytes);
+    if (!artifact) {
+      failure = "the compiler exited with status 0 but " +
+                llvm::toString(artifact.takeError());
+      removeTreeWithoutLinks(run.command.outputPath);
+    } else if ((*artifact)->getBufferSize() == 0) {
       failure = "the compiler exited with status 0 but wrote no artifact at " +
                 run.command.outputPath;
     } else {

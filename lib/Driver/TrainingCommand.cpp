@@ -63,7 +63,10 @@ std::vector<std::string>
 kiln::collectDumpedModules(llvm::StringRef dumpDirectory) {
   std::vector<std::string> modules;
   std::error_code error;
-  for (llvm::sys::fs::recursive_directory_iterator it(dumpDirectory, error),
+  // Links are not followed: two links to the directory itself would make
+  // the walk endless (a link is no dump XLA writes).
+  for (llvm::sys::fs::recursive_directory_iterator
+           it(dumpDirectory, error, /*follow_symlinks=*/false),
        end;
        !error && it != end; it.increment(error)) {
     if (it->type() != llvm::sys::fs::file_type::regular_file)

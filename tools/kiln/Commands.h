@@ -160,6 +160,7 @@ struct PrecompileOptions {
   std::string workDir; ///< dumps and logs; empty: a fresh temporary one
   unsigned jobs = 0;   ///< 0: what cores and memory allow
   std::string jobMemory = "4G";
+  std::string maxArtifactSize = "4G"; ///< the largest artifact taken
   double timeout = 0; ///< seconds per graph; 0: none
   unsigned retries = 0;
   bool retryFailed = false;

@@ -20,6 +20,7 @@
 #include "kiln/Driver/Report.h"
 #include "kiln/Driver/Scheduler.h"
 #include "kiln/Driver/TrainingCommand.h"
+#include "kiln/Driver/WorkDirectory.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -363,6 +364,14 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   std::string canonical;
   if (!canonicalizeKeyOptions(options.keys, canonical))
     return ExitInputError;
+  std::optional<uint64_t> maxArtifactBytes =
+      parseByteSize(options.maxArtifactSize);
+  if (!maxArtifactBytes || !*maxArtifactBytes) {
+    llvm::errs() << "kiln precompile: error: --max-artifact-size takes a "
+                    "size (4G, 512M), not '"
+                 << options.maxArtifactSize << "'\n";
+    return ExitInputError;
+  }
   std::optional<uint64_t> jobMemory = parseByteSize(options.jobMemory);
   if (!jobMemory) {
     llvm::errs() << "kiln precompile: error: --job-memory takes a size "
@@ -428,22 +437,26 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   std::string logDirectory = *workDirectory + "/logs";
   std::string inputDirectory = *workDirectory + "/inputs";
   std::string outputDirectory = *workDirectory + "/artifacts";
-  for (const std::string &directory :
-       {logDirectory, inputDirectory, outputDirectory})
-    llvm::sys::fs::create_directories(directory);
+  // Its parts are directories of kiln's own, never links (WorkDirectory.h).
+  for (const char *part : {"logs", "inputs", "artifacts"})
+    if (llvm::Error error = makeWorkPart(*workDirectory, part)) {
+      llvm::errs() << "kiln precompile: error: "
+                   << llvm::toString(std::move(error)) << "\n";
+      return ExitInputError;
+    }
   // What the work directory must keep when the run ends: a training
   // command's dumps (kiln cache check reads them before training), and the
   // logs of failures that the cache did not take.
   bool keepDumps = false, keepLogs = false;
   llvm::scope_exit cleanUp([&] {
-    llvm::sys::fs::remove_directories(inputDirectory);
-    llvm::sys::fs::remove_directories(outputDirectory);
+    removeTreeWithoutLinks(inputDirectory);
+    removeTreeWithoutLinks(outputDirectory);
     if (!options.workDir.empty())
       return;
     if (!keepLogs)
-      llvm::sys::fs::remove_directories(logDirectory);
+      removeTreeWithoutLinks(logDirectory);
     if (!keepDumps && !keepLogs)
-      llvm::sys::fs::remove_directories(*workDirectory);
+      removeTreeWithoutLinks(*workDirectory);
   });
 
   // 1. The graphs: files and directories, and what a trial run dumps.
@@ -453,8 +466,17 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     // The dumps are this run's: a --work-dir used before holds an older
     // run's, which would be taken for this one's.
     std::string dumpDirectory = *workDirectory + "/dumps";
-    llvm::sys::fs::remove_directories(dumpDirectory);
-    llvm::sys::fs::create_directories(dumpDirectory);
+    if (llvm::Error error = makeWorkPart(*workDirectory, "dumps")) {
+      llvm::errs() << "kiln precompile: error: "
+                   << llvm::toString(std::move(error)) << "\n";
+      return ExitInputError;
+    }
+    removeTreeWithoutLinks(dumpDirectory);
+    if (llvm::Error error = makeWorkPart(*workDirectory, "dumps")) {
+      llvm::errs() << "kiln precompile: error: "
+                   << llvm::toString(std::move(error)) << "\n";
+      return ExitInputError;
+    }
     keepDumps = true;
     llvm::errs() << "kiln precompile: running the training command with "
                     "XLA_FLAGS="
@@ -889,6 +911,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   ScheduleOptions schedule;
   schedule.jobs = workers;
   schedule.jobMemoryBytes = *jobMemory;
+  schedule.maxArtifactBytes = *maxArtifactBytes;
   schedule.timeoutSeconds = options.timeout;
   schedule.retries = options.retries;
   schedule.retryFailed = options.retryFailed;

@@ -444,6 +444,10 @@ int main(int argc, char **argv) {
   precompile->add_option("-j,--jobs", precompileOptions.jobs,
                          "Worker processes (default: the cores, fewer if "
                          "memory cannot give each --job-memory)");
+  precompile->add_option("--max-artifact-size",
+                         precompileOptions.maxArtifactSize,
+                         "The largest artifact a compiler may hand back "
+                         "(default 4G); a larger output fails its graph");
   precompile->add_option("--job-memory", precompileOptions.jobMemory,
                          "Address-space limit of each worker (default 4G; 0: "
                          "none); a worker that reaches it fails alone, "

@@ -96,6 +96,8 @@ struct WorkerCommand {
 struct ScheduleOptions {
   unsigned jobs = 1;
   uint64_t jobMemoryBytes = 0; ///< RLIMIT_AS of each worker; 0: none
+  /// The largest artifact a worker may hand back (--max-artifact-size).
+  uint64_t maxArtifactBytes = 4ull << 30;
   double timeoutSeconds = 0;   ///< per attempt; 0: none
   unsigned retries = 0;        ///< extra attempts after a crash
   bool retryFailed = false;    ///< compile graphs whose failure is cached

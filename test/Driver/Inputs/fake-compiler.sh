@@ -6,7 +6,9 @@
 # nothing: exits 0 without an artifact; hold: writes its pid to
 # $KILN_TEST_PID_FILE and waits to be killed; spawn: starts a process of
 # its own, writes that one's pid, and waits; die-once: as hold the first
-# time ($KILN_TEST_MARKER absent), ok after; big: prints 4 MB, then fails. Each call appends
+# time ($KILN_TEST_MARKER absent), ok after; big: prints 4 MB, then fails;
+# link: makes the output a link to $KILN_TEST_TARGET; fifo, directory: makes
+# it one; large: writes 10 KB. Each call appends
 # "MODE FLAGS" to $KILN_TEST_COMPILE_LOG when it is set.
 mode=$1 input=$2 output=$3
 shift 3
@@ -27,6 +29,10 @@ case $mode in
     exit 1 ;;
   hang) exec sleep 600 ;;
   nothing) exit 0 ;;
+  link) ln -s "$KILN_TEST_TARGET" "$output" ;;
+  fifo) mkfifo "$output" ;;
+  directory) mkdir "$output" ;;
+  large) head -c 10000 /dev/zero | tr '\0' 'x' > "$output" ;;
   big)
     head -c 4000000 /dev/zero | tr '\0' 'x' | fold -w 100
     echo "$input:1:1: error: fake-compiler failed after a lot of output" >&2

@@ -1,0 +1,45 @@
+//===- WorkDirectory.h - precompile's work directory, link-safe -*- C++ -*-===//
+//
+// This file declares how kiln precompile makes and removes the parts of its
+// work directory (dumps/, inputs/, artifacts/, logs/) under the cache's
+// rule: a part that is a symbolic link (or anything but a directory) is
+// refused, naming it, and removal never follows a link, so that a link
+// planted in a work directory can never make kiln empty its target.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_DRIVER_WORKDIRECTORY_H
+#define KILN_DRIVER_WORKDIRECTORY_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+
+namespace llvm {
+class MemoryBuffer;
+} // namespace llvm
+
+namespace kiln {
+
+/// Makes `root/name` a directory (creating it if missing); an error if it
+/// is a symbolic link or not a directory.
+llvm::Error makeWorkPart(llvm::StringRef root, llvm::StringRef name);
+
+/// Removes `path` and everything under it without following any symbolic
+/// link: a link (at the top or inside) is removed itself, never what it
+/// points to. A missing path is nothing to do.
+void removeTreeWithoutLinks(llvm::StringRef path);
+
+/// The file a worker wrote at `path`, read without following a link and
+/// only if it is a regular file of at most `maxBytes`: an error naming what
+/// was found otherwise (a link, a FIFO, a directory, a device, its size),
+/// phrased to follow "the compiler ...".
+/// Never blocks on a FIFO.
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+readWorkerOutput(llvm::StringRef path, uint64_t maxBytes);
+
+} // namespace kiln
+
+#endif // KILN_DRIVER_WORKDIRECTORY_H
