@@ -392,7 +392,14 @@ void Scheduler::finishJob(Running &run, const ChildExit &exit, bool timedOut) {
          : outOfMemory ? "out of memory"
          : crashed     ? "crashed"
                        : "failed");
-  failJob(job, failure, log, exit.seconds, /*record=*/true);
+  // A limit of this run (--timeout, --job-memory) or a signal is not the
+  // graph's failure: recorded, it would stay "failed before" for a run
+  // with room, on every node sharing the cache.
+  bool runLimit = timedOut || outOfMemory || crashed;
+  if (runLimit)
+    failure += "; not recorded (this run's limit or a signal, not the "
+               "graph: a run with more room compiles it again)";
+  failJob(job, failure, log, exit.seconds, /*record=*/!runLimit);
 }
 
 bool Scheduler::takeMoreWork() {
