@@ -34,6 +34,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstring>
 #include <ctime>
 
 using namespace kiln;
@@ -82,7 +83,7 @@ llvm::json::Array toArray(const std::vector<std::string> &items) {
 
 /// "1 artifact", "2 artifacts": a count with its noun in English.
 std::string plural(uint64_t count, llvm::StringRef one, llvm::StringRef many) {
-  return std::to_string(count) + " " + (count == 1 ? one : many).str();
+  return formatCount(count, one, many);
 }
 
 
@@ -1481,31 +1482,31 @@ int kiln::runCache(const CacheOptions &givenOptions) {
   return ExitInputError;
 }
 
+std::string kiln::formatCount(uint64_t count, llvm::StringRef one,
+                              llvm::StringRef many) {
+  return std::to_string(count) + " " + (count == 1 ? one : many).str();
+}
+
 std::optional<uint64_t> kiln::parseByteSize(llvm::StringRef text) {
   text = text.trim();
-  uint64_t multiplier = 1;
-  if (!text.empty()) {
-    switch (llvm::toUpper(text.back())) {
-    case 'K':
-      multiplier = 1ull << 10;
-      break;
-    case 'M':
-      multiplier = 1ull << 20;
-      break;
-    case 'G':
-      multiplier = 1ull << 30;
-      break;
-    case 'T':
-      multiplier = 1ull << 40;
-      break;
-    default:
+  // 4G, 4GiB: 4 x 2^30 bytes (as Slurm's --mem and ulimit count); 4GB:
+  // 4 x 10^9; any case; a bare number is bytes.
+  static const std::pair<const char *, double> kUnits[] = {
+      {"kib", 0x1p10}, {"mib", 0x1p20}, {"gib", 0x1p30}, {"tib", 0x1p40},
+      {"kb", 1e3},     {"mb", 1e6},     {"gb", 1e9},     {"tb", 1e12},
+      {"k", 0x1p10},   {"m", 0x1p20},   {"g", 0x1p30},   {"t", 0x1p40},
+      {"b", 1}};
+  double multiplier = 1;
+  std::string lower = text.lower();
+  for (const auto &[unit, factor] : kUnits)
+    if (llvm::StringRef(lower).ends_with(unit)) {
+      multiplier = factor;
+      text = text.drop_back(std::strlen(unit)).rtrim();
       break;
     }
-    if (multiplier != 1)
-      text = text.drop_back();
-  }
   double value;
-  if (text.empty() || text.getAsDouble(value) || value < 0)
+  if (text.empty() || text.getAsDouble(value) || !(value >= 0) ||
+      value * multiplier >= 0x1p64)
     return std::nullopt;
   return (uint64_t)(value * multiplier);
 }

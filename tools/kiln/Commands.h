@@ -29,8 +29,13 @@ enum ExitCode { ExitSuccess = 0, ExitSomeFailed = 1, ExitInputError = 2 };
 /// that its driver reports the limit instead of a crash.
 constexpr int kExitOutOfMemory = 3;
 
-/// "20G", "512M", "1.5T", "4096" (bytes); none if malformed.
+/// "20G", "20GiB" (binary), "20GB" (decimal), "512M", "300KB", "1.5T",
+/// "4096" (bytes); none if malformed or past 2^64.
 std::optional<uint64_t> parseByteSize(llvm::StringRef text);
+
+/// "1 graph", "3 graphs": a count with its noun in the right number.
+std::string formatCount(uint64_t count, llvm::StringRef one,
+                        llvm::StringRef many);
 
 struct ImportOptions {
   std::vector<std::string> inputs;

@@ -239,14 +239,16 @@ bool printClusterTotals(ClusterRun &cluster, double waitSeconds,
   }
   double ideal = std::max(longest, busy / std::max(1u, workers));
   llvm::outs() << llvm::formatv(
-      "Cluster: {0} of {1} nodes reported; {2} graphs ({3} distinct), {4} "
+      "Cluster: {0} of {1} nodes reported; {2} ({3} distinct), {4} "
       "compiled, {5} failed\n",
-      results.size(), nodes, graphs, distinct.size(), compiled, failed);
+      results.size(), nodes, formatCount(graphs, "graph", "graphs"),
+      distinct.size(), compiled, failed);
   for (const auto &[rank, result] : results)
     llvm::outs() << llvm::formatv(
-        "  node {0} ({1}): {2} graphs, compiled {3} ({4} for other nodes), "
+        "  node {0} ({1}): {2}, compiled {3} ({4} for other nodes), "
         "{5} failed, busy {6:F1} s, elapsed {7:F1} s\n",
-        rank, result.host, result.graphs, result.compiled,
+        rank, result.host, formatCount(result.graphs, "graph", "graphs"),
+        result.compiled,
         result.compiledForOthers, result.failed, result.busySeconds,
         result.elapsedSeconds);
   for (unsigned rank = 0; rank < nodes; ++rank)
@@ -255,8 +257,8 @@ bool printClusterTotals(ClusterRun &cluster, double waitSeconds,
                       "stopped)\n";
   llvm::outs() << llvm::formatv(
       "Cluster makespan: {0:F1} s; ideal {1:F1} s (max of the longest "
-      "graph and the compile time over {2} workers)\n",
-      makespan, ideal, workers);
+      "graph and the compile time over {2})\n",
+      makespan, ideal, formatCount(workers, "worker", "workers"));
   if (!tracePath.empty())
     if (llvm::Error error =
             writeJsonFile(tracePath, makeClusterTrace(results)))
@@ -497,7 +499,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       if (!options.ignoreCommandFailure) {
         llvm::errs() << "kiln precompile: error: the training command "
                      << exit->describe() << " (it dumped " << dumped.size()
-                     << " graphs to " << dumpDirectory
+                     << (dumped.size() == 1 ? " graph to " : " graphs to ")
+                     << dumpDirectory
                      << "); nothing was compiled (--ignore-command-failure "
                         "compiles what it dumped)\n";
         return exit->getShellStatus() ? exit->getShellStatus()
@@ -505,10 +508,12 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       }
       llvm::errs() << "kiln precompile: warning: the training command "
                    << exit->describe() << "; compiling the " << dumped.size()
-                   << " graphs it dumped\n";
+                   << (dumped.size() == 1 ? " graph it dumped\n"
+                                          : " graphs it dumped\n");
     }
     llvm::errs() << "kiln precompile: the training command dumped "
-                 << dumped.size() << " graphs to " << dumpDirectory << "\n";
+                 << formatCount(dumped.size(), "graph", "graphs") << " to "
+                 << dumpDirectory << "\n";
     paths.insert(paths.end(), dumped.begin(), dumped.end());
   }
   if (paths.empty()) {
@@ -849,16 +854,19 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     }
   size_t duplicates = keys.size() - importErrors.size() - jobs.size();
   llvm::errs() << llvm::formatv(
-      "kiln precompile: {0} graphs ({1} files{2}{3}): {4} cached, {5} failed "
+      "kiln precompile: {0} ({1}{2}{3}): {4} cached, {5} failed "
       "before, {6} to compile",
-      jobs.size() + importErrors.size(), keys.size(),
-      duplicates ? llvm::formatv(", {0} duplicates", duplicates).str() : "",
+      formatCount(jobs.size() + importErrors.size(), "graph", "graphs"),
+      formatCount(keys.size(), "file", "files"),
+      duplicates ? ", " + formatCount(duplicates, "duplicate", "duplicates")
+                 : "",
       importErrors.empty()
           ? ""
           : llvm::formatv(", {0} did not import", importErrors.size()).str(),
       cached, failedBefore, misses.size());
   if (!misses.empty())
-    llvm::errs() << " on " << workers << " workers (" << why << ")";
+    llvm::errs() << " on " << formatCount(workers, "worker", "workers")
+                 << " (" << why << ")";
   llvm::errs() << "\n";
 
   if (options.dryRun) {
@@ -876,7 +884,9 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     for (const ReportGraph &error : importErrors)
       llvm::outs() << llvm::formatv("{0,-12} {1,-32}  {2}  did not import\n",
                                     "error", "", error.source);
-    return ExitSuccess;
+    // A graph that cannot be read is bad input to a plan (exit 2), where a
+    // run counts it as a failed graph.
+    return importErrors.empty() ? ExitSuccess : ExitInputError;
   }
 
   // 4. Compile the misses.
@@ -1024,8 +1034,9 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       savedSeconds);
   llvm::outs() << llvm::formatv("Elapsed: {0:F1} s", elapsed);
   if (!misses.empty())
-    llvm::outs() << llvm::formatv(" ({0:F1} s of compilation on {1} workers)",
-                                  compileSeconds, workers);
+    llvm::outs() << llvm::formatv(" ({0:F1} s of compilation on {1})",
+                                  compileSeconds,
+                                  formatCount(workers, "worker", "workers"));
   llvm::outs() << "\n";
   if (failed)
     llvm::outs() << "Failed graphs (kiln cache check says why; "

@@ -223,7 +223,8 @@ int main(int argc, char **argv) {
   hash->add_flag("--json", hashOptions.json,
                  "Print JSON with every part of each key");
   hash->add_option("-j,--jobs", hashOptions.keys.jobs,
-                   "Graphs hashed in parallel (default: one per core)");
+                   "Graphs hashed in parallel (default: one per core)")
+      ->check(CLI::Range(1u, 4096u));
   addCompileOptions(hash, hashOptions.keys, /*external=*/true);
 
   kiln::DiffOptions diffOptions;
@@ -280,7 +281,8 @@ int main(int argc, char **argv) {
                   "Copy hits found in a remote tier into the local cache, "
                   "so that the training run loads them from local disk");
   check->add_option("-j,--jobs", cacheOptions.keys.jobs,
-                    "Graphs keyed in parallel (default: one per core)");
+                    "Graphs keyed in parallel (default: one per core)")
+      ->check(CLI::Range(1u, 4096u));
   CLI::App *put = cache->add_subcommand(
       "put", "Store an artifact compiled elsewhere under a graph's key.");
   put->add_option("graph", cacheOptions.graph, "The graph")
@@ -441,9 +443,11 @@ int main(int argc, char **argv) {
                    "Seconds the first node waits for the others' results "
                    "to print the cluster's totals (default 120)")
       ->check(CLI::NonNegativeNumber);
-  precompile->add_option("-j,--jobs", precompileOptions.jobs,
-                         "Worker processes (default: the cores, fewer if "
-                         "memory cannot give each --job-memory)");
+  precompile
+      ->add_option("-j,--jobs", precompileOptions.jobs,
+                   "Worker processes (default: the cores, fewer if memory "
+                   "cannot give each --job-memory)")
+      ->check(CLI::Range(1u, 4096u));
   precompile->add_option("--max-artifact-size",
                          precompileOptions.maxArtifactSize,
                          "The largest artifact a compiler may hand back "
