@@ -143,6 +143,38 @@ int kiln::runCompile(const CompileCommandOptions &givenOptions) {
                     "keyed?)\n";
     return ExitSomeFailed;
   }
+  // A graph the cache holds already is not compiled again: its artifact
+  // (verified, from the local tier or read through) is what -o gets.
+  if (!options.cacheDir.empty() && options.expectKey.empty()) {
+    auto cache = openCompileCache(options);
+    if (!cache) {
+      llvm::errs() << "kiln compile: error: "
+                   << llvm::toString(cache.takeError()) << "\n";
+      return ExitInputError;
+    }
+    std::string key = parts.key().toHex();
+    llvm::Expected<LookupResult> found = (*cache)->lookup(key, /*verify=*/true);
+    if (!found) {
+      llvm::errs() << "kiln compile: error: "
+                   << llvm::toString(found.takeError()) << "\n";
+      return ExitSomeFailed;
+    }
+    if (found->status == LookupStatus::Hit && found->verified) {
+      if (!options.output.empty()) {
+        std::string error;
+        auto file = openOutputFile(options.output, &error);
+        if (!file) {
+          llvm::errs() << "kiln compile: error: " << error << "\n";
+          return ExitInputError;
+        }
+        file->os() << found->verified->bytes;
+        file->keep();
+      }
+      llvm::outs() << "cached " << key << " in " << (*cache)->getDirectory()
+                   << " (a hit: not compiled again)\n";
+      return ExitSuccess;
+    }
+  }
   FailureOr<CompiledGraph> compiled = compileLoadedGraph(
       *module, options.keys, canonical, *emit, options.timing);
   if (failed(compiled)) {
