@@ -263,6 +263,30 @@ std::string kiln::interp::formatNumber(double value) {
 FailureOr<std::vector<HostTensor>>
 kiln::interp::parseTensorList(llvm::StringRef text, MLIRContext *context,
                               std::string &error) {
+  // MLIR's parser recurses once per nested bracket: a literal nested
+  // deeper than any tensor's rank is refused before it is parsed.
+  constexpr unsigned kMaxNesting = 256;
+  unsigned depth = 0;
+  bool inString = false, escaped = false;
+  for (char c : text) {
+    if (inString) {
+      escaped = !escaped && c == '\\';
+      if (c == '"' && !escaped)
+        inString = false;
+      continue;
+    }
+    if (c == '"')
+      inString = true;
+    else if (c == '[' || c == '(' || c == '{' || c == '<') {
+      if (++depth > kMaxNesting) {
+        error = "the literals nest deeper than " + std::to_string(kMaxNesting) +
+                " brackets";
+        return failure();
+      }
+    } else if ((c == ']' || c == ')' || c == '}' || c == '>') && depth > 0) {
+      --depth;
+    }
+  }
   Attribute parsed;
   {
     ScopedDiagnosticHandler quiet(context, [](Diagnostic &) {

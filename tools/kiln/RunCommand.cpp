@@ -343,6 +343,25 @@ FailureOr<std::vector<std::vector<HostTensor>>> makeArguments(
       llvm::errs() << "kiln run: error: --args: " << error << "\n";
       return failure();
     }
+    // Each literal is of its parameter's type: compiled code would read
+    // another's bytes as this one's.
+    if (given->size() != types.size()) {
+      llvm::errs() << llvm::formatv(
+          "kiln run: error: --args gives {0}; the graph takes {1}\n",
+          kiln::formatCount(given->size(), "value", "values"),
+          kiln::formatCount(types.size(), "parameter", "parameters"));
+      return failure();
+    }
+    for (auto [i, tensor] : llvm::enumerate(*given))
+      if (tensor.type != types[i]) {
+        std::string got, want;
+        llvm::raw_string_ostream(got) << tensor.type;
+        llvm::raw_string_ostream(want) << types[i];
+        llvm::errs() << "kiln run: error: --args: value " << i << " is a "
+                     << got << "; parameter " << i << " takes a " << want
+                     << "\n";
+        return failure();
+      }
     arguments = std::move(*given);
   } else {
     std::mt19937_64 generator(options.seed);
