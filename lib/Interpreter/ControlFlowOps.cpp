@@ -31,7 +31,9 @@ kiln::interp::evaluateControlFlow(Operation *op, Operands in, Results &results,
     llvm::SmallVector<HostTensor> state;
     for (const HostTensor *value : in)
       state.push_back(*value);
-    while (true) {
+    for (uint64_t trips = 1;; ++trips) {
+      if (failed(runner.countLoopTrip(op, trips)))
+        return failure();
       FailureOr<llvm::SmallVector<HostTensor>> condition =
           runner.runRegion(op->getRegion(0), state);
       if (failed(condition) || condition->empty())

@@ -72,9 +72,12 @@ double workPerElement(Operation *op) {
 
 } // namespace
 
-double kiln::interp::estimateWork(func::FuncOp function) {
+/// The element operations of the ops inside `op` (a function, a loop).
+static double estimateNestedWork(Operation *root) {
   double work = 0;
-  function.walk([&](Operation *op) {
+  root->walk([&](Operation *op) {
+    if (op == root)
+      return;
     for (Type type : op->getResultTypes())
       if (auto tensor = dyn_cast<RankedTensorType>(type);
           tensor && tensor.hasStaticShape())
@@ -84,6 +87,10 @@ double kiln::interp::estimateWork(func::FuncOp function) {
                      : workPerElement(op));
   });
   return work;
+}
+
+double kiln::interp::estimateWork(func::FuncOp function) {
+  return estimateNestedWork(function);
 }
 
 /// Runs `run(rank, exchange)` for every rank on a thread of its own; it
@@ -162,6 +169,29 @@ struct Evaluator::Impl : RegionRunner {
 
   void recordCheck(CheckOutcome outcome) override {
     checks.push_back(std::move(outcome));
+  }
+
+  /// What the checked graph's ops were estimated to cost (checkSize), and
+  /// what loop trips have added since.
+  double estimatedWork = 0;
+  double loopWork = 0;
+  llvm::DenseMap<Operation *, double> loopTripWork;
+
+  LogicalResult countLoopTrip(Operation *loop, uint64_t trips) override {
+    // The first trip is in the static estimate.
+    if (trips == 1)
+      return success();
+    auto [it, inserted] = loopTripWork.try_emplace(loop, 0.0);
+    if (inserted)
+      it->second = std::max(1.0, estimateNestedWork(loop));
+    loopWork += it->second;
+    if (estimatedWork + loopWork <= options.maxWork)
+      return success();
+    return loop->emitError(llvm::formatv(
+        "too large to evaluate: this while loop has run {0} trips, about "
+        "{1:e} element operations with the rest of the graph (the limit is "
+        "{2:e}, --max-work)",
+        trips, estimatedWork + loopWork, options.maxWork));
   }
 
   int getRank() override { return options.rank; }
@@ -382,6 +412,7 @@ LogicalResult Evaluator::checkSize(func::FuncOp function) {
         "too large to evaluate: a tensor of {0:e} elements (about {1:f1} GB "
         "on the host; the limit is {2} elements)",
         largest, largest * 8 / 1e9, impl->options.maxTensorElements));
+  impl->estimatedWork = work;
   if (work > impl->options.maxWork)
     return function.emitError(llvm::formatv(
         "too large to evaluate: about {0:e} element operations (the limit "

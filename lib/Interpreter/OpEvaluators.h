@@ -33,6 +33,11 @@ public:
   callFunction(mlir::Operation *call, llvm::StringRef callee,
                llvm::ArrayRef<HostTensor> arguments) = 0;
   virtual void recordCheck(CheckOutcome outcome) = 0;
+  /// Counts one more trip of `loop` (a while): its regions' work is added
+  /// to what the evaluation has done, and a total past --max-work is an
+  /// error at the loop (a static estimate cannot know a loop's trips).
+  virtual mlir::LogicalResult countLoopTrip(mlir::Operation *loop,
+                                            uint64_t trips) = 0;
   /// The participant this evaluator runs.
   virtual int getRank() = 0;
   /// Where the participants meet at collectives; null for one participant.
