@@ -66,12 +66,16 @@ void untrackGroup(int pid) {
   }
 }
 
+std::atomic<void (*)(int)> terminationCleanup{nullptr};
+
 void killTrackedGroups(int signal) {
   for (std::atomic<int> &slot : trackedGroups) {
     int pid = slot.load();
     if (pid > 0)
       ::kill(-pid, SIGKILL);
   }
+  if (void (*cleanup)(int) = terminationCleanup.load())
+    cleanup(signal);
   // Die of the signal, as the process would have without this handler.
   ::signal(signal, SIG_DFL);
   ::raise(signal);
@@ -279,6 +283,10 @@ std::optional<ChildExit> ChildProcess::reap(bool block) {
 std::optional<ChildExit> ChildProcess::poll() { return reap(false); }
 
 ChildExit ChildProcess::wait() { return *reap(true); }
+
+void kiln::setTerminationCleanup(void (*cleanup)(int signal)) {
+  terminationCleanup.store(cleanup);
+}
 
 void kiln::killChildrenOnTermination() {
   for (int signal : {SIGINT, SIGTERM, SIGHUP}) {

@@ -7,17 +7,24 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Driver/WorkDirectory.h"
+#include "kiln/Driver/ChildProcess.h"
 
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
 #include <string>
+#include <csignal>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <vector>
 
@@ -75,7 +82,142 @@ void removeContents(int fd) {
   ::closedir(listing); // closes fd
 }
 
+/// Removes everything in the directory `fd` with system calls alone
+/// (getdents64, openat, unlinkat): what a signal handler may do. Entries
+/// are read again from the start until none is left, as removing them
+/// moves the listing; depth is bounded.
+void removeContentsSignalSafe(int fd, int depth) {
+  alignas(8) char buffer[4096];
+  for (int rounds = 0; rounds < 100000; ++rounds) {
+    ::lseek(fd, 0, SEEK_SET);
+    long read = ::syscall(SYS_getdents64, fd, buffer, sizeof(buffer));
+    if (read <= 0)
+      return;
+    bool removed = false;
+    for (long at = 0; at < read;) {
+      // struct linux_dirent64: inode, offset, record length, type, name.
+      unsigned short length;
+      std::memcpy(&length, buffer + at + 16, sizeof(length));
+      unsigned char type = (unsigned char)buffer[at + 18];
+      const char *name = buffer + at + 19;
+      at += length;
+      if ((name[0] == '.' && name[1] == 0) ||
+          (name[0] == '.' && name[1] == '.' && name[2] == 0))
+        continue;
+      if (type == DT_DIR && depth < 64) {
+        int child = ::openat(fd, name,
+                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (child >= 0) {
+          removeContentsSignalSafe(child, depth + 1);
+          ::close(child);
+        }
+        removed |= ::unlinkat(fd, name, AT_REMOVEDIR) == 0;
+      } else {
+        removed |= ::unlinkat(fd, name, 0) == 0;
+      }
+    }
+    if (!removed)
+      return;
+  }
+}
+
+/// This process's temporary work directory, for the signal handler: a
+/// fixed buffer, set before the handler can need it.
+char temporaryDirectory[PATH_MAX];
+std::atomic<bool> temporaryDirectorySet{false};
+
+void removeTemporaryOnSignal(int signal) {
+  if (!temporaryDirectorySet.load())
+    return;
+  int fd = ::open(temporaryDirectory,
+                  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) {
+    removeContentsSignalSafe(fd, 0);
+    ::close(fd);
+  }
+  ::rmdir(temporaryDirectory);
+  const char *name = signal == SIGINT    ? "SIGINT"
+                     : signal == SIGTERM ? "SIGTERM"
+                                         : "SIGHUP";
+  const char *parts[] = {"kiln precompile: interrupted (", name,
+                         "): its workers were stopped and its temporary "
+                         "files removed\n"};
+  for (const char *part : parts) {
+    ssize_t ignored = ::write(2, part, std::strlen(part));
+    (void)ignored;
+  }
+}
+
+/// Whether the process `pid` of this host is gone.
+bool isGone(long pid) {
+  return pid > 0 && ::kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+std::string getHostName() {
+  char host[256] = {0};
+  ::gethostname(host, sizeof(host) - 1);
+  return host;
+}
+
 } // namespace
+
+llvm::Expected<std::string> kiln::makeTemporaryWorkDirectory() {
+  llvm::SmallString<128> path;
+  if (std::error_code error =
+          llvm::sys::fs::createUniqueDirectory("kiln-precompile", path))
+    return makeError("cannot create a work directory: " + error.message());
+  // Who made it: a later run removes it if this process dies unseen.
+  std::string owner = getHostName() + " " + std::to_string(::getpid()) + "\n";
+  std::string ownerPath = (path + "/owner").str();
+  int fd = ::open(ownerPath.c_str(),
+                  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    ssize_t ignored = ::write(fd, owner.data(), owner.size());
+    (void)ignored;
+    ::close(fd);
+  }
+  if (path.size() < sizeof(temporaryDirectory)) {
+    std::memcpy(temporaryDirectory, path.c_str(), path.size() + 1);
+    temporaryDirectorySet.store(true);
+    setTerminationCleanup(&removeTemporaryOnSignal);
+  }
+  return path.str().str();
+}
+
+void kiln::keepWorkDirectory(llvm::StringRef path) {
+  if (temporaryDirectorySet.load() && path == temporaryDirectory)
+    temporaryDirectorySet.store(false);
+  ::unlink((path + "/owner").str().c_str());
+}
+
+unsigned kiln::removeAbandonedWorkDirectories() {
+  llvm::SmallString<128> base;
+  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, base);
+  std::string host = getHostName();
+  unsigned removed = 0;
+  std::error_code error;
+  for (llvm::sys::fs::directory_iterator it(base, error), end;
+       !error && it != end; it.increment(error)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    if (!name.starts_with("kiln-precompile-"))
+      continue;
+    struct stat status;
+    if (::lstat(it->path().c_str(), &status) != 0 ||
+        !S_ISDIR(status.st_mode) || status.st_uid != ::geteuid())
+      continue;
+    auto owner = llvm::MemoryBuffer::getFile(it->path() + "/owner");
+    if (!owner)
+      continue; // kept on purpose, or not one of ours
+    auto [ownerHost, pidText] =
+        (*owner)->getBuffer().trim().split(' ');
+    long pid = 0;
+    if (ownerHost != host || pidText.getAsInteger(10, pid) || !isGone(pid))
+      continue;
+    removeTreeWithoutLinks(it->path());
+    ++removed;
+  }
+  return removed;
+}
 
 llvm::Error kiln::makeWorkPart(llvm::StringRef root, llvm::StringRef name) {
   std::string path = (root + "/" + name).str();

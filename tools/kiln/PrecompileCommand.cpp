@@ -79,12 +79,9 @@ llvm::Expected<std::string> makeWorkDirectory(const std::string &given) {
                                      ": " + error.message());
     return given;
   }
-  llvm::SmallString<128> path;
-  if (std::error_code error =
-          llvm::sys::fs::createUniqueDirectory("kiln-precompile", path))
-    return llvm::createStringError("cannot create a work directory: " +
-                                   error.message());
-  return path.str().str();
+  // Those of earlier runs that died unseen (SIGKILL) go first.
+  removeAbandonedWorkDirectories();
+  return makeTemporaryWorkDirectory();
 }
 
 /// The worker that compiles with an external compiler: `template` split as
@@ -459,6 +456,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       removeTreeWithoutLinks(logDirectory);
     if (!keepDumps && !keepLogs)
       removeTreeWithoutLinks(*workDirectory);
+    else
+      keepWorkDirectory(*workDirectory);
   });
 
   // 1. The graphs: files and directories, and what a trial run dumps.

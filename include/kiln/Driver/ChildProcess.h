@@ -100,6 +100,11 @@ double getMonotonicSeconds();
 /// cannot do this: its direct children die with it by their death signal.)
 void killChildrenOnTermination();
 
+/// Called by that handler after the children are killed and before the
+/// process dies of the signal: async-signal-safe work only (removing this
+/// run's temporary files, saying so with write(2)).
+void setTerminationCleanup(void (*cleanup)(int signal));
+
 } // namespace kiln
 
 #endif // KILN_DRIVER_CHILDPROCESS_H

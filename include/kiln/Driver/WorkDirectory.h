@@ -32,6 +32,19 @@ llvm::Error makeWorkPart(llvm::StringRef root, llvm::StringRef name);
 /// points to. A missing path is nothing to do.
 void removeTreeWithoutLinks(llvm::StringRef path);
 
+/// A temporary work directory of this process, made in the system's
+/// temporary directory as `kiln-precompile-XXXXXX` with an `owner` file
+/// (host, pid): removed if the process is ended by SIGINT, SIGTERM or
+/// SIGHUP (see setTerminationCleanup), and by a later run if the process
+/// died otherwise (SIGKILL). keepWorkDirectory marks one kept on purpose.
+llvm::Expected<std::string> makeTemporaryWorkDirectory();
+void keepWorkDirectory(llvm::StringRef path);
+
+/// Removes the temporary work directories that processes of this host
+/// which are gone left behind (an `owner` file naming a dead pid); says
+/// how many.
+unsigned removeAbandonedWorkDirectories();
+
 /// The file a worker wrote at `path`, read without following a link and
 /// only if it is a regular file of at most `maxBytes`: an error naming what
 /// was found otherwise (a link, a FIFO, a directory, a device, its size),
