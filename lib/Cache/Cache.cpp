@@ -665,6 +665,21 @@ Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
 }
 
 
+void Cache::sweepStaleStaged() {
+  if (staleStagedSwept || readOnly)
+    return;
+  staleStagedSwept = true;
+  // Staged files are written (their mtime moving) until renamed, within a
+  // lease and a wait for the lock: older ones belong to writers that died.
+  Expected<CacheDirectory::Contents> contents = files->list(kStaleStagedAge);
+  if (!contents) {
+    llvm::consumeError(contents.takeError());
+    return;
+  }
+  for (const std::string &name : contents->staleStaged)
+    files->dropStaged(name);
+}
+
 Error Cache::insertEntry(const ArtifactHeader &header) {
   const KeyParts &parts = header.parts;
   std::string key = parts.key().toHex();
@@ -802,6 +817,7 @@ Expected<PublishOutcome> Cache::publishEntry(const ArtifactHeader &header,
       !replaceUntrusted)
     return **before;
 
+  sweepStaleStaged();
   // The bytes are written and synced before the write lock is taken (see
   // the file comment), so that a big artifact does not hold up every other
   // process's lookups and publishes while it goes to disk.
@@ -888,6 +904,7 @@ Error Cache::recordFailureEntry(const ArtifactHeader &header, StringRef log) {
   if (readOnly)
     return makeError("the cache at " + directory + " is read-only");
   std::string key = header.parts.key().toHex();
+  sweepStaleStaged();
   sqlite::WriteTransaction transaction(db);
   if (Error error = transaction.begin())
     return error;

@@ -165,7 +165,7 @@ Expected<VerifyReport> Cache::verify(bool repair) {
   // Files without rows, and whatever is not the cache's own (reported,
   // never removed: kiln deletes only files named by its keys).
   Expected<CacheDirectory::Contents> contents =
-      files->list(std::chrono::hours(1));
+      files->list(kStaleStagedAge);
   if (!contents)
     return contents.takeError();
   std::vector<std::string> orphanObjects, orphanLogs;
@@ -322,7 +322,7 @@ Expected<RebuildReport> Cache::rebuildIndex(StringRef directory) {
     return moved.takeError();
   report.movedAside = std::move(*moved);
   Expected<CacheDirectory::Contents> contents =
-      (*files)->list(std::chrono::hours(1));
+      (*files)->list(kStaleStagedAge);
   if (!contents)
     return contents.takeError();
 

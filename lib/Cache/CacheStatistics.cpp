@@ -136,6 +136,12 @@ Expected<CacheStats> Cache::getStats() {
   // written now (a full disk) stay pending.
   llvm::consumeError(flushCounts());
   CacheStats stats;
+  // What writers that died left in tmp/ (the next write removes it).
+  if (Expected<CacheDirectory::Contents> contents =
+          files->list(kStaleStagedAge))
+    stats.staleTemporaries = contents->staleStaged.size();
+  else
+    llvm::consumeError(contents.takeError());
   sqlite::Statement totals(
       db, "SELECT COUNT(*), COALESCE(SUM(status = 'failed'), 0), "
           "COALESCE(SUM(size), 0), COALESCE(SUM(compile_seconds * hits), 0) "

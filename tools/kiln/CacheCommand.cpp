@@ -607,6 +607,7 @@ int runStats(Cache &cache, const CacheOptions &options) {
         {"hit_rate_percent", hitRate},
         {"corrupt_found", (int64_t)stats->corrupt},
         {"active_leases", (int64_t)stats->activeLeases},
+        {"stale_temporaries", (int64_t)stats->staleTemporaries},
         {"compile_seconds_saved", stats->compileSecondsSaved},
         {"tiers",
          [&] {
@@ -637,6 +638,11 @@ int runStats(Cache &cache, const CacheOptions &options) {
                << llvm::format("Hit rate: %.1f%%\n", hitRate)
                << "Corrupt artifacts found: " << stats->corrupt << "\n"
                << "Compilations in progress: " << stats->activeLeases << "\n"
+               << (stats->staleTemporaries
+                       ? "Temporary files left by writers that died: " +
+                             std::to_string(stats->staleTemporaries) +
+                             " (the next write removes them)\n"
+                       : std::string())
                << llvm::format("Compile time saved: %.1f s\n",
                                stats->compileSecondsSaved);
   for (const auto &[tier, counters] : stats->tiers) {

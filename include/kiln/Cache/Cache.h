@@ -16,6 +16,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -114,6 +115,8 @@ struct CacheStats {
   uint64_t misses = 0;
   uint64_t corrupt = 0;
   uint64_t activeLeases = 0;
+  /// Files in tmp/ older than kStaleStagedAge: left by writers that died.
+  uint64_t staleTemporaries = 0;
   /// Sum over entries of compile time times hits: what the cache saved.
   double compileSecondsSaved = 0;
   /// Misses by the reason their caller found (countMissReason).
@@ -336,6 +339,10 @@ public:
   llvm::Expected<std::optional<uint64_t>> getMaxSize();
   llvm::Error setMaxSize(std::optional<uint64_t> bytes);
 
+  /// How old a staged file in tmp/ is when its writer is taken for dead:
+  /// past any lease and any wait for the write lock.
+  static constexpr std::chrono::seconds kStaleStagedAge{600};
+
   /// Removes one entry; false if there was none.
   llvm::Expected<bool> remove(llvm::StringRef key);
   llvm::Error clear();
@@ -392,6 +399,10 @@ private:
   std::string readOnlyReason;
   OpenOptions options;
   std::shared_ptr<const TrustPolicy> trust;
+  /// Whether this process removed what dead writers left in tmp/ (once,
+  /// before its first write).
+  bool staleStagedSwept = false;
+  void sweepStaleStaged();
   sqlite3 *db = nullptr;
 };
 
