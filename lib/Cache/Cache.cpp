@@ -221,6 +221,17 @@ std::string Cache::getObjectPath(StringRef key) const {
   return files->describe(("objects/" + key.take_front(2) + "/" + key).str());
 }
 
+std::string Cache::getLogCommand(StringRef key) const {
+  std::string command = "kiln cache log " + key.str() + " --cache-dir ";
+  // Quoted for a shell when it needs to be.
+  if (directory.find_first_of(" '\"$`\\") == std::string::npos)
+    return command + directory;
+  std::string quoted = "'";
+  for (char c : directory)
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return command + quoted + "'";
+}
+
 std::string Cache::getLogPath(StringRef key) const {
   return files->describe(("logs/" + key + ".log").str());
 }

@@ -159,7 +159,7 @@ bool Scheduler::claimOrDefer(size_t job) {
       outcome.reason = hit ? "compiled by another task of this node"
                            : "another process's compilation of it failed";
       if (!hit)
-        outcome.logPath = cache.getLogPath(graph.key);
+        outcome.logPath = cache.getLogCommand(graph.key);
       observer.jobFinished(graph, outcome);
       return false;
     }
@@ -214,7 +214,7 @@ bool Scheduler::claimOrDefer(size_t job) {
     outcome.status = JobStatus::Failed;
     outcome.failedBefore = true;
     outcome.reason = "another process's compilation of it failed";
-    outcome.logPath = cache.getLogPath(graph.key);
+    outcome.logPath = cache.getLogCommand(graph.key);
   } else {
     if (!found)
       llvm::consumeError(found.takeError());
@@ -281,7 +281,7 @@ void Scheduler::failJob(size_t job, const std::string &reason,
     } else {
       llvm::Expected<LookupResult> now = cache.lookup(graph.key, false);
       if (now && now->status == LookupStatus::Failed) {
-        outcome.logPath = cache.getLogPath(graph.key);
+        outcome.logPath = cache.getLogCommand(graph.key);
       } else {
         // A forced recompilation of a cached graph failed: the artifact
         // stays, and the output stays in the worker's log.

@@ -233,7 +233,8 @@ int runCheck(TieredCache &tiers, const CacheOptions &options) {
       reason = remote && !found->fetched
                    ? "its compilation failed, as recorded in " + found->tier +
                          " (kiln cache pull copies its log)"
-                   : "its compilation failed; log: " + result->entry->path;
+                   : "its compilation failed; log: " +
+                         tiers.getLogCommand(key);
       ++failed;
       break;
     case LookupStatus::Corrupt:
@@ -762,7 +763,7 @@ int runExplain(TieredCache &tiers, const CacheOptions &options) {
         llvm::outs() << status << "  " << key << "  " << options.graph
                      << (entry.ok ? ""
                                   : "  (its compilation failed; log: " +
-                                        entry.path + ")")
+                                        cache.getLogCommand(key) + ")")
                      << "\n";
       return entry.ok ? ExitSuccess : ExitSomeFailed;
     }
@@ -1221,6 +1222,44 @@ int runPush(TieredCache &tiers, const CacheOptions &options) {
   return problems ? ExitSomeFailed : ExitSuccess;
 }
 
+/// `log KEY|GRAPH`: a recorded failure's compiler output, as text.
+int runLog(TieredCache &tiers, const CacheOptions &options) {
+  std::string key = options.graph;
+  if (!isCacheKey(key)) {
+    std::optional<GraphKey> graph = keyOneGraph(options.graph, options.keys);
+    if (!graph)
+      return ExitInputError;
+    key = graph->parts.key().toHex();
+  }
+  llvm::Expected<LookupResult> found =
+      tiers.getLocal().lookup(key, /*verify=*/false);
+  if (!found)
+    return reportError(found.takeError());
+  if (found->status == LookupStatus::Hit) {
+    llvm::errs() << "kiln cache log: " << key
+                 << " compiled: the cache holds its artifact, no failure log\n";
+    return ExitSomeFailed;
+  }
+  if (found->status != LookupStatus::Failed) {
+    llvm::errs() << "kiln cache log: " << key
+                 << " has no recorded failure in the cache at "
+                 << tiers.getDirectory() << "\n";
+    return ExitSomeFailed;
+  }
+  llvm::Expected<std::optional<StoredArtifact>> log =
+      tiers.getLocal().readLog(key);
+  if (!log)
+    return reportError(log.takeError());
+  if (!*log) {
+    llvm::errs() << "kiln cache log: " << key << " has no log file\n";
+    return ExitSomeFailed;
+  }
+  llvm::outs() << (*log)->bytes;
+  if (!(*log)->bytes.ends_with("\n"))
+    llvm::outs() << "\n";
+  return ExitSuccess;
+}
+
 /// `sign [KEYS...|--all]`: the signing key's signature on local entries
 /// (and, with remote tiers, on their copies there).
 int runSign(TieredCache &tiers, const CacheOptions &options) {
@@ -1434,7 +1473,7 @@ int kiln::runCache(const CacheOptions &givenOptions) {
   // on a full disk or a read-only file system. A cache this user cannot
   // write opens read-only by itself for the others too.
   Cache::OpenOptions openOptions;
-  openOptions.readOnly = action == "ls" ||
+  openOptions.readOnly = action == "ls" || action == "log" ||
                          (action == "stats" && !options.zero) ||
                          action == "explain" ||
                          (action == "verify" && !options.repair);
@@ -1470,6 +1509,8 @@ int kiln::runCache(const CacheOptions &givenOptions) {
     return runPull(**tiers, options);
   if (action == "sign")
     return runSign(**tiers, options);
+  if (action == "log")
+    return runLog(**tiers, options);
   if (action == "ls")
     return runList(cache, options);
   if (action == "stats")

@@ -670,7 +670,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       outcome.failedBefore = true;
       outcome.reason = "its compilation failed before (not retried without "
                        "--retry-failed)";
-      outcome.logPath = cache.getLogPath(job.key);
+      outcome.logPath = cache.getLogCommand(job.key);
       if (options.retryFailed || options.force) {
         decision.compile = true;
         decision.reason = options.force ? "forced (--force; failed before)"

@@ -364,6 +364,11 @@ int main(int argc, char **argv) {
   pull->add_flag("--all", cacheOptions.all,
                  "Pull every entry of the remote tiers that can list theirs "
                  "(file:, redis://)");
+  CLI::App *log = cache->add_subcommand(
+      "log", "Print a failed compilation's compiler output, as text.");
+  log->add_option("entry", cacheOptions.graph,
+                  "The entry's key, or the graph")
+      ->required();
   CLI::App *sign = cache->add_subcommand(
       "sign", "Sign local entries with the signing key (and write them over "
               "their copies in the writable remote tiers).");
@@ -395,9 +400,9 @@ int main(int argc, char **argv) {
   config->add_option("value", cacheOptions.configValue,
                      "The new value (none: show it)");
   for (CLI::App *sub : {check, put, get, ls, stats, explain, verify, prune, rm,
-                        clear, config, push, pull, sign})
+                        clear, config, push, pull, sign, log})
     common(sub);
-  for (CLI::App *sub : {check, put, get, explain, rm, pull})
+  for (CLI::App *sub : {check, put, get, explain, rm, pull, log})
     keyed(sub);
   for (CLI::App *sub : {check, put, get, rm, push, pull, sign, explain})
     remote(sub);

@@ -239,6 +239,9 @@ public:
   /// readArtifact and readLog, never by these paths).
   std::string getObjectPath(llvm::StringRef key) const;
   std::string getLogPath(llvm::StringRef key) const;
+  /// How a user reads a failed compilation's log as text: `kiln cache log
+  /// KEY --cache-dir DIR` (the file itself starts with a binary header).
+  std::string getLogCommand(llvm::StringRef key) const;
 
   /// An artifact's bytes (without the file's header), read through the
   /// cache's own directory handles (never through a link); none if the file

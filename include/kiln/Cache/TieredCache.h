@@ -120,6 +120,9 @@ public:
   std::string getLogPath(llvm::StringRef key) const {
     return local->getLogPath(key);
   }
+  std::string getLogCommand(llvm::StringRef key) const {
+    return local->getLogCommand(key);
+  }
   llvm::Expected<std::vector<CacheEntry>>
   findEntriesWithSignature(llvm::StringRef signature) {
     return local->findEntriesWithSignature(signature);
