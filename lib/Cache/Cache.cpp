@@ -503,7 +503,8 @@ Expected<sqlite::Statement *> Cache::prepared(const std::string &sql) {
   return statement.get();
 }
 
-Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
+Expected<LookupResult> Cache::lookup(StringRef key, bool verify,
+                                     bool countLookup) {
   if (Error error = checkKey(key))
     return std::move(error);
   LookupResult result;
@@ -526,7 +527,7 @@ Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
   // (flushCounts): a lookup takes no write lock, so a training job's
   // lookups never wait for another process's publish.
   auto count = [&](StringRef counter) -> Error {
-    if (readOnly)
+    if (readOnly || !countLookup)
       return Error::success();
     if (counter == "hits")
       ++pendingHits;
@@ -569,6 +570,9 @@ Expected<LookupResult> Cache::lookup(StringRef key, bool verify) {
         refuseUntrusted(**log);
       }
     }
+    // A recorded failure is a miss whose reason is known here.
+    if (result.status == LookupStatus::Failed && countLookup && !readOnly)
+      ++pendingMissReasons["failed"];
     if (Error error = count("misses"))
       return std::move(error);
     return result;

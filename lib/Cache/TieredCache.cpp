@@ -209,9 +209,9 @@ Error TieredCache::adopt(const ArtifactHeader &header, StringRef file) {
 }
 
 Expected<TieredLookup> TieredCache::lookupTiers(StringRef key, bool verify,
-                                                bool copyToLocal) {
+                                                bool copyToLocal, bool count) {
   TieredLookup found;
-  Expected<LookupResult> result = local->lookup(key, verify);
+  Expected<LookupResult> result = local->lookup(key, verify, count);
   if (!result)
     return result.takeError();
   found.result = std::move(*result);
@@ -312,8 +312,9 @@ Expected<TieredLookup> TieredCache::lookupTiers(StringRef key, bool verify,
   return found;
 }
 
-Expected<LookupResult> TieredCache::lookup(StringRef key, bool verify) {
-  Expected<TieredLookup> found = lookupTiers(key, verify, true);
+Expected<LookupResult> TieredCache::lookup(StringRef key, bool verify,
+                                           bool count) {
+  Expected<TieredLookup> found = lookupTiers(key, verify, true, count);
   if (!found)
     return found.takeError();
   return std::move(found->result);
@@ -395,7 +396,7 @@ Error TieredCache::recordFailure(const KeyParts &parts, StringRef log,
                                          sketch, graph))
     return error;
   std::string key = parts.key().toHex();
-  Expected<LookupResult> now = local->lookup(key, false);
+  Expected<LookupResult> now = local->lookup(key, false, /*count=*/false);
   if (!now)
     return now.takeError();
   // A success elsewhere wins over a failure: only a recorded failure goes.
@@ -503,7 +504,8 @@ Error TieredCache::release(StringRef key) {
 
 TieredCache::CopyResult TieredCache::push(StringRef key) {
   CopyResult result;
-  Expected<LookupResult> found = local->lookup(key, /*verify=*/true);
+  Expected<LookupResult> found =
+      local->lookup(key, /*verify=*/true, /*count=*/false);
   if (!found) {
     result.problem = llvm::toString(found.takeError());
     return result;
@@ -561,7 +563,8 @@ TieredCache::CopyResult TieredCache::sign(StringRef key, bool &signedNow) {
 
 TieredCache::CopyResult TieredCache::pull(StringRef key) {
   CopyResult result;
-  Expected<LookupResult> here = local->lookup(key, /*verify=*/true);
+  Expected<LookupResult> here =
+      local->lookup(key, /*verify=*/true, /*count=*/false);
   if (here && (here->status == LookupStatus::Hit ||
                here->status == LookupStatus::Failed)) {
     result.present = 1;
@@ -569,7 +572,8 @@ TieredCache::CopyResult TieredCache::pull(StringRef key) {
   }
   if (!here)
     llvm::consumeError(here.takeError());
-  Expected<TieredLookup> found = lookupTiers(key, /*verify=*/true, true);
+  Expected<TieredLookup> found =
+      lookupTiers(key, /*verify=*/true, true, /*count=*/false);
   if (!found) {
     result.problem = llvm::toString(found.takeError());
     return result;

@@ -149,7 +149,7 @@ bool Scheduler::claimOrDefer(size_t job) {
   if (graph.holdSeconds > getMonotonicSeconds() - start) {
     // Left to another task for now: done already (then fetched), or
     // asked again later.
-    llvm::Expected<LookupResult> found = cache.lookup(graph.key, false);
+    llvm::Expected<LookupResult> found = cache.lookup(graph.key, false, /*count=*/false);
     if (found && (found->status == LookupStatus::Hit ||
                   found->status == LookupStatus::Failed)) {
       JobOutcome &outcome = outcomes[job];
@@ -204,7 +204,7 @@ bool Scheduler::claimOrDefer(size_t job) {
     return false;
   }
   // Done by another process since this run looked it up.
-  llvm::Expected<LookupResult> found = cache.lookup(graph.key, false);
+  llvm::Expected<LookupResult> found = cache.lookup(graph.key, false, /*count=*/false);
   if (found && found->status == LookupStatus::Hit) {
     outcome.status = JobStatus::CompiledElsewhere;
     outcome.reason = "compiled by another process meanwhile";
@@ -279,7 +279,7 @@ void Scheduler::failJob(size_t job, const std::string &reason,
       outcome.reason += " (and the failure could not be recorded: " +
                         llvm::toString(std::move(error)) + ")";
     } else {
-      llvm::Expected<LookupResult> now = cache.lookup(graph.key, false);
+      llvm::Expected<LookupResult> now = cache.lookup(graph.key, false, /*count=*/false);
       if (now && now->status == LookupStatus::Failed) {
         outcome.logPath = cache.getLogCommand(graph.key);
       } else {

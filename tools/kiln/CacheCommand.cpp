@@ -557,7 +557,8 @@ std::string describeMissReasons(const CacheStats &stats) {
       {"compiler", "other kiln build"},
       {"format", "other cache format"},
       {"corrupt", "corrupt artifact"},
-      {"untrusted", "untrusted entry"}};
+      {"untrusted", "untrusted entry"},
+      {"failed", "failed before"}};
   std::vector<std::pair<uint64_t, std::string>> parts;
   for (const auto &[reason, count] : stats.missesByReason) {
     std::string words = reason;
@@ -1232,7 +1233,7 @@ int runLog(TieredCache &tiers, const CacheOptions &options) {
     key = graph->parts.key().toHex();
   }
   llvm::Expected<LookupResult> found =
-      tiers.getLocal().lookup(key, /*verify=*/false);
+      tiers.getLocal().lookup(key, /*verify=*/false, /*count=*/false);
   if (!found)
     return reportError(found.takeError());
   if (found->status == LookupStatus::Hit) {

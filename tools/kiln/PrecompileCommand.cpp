@@ -13,6 +13,7 @@
 #include "Commands.h"
 #include "GraphKeys.h"
 
+#include "kiln/Cache/Explain.h"
 #include "kiln/Cache/Signing.h"
 #include "kiln/Cache/TieredCache.h"
 #include "kiln/Driver/ClusterRun.h"
@@ -705,6 +706,14 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       if (!earlier->empty() && found->status == LookupStatus::Miss)
         decision.reason =
             "miss: this computation is cached for other key parts";
+      // Each miss is counted with its reason, so that the reasons in
+      // `kiln cache stats` add up to the misses.
+      if (found->status == LookupStatus::Miss && !options.dryRun)
+        cache.getLocal().countMissReason(
+            earlier->empty()
+                ? llvm::StringRef("computation")
+                : getMissReason(explainMiss(job.parts, job.name, job.sketch,
+                                            *earlier)));
       for (const CacheEntry &entry : *earlier)
         if (entry.compileSeconds > 0) {
           job.estimateSeconds = entry.compileSeconds;
@@ -713,6 +722,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
         }
     } else {
       llvm::consumeError(earlier.takeError());
+      if (found->status == LookupStatus::Miss && !options.dryRun)
+        cache.getLocal().countMissReason("computation");
     }
     missIndex.push_back(i);
     misses.push_back(job);

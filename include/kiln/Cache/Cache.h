@@ -261,7 +261,10 @@ public:
   /// Looks `key` up. With `verify`, an artifact's checksum is recomputed
   /// and a mismatch turns the hit into a removed, Corrupt miss. Counts a
   /// hit or miss in the statistics unless the cache is read-only.
-  llvm::Expected<LookupResult> lookup(llvm::StringRef key, bool verify);
+  /// Without `count`, the lookup is kiln's own (is it there yet?) and
+  /// counts nothing: hits and misses are what users' lookups found.
+  llvm::Expected<LookupResult> lookup(llvm::StringRef key, bool verify,
+                                      bool count = true);
 
   /// The memos of these file contents made by this kiln build, by content
   /// (contents without one are left out).

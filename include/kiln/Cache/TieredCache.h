@@ -91,9 +91,11 @@ public:
   /// local tier (read-through), otherwise only reported. A recorded
   /// failure found in a remote counts as one here too.
   llvm::Expected<TieredLookup> lookupTiers(llvm::StringRef key, bool verify,
-                                           bool copyToLocal = true);
+                                           bool copyToLocal = true,
+                                           bool count = true);
   /// lookupTiers with read-through, for callers that need only the result.
-  llvm::Expected<LookupResult> lookup(llvm::StringRef key, bool verify);
+  llvm::Expected<LookupResult> lookup(llvm::StringRef key, bool verify,
+                                      bool count = true);
 
   /// Publishes to the local tier, then to every writable remote.
   llvm::Expected<PublishOutcome>
