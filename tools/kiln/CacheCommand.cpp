@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <cstring>
 #include <ctime>
+#include <set>
 
 using namespace kiln;
 
@@ -181,6 +182,11 @@ int runCheck(TieredCache &tiers, const CacheOptions &options) {
   reportGraphProblems(keys);
   unsigned hits = 0, misses = 0, failed = 0, errors = 0;
   unsigned remoteHits = 0, fetched = 0;
+  // Files that hold the same graph (under the same key parts) are one.
+  std::set<std::string> distinct;
+  for (const GraphKey &graph : keys)
+    if (graph.ok)
+      distinct.insert(graph.parts.key().toHex());
   std::optional<std::vector<CacheEntry>> recent;
   // An artifact built for CPU features this machine lacks cannot run here:
   // its hit is a miss. The features follow from the key's target, so no
@@ -287,6 +293,7 @@ int runCheck(TieredCache &tiers, const CacheOptions &options) {
     llvm::json::Object report{{"cache_dir", cache.getDirectory()},
                               {"graphs", std::move(graphs)},
                               {"total", (int64_t)keys.size()},
+                              {"distinct", (int64_t)distinct.size()},
                               {"hits", hits},
                               {"misses", misses},
                               {"failed", failed},
@@ -297,7 +304,9 @@ int runCheck(TieredCache &tiers, const CacheOptions &options) {
     }
     printJson(std::move(report));
   } else {
-    llvm::outs() << "Total graphs: " << keys.size() << "\n"
+    llvm::outs() << "Total graphs: " << keys.size() << " ("
+                 << formatCount(keys.size(), "file", "files") << ", "
+                 << distinct.size() << " distinct)\n"
                  << "Cache hits: " << hits << "\n";
     if (remoteHits)
       llvm::outs() << "Remote hits: " << remoteHits
