@@ -1525,8 +1525,18 @@ int kiln::runCache(const CacheOptions &givenOptions) {
     return runList(cache, options);
   if (action == "stats")
     return runStats(cache, options);
-  if (action == "explain")
-    return runExplain(**tiers, options);
+  if (action == "explain") {
+    // A directory: each of its graphs, as check takes them.
+    if (!llvm::sys::fs::is_directory(options.graph))
+      return runExplain(**tiers, options);
+    int status = ExitSuccess;
+    for (const std::string &path : expandGraphPaths({options.graph})) {
+      CacheOptions one = options;
+      one.graph = path;
+      status = std::max(status, runExplain(**tiers, one));
+    }
+    return status;
+  }
   if (action == "verify")
     return runVerify(cache, options);
   if (action == "prune")

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
+#include "GraphKeys.h"
 
 #include "kiln/Cache/Key.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -106,7 +107,8 @@ int kiln::runImport(const ImportOptions &options) {
 
   std::vector<GraphSummary> summaries;
   unsigned failures = 0;
-  for (const std::string &path : options.inputs) {
+  // Directories give their graphs, as for hash and cache check.
+  for (const std::string &path : expandGraphPaths(options.inputs)) {
     GraphSummary summary;
     summary.path = path;
     std::string errorMessage;

@@ -46,9 +46,12 @@ int main(int argc, char **argv) {
       "import", "Import HLO text files into the kiln dialect.\n"
                 "With one file, prints the module (or writes it with -o);\n"
                 "with --summary, prints what each graph holds.");
-  import->add_option("files", importOptions.inputs, "HLO text files (.hlo)")
+  import
+      ->add_option("files", importOptions.inputs,
+                   "Graphs (HLO text, StableHLO), or directories searched "
+                   "recursively as kiln cache check searches them")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingPath);
   import->add_option("-o,--output", importOptions.output,
                      "Where to write the MLIR module ('-' for stdout)");
   import->add_flag("--summary", importOptions.summary,
@@ -328,9 +331,11 @@ int main(int argc, char **argv) {
   CLI::App *explain = cache->add_subcommand(
       "explain", "Say why a graph misses: which key part differs from the "
                  "nearest\ncached entry, or the first op that differs.");
-  explain->add_option("graph", cacheOptions.graph, "The graph")
+  explain
+      ->add_option("graph", cacheOptions.graph,
+                   "The graph, or a directory: each graph in it")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingPath);
   CLI::App *verify = cache->add_subcommand(
       "verify", "Check every artifact against its checksum and look for "
                 "files\nwithout entries; exit 1 if anything is wrong.");
