@@ -9,6 +9,9 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 
+#include <chrono>
+#include <thread>
+
 using namespace kiln;
 
 std::string kiln::addXlaDumpFlags(llvm::StringRef userFlags,
@@ -29,18 +32,35 @@ kiln::getTrialRunEnvironment(llvm::StringRef dumpDirectory) {
 
 llvm::Expected<ChildExit>
 kiln::runTrainingCommand(const std::vector<std::string> &command,
-                         llvm::StringRef dumpDirectory) {
+                         llvm::StringRef dumpDirectory, double timeoutSeconds,
+                         bool *timedOut) {
   ChildSpec spec;
   spec.argv = command;
   spec.setEnvironment = getTrialRunEnvironment(dumpDirectory);
   // The user's command is interactive as usual: it keeps the terminal, and
-  // Ctrl-C reaches it with kiln.
+  // Ctrl-C reaches it with kiln. Under a timeout it gets a process group of
+  // its own, so that it can be ended with everything it started (kiln's
+  // Ctrl-C handler kills that group too).
   spec.nullStdin = false;
-  spec.ownProcessGroup = false;
+  spec.ownProcessGroup = timeoutSeconds > 0;
+  if (timedOut)
+    *timedOut = false;
   llvm::Expected<ChildProcess> child = ChildProcess::spawn(spec);
   if (!child)
     return child.takeError();
-  return child->wait();
+  if (timeoutSeconds <= 0)
+    return child->wait();
+  while (true) {
+    if (std::optional<ChildExit> exit = child->poll())
+      return *exit;
+    if (child->getElapsedSeconds() >= timeoutSeconds) {
+      child->kill();
+      if (timedOut)
+        *timedOut = true;
+      return child->wait();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 bool kiln::isGraphFileName(llvm::StringRef path) {

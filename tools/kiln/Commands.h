@@ -152,6 +152,7 @@ struct PrecompileOptions {
   std::vector<std::string> inputs;  ///< graph files and directories
   std::vector<std::string> command; ///< the training command, after `--`
   bool ignoreCommandFailure = false;
+  double commandTimeout = 0; ///< seconds the training command may run; 0: any
   std::string cacheDir;
   std::vector<std::string> remotes; ///< --remote: remote tiers, in order
   SignatureOptions signatures;

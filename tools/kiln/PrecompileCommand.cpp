@@ -486,8 +486,10 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
                         llvm::sys::Process::GetEnv("XLA_FLAGS").value_or(""),
                         dumpDirectory)
                  << " KILN_EXTRACT_ONLY=1\n";
+    bool commandTimedOut = false;
     llvm::Expected<ChildExit> exit =
-        runTrainingCommand(options.command, dumpDirectory);
+        runTrainingCommand(options.command, dumpDirectory,
+                           options.commandTimeout, &commandTimedOut);
     phase("training command", since);
     if (!exit) {
       llvm::errs() << "kiln precompile: error: "
@@ -495,7 +497,18 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       return ExitInputError;
     }
     std::vector<std::string> dumped = collectDumpedModules(dumpDirectory);
-    if (!exit->succeeded()) {
+    if (commandTimedOut) {
+      // Its trial run traced what it traced: that is compiled.
+      char seconds[32];
+      std::snprintf(seconds, sizeof(seconds), "%g", options.commandTimeout);
+      llvm::errs() << "kiln precompile: warning: the training command ran "
+                      "past --command-timeout "
+                   << seconds
+                   << " s and was ended with its process group; compiling "
+                      "the "
+                   << formatCount(dumped.size(), "graph", "graphs")
+                   << " it dumped\n";
+    } else if (!exit->succeeded()) {
       if (!options.ignoreCommandFailure) {
         llvm::errs() << "kiln precompile: error: the training command "
                      << exit->describe() << " (it dumped " << dumped.size()

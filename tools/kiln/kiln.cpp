@@ -492,6 +492,12 @@ int main(int argc, char **argv) {
                          "Where dumps, worker logs and inputs go (default: "
                          "a fresh temporary directory, removed at the end "
                          "unless it holds a training command's dumps)");
+  precompile
+      ->add_option("--command-timeout", precompileOptions.commandTimeout,
+                   "End the training command (and every process of its "
+                   "group) after this many seconds and compile what it "
+                   "dumped")
+      ->check(CLI::NonNegativeNumber);
   precompile->add_flag("--ignore-command-failure",
                        precompileOptions.ignoreCommandFailure,
                        "Compile what a failing training command dumped "

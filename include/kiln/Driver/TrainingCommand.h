@@ -29,10 +29,13 @@ std::string addXlaDumpFlags(llvm::StringRef userFlags,
 std::vector<std::string> getTrialRunEnvironment(llvm::StringRef dumpDirectory);
 
 /// Runs `command` (its output goes to this process's) with the trial-run
-/// environment and waits for it.
+/// environment and waits for it. With `timeoutSeconds`, a command that
+/// runs longer is killed with its whole process group (it runs in a group
+/// of its own then) and `timedOut` is set.
 llvm::Expected<ChildExit>
 runTrainingCommand(const std::vector<std::string> &command,
-                   llvm::StringRef dumpDirectory);
+                   llvm::StringRef dumpDirectory, double timeoutSeconds = 0,
+                   bool *timedOut = nullptr);
 
 /// Whether a file found in a directory is a graph to key and compile:
 /// `*.hlo`, `*.mlir`, and `*.txt` but XLA's dump products that are not the

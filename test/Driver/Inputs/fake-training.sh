@@ -3,7 +3,9 @@
 # graphs where XLA_FLAGS says, named as XLA names its dumps (with the
 # optimized module and a buffer assignment beside each, which are not
 # graphs to compile), one with odd characters in its name; then, by MODE,
-# finishes (ok), crashes halfway (crash) or fails (fail).
+# finishes (ok), crashes halfway (crash), fails (fail) or, having dumped
+# two graphs, starts a process of its own that never ends and waits for it
+# (hang; its pid goes to $KILN_TEST_PID_FILE).
 mode=$1
 echo "XLA_FLAGS=$XLA_FLAGS"
 echo "KILN_EXTRACT_ONLY=$KILN_EXTRACT_ONLY"
@@ -20,6 +22,11 @@ write 2 "jit_step(x) [ünï cødé]"
 case $mode in
   crash) kill -SEGV $$ ;;
   fail) exit 3 ;;
+  hang)
+    sleep 600 &
+    echo $! > "$KILN_TEST_PID_FILE"
+    wait
+    ;;
 esac
 write 3 SyncTensorsGraph.13
 # The same graph dumped twice (a second step): one compilation.
