@@ -10,6 +10,7 @@
 
 #include "kiln/Driver/ChildProcess.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Program.h"
 
@@ -127,9 +128,38 @@ void writeAll(int fd, const void *data, size_t size) {
 }
 } // namespace
 
+/// The peak resident set (VmHWM) that /proc says of `pid` (0: this
+/// process), in bytes; 0 when unknown (gone, a zombie).
+static uint64_t readPeakResident(int pid) {
+  std::string path =
+      pid > 0 ? "/proc/" + std::to_string(pid) + "/status" : "/proc/self/status";
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  char buffer[4096];
+  ssize_t size = ::read(fd, buffer, sizeof(buffer) - 1);
+  ::close(fd);
+  if (size <= 0)
+    return 0;
+  llvm::StringRef text(buffer, size);
+  size_t at = text.find("VmHWM:");
+  if (at == llvm::StringRef::npos)
+    return 0;
+  llvm::StringRef value = text.drop_front(at + 6).ltrim();
+  uint64_t kib = 0;
+  if (value.take_while(llvm::isDigit).getAsInteger(10, kib))
+    return 0;
+  return kib * 1024;
+}
+
+void ChildProcess::samplePeakMemory() {
+  sampledPeak = std::max(sampledPeak, readPeakResident(pid));
+}
+
 llvm::Expected<ChildProcess> ChildProcess::spawn(const ChildSpec &spec) {
   if (spec.argv.empty())
     return llvm::createStringError("no program to run");
+  uint64_t parentPeak = readPeakResident(0);
   std::string program = spec.argv[0];
   if (program.find('/') == std::string::npos) {
     llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(program);
@@ -218,6 +248,7 @@ llvm::Expected<ChildProcess> ChildProcess::spawn(const ChildSpec &spec) {
   child.pid = pid;
   child.ownGroup = spec.ownProcessGroup;
   child.startSeconds = start;
+  child.parentPeakAtSpawn = parentPeak;
   if (got == (ssize_t)sizeof(execError)) {
     child.wait();
     return llvm::createStringError("cannot run '" + program +
@@ -232,6 +263,8 @@ ChildProcess &ChildProcess::operator=(ChildProcess &&other) {
   std::swap(pid, other.pid);
   std::swap(ownGroup, other.ownGroup);
   std::swap(startSeconds, other.startSeconds);
+  std::swap(parentPeakAtSpawn, other.parentPeakAtSpawn);
+  std::swap(sampledPeak, other.sampledPeak);
   std::swap(ended, other.ended);
   return *this;
 }
@@ -253,6 +286,10 @@ std::optional<ChildExit> ChildProcess::reap(bool block) {
   int status = 0;
   struct rusage usage;
   std::memset(&usage, 0, sizeof(usage));
+  // The child's own peak, while it still has one to read: after its exit
+  // only getrusage's remains, which counts this process's pages that the
+  // fork copied (a worker forked by a large driver looks large).
+  samplePeakMemory();
   pid_t got;
   do {
     got = ::wait4(pid, &status, block ? 0 : WNOHANG, &usage);
@@ -269,7 +306,11 @@ std::optional<ChildExit> ChildProcess::reap(bool block) {
   } else {
     exit.code = WEXITSTATUS(status);
   }
-  exit.peakMemoryBytes = (uint64_t)usage.ru_maxrss * 1024; // KiB on Linux
+  // getrusage's peak (KiB on Linux) is the child's own only where it
+  // passed what the fork copied; else the last sample is.
+  uint64_t rusagePeak = (uint64_t)usage.ru_maxrss * 1024;
+  bool ownRusage = rusagePeak > parentPeakAtSpawn + (4u << 20);
+  exit.peakMemoryBytes = std::max(ownRusage ? rusagePeak : 0, sampledPeak);
   // What the child started dies with it: a killed compiler's own children
   // would otherwise keep running (and writing) after its graph is done.
   if (ownGroup && got > 0) {

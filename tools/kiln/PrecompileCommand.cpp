@@ -280,6 +280,15 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
                              .count();
   // Ctrl-C stops the workers with the driver (their leases, whose owner
   // is gone, are taken over by the next run).
+  // Test hook: a driver this many MiB large (its pages touched), as one
+  // holding a large training job's graphs is.
+  static std::vector<char> ballast;
+  if (std::optional<std::string> megabytes =
+          llvm::sys::Process::GetEnv("KILN_TEST_DRIVER_RESIDENT_MB")) {
+    unsigned mib = 0;
+    if (!llvm::StringRef(*megabytes).getAsInteger(10, mib))
+      ballast.assign((size_t)mib << 20, 1);
+  }
   killChildrenOnTermination();
   std::vector<PhaseSpan> phases;
   auto phase = [&](llvm::StringRef name, double since) {

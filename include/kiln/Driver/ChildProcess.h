@@ -85,9 +85,17 @@ private:
   ChildProcess() = default;
   std::optional<ChildExit> reap(bool block);
 
+  /// Samples the child's own peak resident set while it runs (see reap).
+  void samplePeakMemory();
+
   int pid = -1;
   bool ownGroup = false;
   double startSeconds = 0;
+  /// This process's peak resident set when it forked the child: the
+  /// child's getrusage peak includes it (the forked copy's, before exec).
+  uint64_t parentPeakAtSpawn = 0;
+  /// The largest VmHWM seen of the child since its exec.
+  uint64_t sampledPeak = 0;
   std::optional<ChildExit> ended;
 };
 
