@@ -1,6 +1,7 @@
 //===- Progress.cpp - what kiln precompile shows while it works -*- C++ -*-===//
 
 #include "kiln/Driver/Progress.h"
+#include "kiln/Support/PrintableText.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -20,7 +21,8 @@ ProgressDisplay::ProgressDisplay(llvm::raw_ostream &os, bool live, size_t total)
 void ProgressDisplay::printLine(const std::string &line) {
   if (live && drawn)
     os << "\r\x1b[K";
-  os << line << "\n";
+  // Names and compiler output come from outside: one line, no escapes.
+  os << escapeControlCharacters(line) << "\n";
   if (live)
     draw();
   os.flush();

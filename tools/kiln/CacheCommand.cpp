@@ -22,6 +22,7 @@
 #include "kiln/Signature/GraphDiff.h"
 #include "kiln/Target/CPU/CpuCompiler.h"
 #include "kiln/Signature/Signature.h"
+#include "kiln/Support/PrintableText.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Operation.h"
@@ -201,7 +202,8 @@ int runCheck(TieredCache &tiers, const CacheOptions &options) {
       graphs.push_back(
           llvm::json::Object{{"path", graph.path}, {"status", "error"}});
       if (!options.json)
-        llvm::outs() << llvm::format("%-8s", "error") << "  " << graph.path
+        llvm::outs() << llvm::format("%-8s", "error") << "  "
+                     << escapeControlCharacters(graph.path)
                      << "  (the graph did not import)\n";
       continue;
     }
@@ -244,7 +246,8 @@ int runCheck(TieredCache &tiers, const CacheOptions &options) {
       ++failed;
       break;
     case LookupStatus::Corrupt:
-      llvm::errs() << graph.path << ": warning: cached artifact " << key
+      llvm::errs() << escapeControlCharacters(graph.path)
+                   << ": warning: cached artifact " << key
                    << " was corrupt and has been removed: " << result->problem
                    << "\n";
       status = "miss";
@@ -284,7 +287,7 @@ int runCheck(TieredCache &tiers, const CacheOptions &options) {
       continue;
     }
     llvm::outs() << llvm::format("%-8s", status.c_str()) << "  " << key << "  "
-                 << graph.path;
+                 << escapeControlCharacters(graph.path);
     if (!reason.empty())
       llvm::outs() << "  (" << reason << ")";
     llvm::outs() << "\n";

@@ -22,6 +22,7 @@
 #include "kiln/Driver/Scheduler.h"
 #include "kiln/Driver/TrainingCommand.h"
 #include "kiln/Driver/WorkDirectory.h"
+#include "kiln/Support/PrintableText.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -906,7 +907,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       llvm::outs() << llvm::formatv(
           "{0,-12} {1}  {2}  {3}{4}\n",
           decisions[i].compile ? "compile" : "skip", jobs[i].key,
-          jobs[i].source, decisions[i].reason,
+          escapeControlCharacters(jobs[i].source), decisions[i].reason,
           decisions[i].compile
               ? llvm::formatv(" (estimated {0:F1} s{1})",
                               jobs[i].estimateSeconds,
@@ -915,7 +916,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
               : "");
     for (const ReportGraph &error : importErrors)
       llvm::outs() << llvm::formatv("{0,-12} {1,-32}  {2}  did not import\n",
-                                    "error", "", error.source);
+                                    "error", "",
+                                    escapeControlCharacters(error.source));
     // A graph that cannot be read is bad input to a plan (exit 2), where a
     // run counts it as a failed graph.
     return importErrors.empty() ? ExitSuccess : ExitInputError;
@@ -1075,8 +1077,9 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
                     "--retry-failed compiles them again):\n";
   for (const ReportGraph &row : rows)
     if (row.status == "failed" || row.status == "error")
-      llvm::outs() << "  " << row.source << ": "
-                   << llvm::StringRef(row.reason).split('\n').first
+      llvm::outs() << "  " << escapeControlCharacters(row.source) << ": "
+                   << escapeControlCharacters(
+                          llvm::StringRef(row.reason).split('\n').first)
                    << (row.logPath.empty() ? "" : "; log: " + row.logPath)
                    << "\n";
 
