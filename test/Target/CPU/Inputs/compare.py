@@ -1,5 +1,6 @@
 """Runs each graph compiled and on the evaluator (`kiln run --compare`) with
-a fresh seed, and fails if any result differs by more than the tolerance
+a seed of its own (fixed per graph file name, so that a run is repeatable;
+KILN_COMPARE_SEED=random draws a fresh one each run), and fails if any result differs by more than the tolerance
 its element type allows (relative to the result's largest magnitude), or
 if NaNs appear where the evaluator has none. Compiled outputs are poisoned
 (0xff bytes) before each run, so an element the code never writes shows.
@@ -11,8 +12,10 @@ same parameters), and every rank's results are compared. --tolerance
 replaces one element type's limit (for a deep graph, whose f32 sums,
 reordered by tiling, meet normalizations that amplify their rounding).
 """
+import os
 import random
 import re
+import zlib
 import subprocess
 import sys
 
@@ -37,7 +40,10 @@ while graphs[:1] in (["--ranks"], ["--tolerance"]):
 failures = 0
 compared = 0
 for graph in graphs:
-    seed = random.randrange(1 << 31)
+    name = graph.rsplit("/", 1)[-1]
+    seed = (random.randrange(1 << 31)
+            if os.environ.get("KILN_COMPARE_SEED") == "random"
+            else zlib.crc32(name.encode()) & 0x7fffffff)
     run = subprocess.run([kiln, "run", "--compare", "--seed", str(seed)] +
                          ranks + [graph],
                          capture_output=True, text=True)
