@@ -164,7 +164,7 @@ void TieredCache::invalidEntry(Remote &remote, StringRef key,
   warnings.flush();
 }
 
-std::optional<std::pair<ArtifactHeader, std::string>>
+std::shared_ptr<StoredArtifact>
 TieredCache::fetchChecked(Remote &remote, StringRef key,
                           RemoteEntryKind kind, std::string *untrusted) {
   Expected<std::optional<std::string>> file = remote.storage->fetch(key, kind);
@@ -172,27 +172,34 @@ TieredCache::fetchChecked(Remote &remote, StringRef key,
     if (std::optional<std::string> problem =
             takeEntryProblem(file.takeError(), remote))
       invalidEntry(remote, key, kind, *problem);
-    return std::nullopt;
+    return nullptr;
   }
   if (!*file)
-    return std::nullopt;
+    return nullptr;
   remote.counters.bytesRead += (*file)->size();
-  Expected<ArtifactHeader> header = verifyRemoteFile(key, kind, **file);
+  // Decoded once, in the buffer the caller gets: what is checked here is
+  // what is copied and handed out.
+  auto stored = std::make_shared<StoredArtifact>();
+  stored->file = llvm::MemoryBuffer::getMemBufferCopy(**file);
+  std::string().swap(**file); // one copy held, not two
+  Expected<ArtifactHeader> header =
+      verifyRemoteFile(key, kind, stored->file->getBuffer());
   if (!header) {
     // Garbage under a key is a miss, counted; it is never copied.
     invalidEntry(remote, key, kind, llvm::toString(header.takeError()));
-    return std::nullopt;
+    return nullptr;
   }
+  stored->header = std::move(*header);
+  stored->bytes = stored->file->getBuffer().take_back(stored->header.size);
   if (const TrustPolicy *trust = local->getTrustPolicy())
-    if (std::optional<std::string> why = trust->refuse(
-            *header, StringRef(**file).take_back(header->size),
-            /*fromRemote=*/true)) {
+    if (std::optional<std::string> why =
+            trust->refuse(stored->header, stored->bytes, /*fromRemote=*/true)) {
       invalidEntry(remote, key, kind, *why, /*untrusted=*/true);
       if (untrusted)
         *untrusted = *why;
-      return std::nullopt;
+      return nullptr;
     }
-  return std::make_pair(std::move(*header), std::move(**file));
+  return stored;
 }
 
 Error TieredCache::adopt(const ArtifactHeader &header, StringRef file) {
@@ -248,7 +255,7 @@ Expected<TieredLookup> TieredCache::lookupTiers(StringRef key, bool verify,
         return found;
       }
       std::string untrusted;
-      std::optional<std::pair<ArtifactHeader, std::string>> checked =
+      std::shared_ptr<StoredArtifact> checked =
           fetchChecked(remote, key, kind, &untrusted);
       if (!checked) {
         if (!usable(remote))
@@ -260,12 +267,11 @@ Expected<TieredLookup> TieredCache::lookupTiers(StringRef key, bool verify,
         }
         continue;
       }
-      ArtifactHeader *header = &checked->first;
-      std::string *file = &checked->second;
+      const ArtifactHeader *header = &checked->header;
       ++remote.counters.hits;
       found.tier = remote.storage->getName();
       if (copyToLocal && !local->isReadOnly()) {
-        if (Error error = adopt(*header, *file)) {
+        if (Error error = adopt(*header, checked->file->getBuffer())) {
           warnings << commandName << ": warning: could not copy " << key
                    << " from " << found.tier << " into the local cache: "
                    << llvm::toString(std::move(error)) << "\n";
@@ -291,19 +297,7 @@ Expected<TieredLookup> TieredCache::lookupTiers(StringRef key, bool verify,
       found.result.entry = std::move(entry);
       found.result.problem.clear();
       // What was checked is what the caller gets (`get` writes it out).
-      auto buffer = llvm::MemoryBuffer::getMemBufferCopy(*file);
-      auto decoded = decodeArtifactFile(buffer->getBuffer());
-      if (decoded) {
-        auto stored = std::make_shared<StoredArtifact>();
-        stored->bytes = decoded->second;
-        stored->header = std::move(decoded->first);
-        stored->file = std::move(buffer);
-        found.result.verified = std::move(stored);
-      } else {
-        llvm::consumeError(decoded.takeError());
-      }
-      if (!found.fetched)
-        found.remoteFile = std::move(*file);
+      found.result.verified = std::move(checked);
       return found;
     }
     if (usable(remote))

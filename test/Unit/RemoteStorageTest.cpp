@@ -171,13 +171,8 @@ int tieredWorker(const std::string &root,
       // Whatever tier it came from, the bytes are a writer's, whole.
       auto stored = cache.getLocal().readArtifact(key);
       std::string bytes;
-      if (!found->remoteFile.empty()) {
-        auto decoded = decodeArtifactFile(found->remoteFile);
-        if (!decoded) {
-          problem("remote file: " + llvm::toString(decoded.takeError()));
-          continue;
-        }
-        bytes = decoded->second.str();
+      if (found->result.verified) {
+        bytes = found->result.verified->bytes.str();
       } else if (stored && *stored) {
         bytes = (*stored)->bytes.str();
       } else {

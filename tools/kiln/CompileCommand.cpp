@@ -143,17 +143,23 @@ int kiln::runCompile(const CompileCommandOptions &givenOptions) {
                     "keyed?)\n";
     return ExitSomeFailed;
   }
-  // A graph the cache holds already is not compiled again: its artifact
-  // (verified, from the local tier or read through) is what -o gets.
-  if (!options.cacheDir.empty() && options.expectKey.empty()) {
-    auto cache = openCompileCache(options);
-    if (!cache) {
+  // The cache, opened once: looked up first, then written (the artifact,
+  // or the failure with its log).
+  std::unique_ptr<TieredCache> cache;
+  if (!options.cacheDir.empty()) {
+    auto opened = openCompileCache(options);
+    if (!opened) {
       llvm::errs() << "kiln compile: error: "
-                   << llvm::toString(cache.takeError()) << "\n";
+                   << llvm::toString(opened.takeError()) << "\n";
       return ExitInputError;
     }
+    cache = std::move(*opened);
+  }
+  // A graph the cache holds already is not compiled again: its artifact
+  // (verified, from the local tier or read through) is what -o gets.
+  if (cache && options.expectKey.empty()) {
     std::string key = parts.key().toHex();
-    llvm::Expected<LookupResult> found = (*cache)->lookup(key, /*verify=*/true);
+    llvm::Expected<LookupResult> found = cache->lookup(key, /*verify=*/true);
     if (!found) {
       llvm::errs() << "kiln compile: error: "
                    << llvm::toString(found.takeError()) << "\n";
@@ -170,7 +176,7 @@ int kiln::runCompile(const CompileCommandOptions &givenOptions) {
         file->os() << found->verified->bytes;
         file->keep();
       }
-      llvm::outs() << "cached " << key << " in " << (*cache)->getDirectory()
+      llvm::outs() << "cached " << key << " in " << cache->getDirectory()
                    << " (a hit: not compiled again)\n";
       return ExitSuccess;
     }
@@ -181,25 +187,19 @@ int kiln::runCompile(const CompileCommandOptions &givenOptions) {
     llvm::errs() << options.input << ": error: the graph was not compiled\n";
     // A cache records the failure with its log: kiln cache check says why,
     // and the graph is not compiled again unless asked.
-    if (!options.cacheDir.empty()) {
-      auto cache = openCompileCache(options);
-      if (!cache) {
-        llvm::errs() << "kiln compile: error: "
-                     << llvm::toString(cache.takeError()) << "\n";
-        return ExitSomeFailed;
-      }
+    if (cache) {
       double seconds = std::chrono::duration<double>(
                            std::chrono::steady_clock::now() - start)
                            .count();
       std::string graphName = module->getSymName().value_or("").str();
-      if (llvm::Error error = (*cache)->recordFailure(
+      if (llvm::Error error = cache->recordFailure(
               parts, diagnostics.getText(), seconds, options.input,
               signature->sketch, EntryGraph{graphName, text}))
         llvm::errs() << "kiln compile: error: " << llvm::toString(std::move(error))
                      << "\n";
       else
         llvm::outs() << "recorded the failure of " << parts.key().toHex()
-                     << " in " << (*cache)->getDirectory() << "\n";
+                     << " in " << cache->getDirectory() << "\n";
     }
     return ExitSomeFailed;
   }
@@ -222,15 +222,9 @@ int kiln::runCompile(const CompileCommandOptions &givenOptions) {
     file->os() << output;
     file->keep();
   }
-  if (!options.cacheDir.empty()) {
-    auto cache = openCompileCache(options);
-    if (!cache) {
-      llvm::errs() << "kiln compile: error: "
-                   << llvm::toString(cache.takeError()) << "\n";
-      return ExitInputError;
-    }
+  if (cache) {
     std::string graphName = module->getSymName().value_or("").str();
-    auto stored = (*cache)->publishArtifact(
+    auto stored = cache->publishArtifact(
         parts, output, seconds, options.input, signature->sketch,
         /*replace=*/false, EntryGraph{graphName, text});
     if (!stored) {
@@ -242,7 +236,7 @@ int kiln::runCompile(const CompileCommandOptions &givenOptions) {
         "{0} {1} in {2}\n",
         *stored == PublishOutcome::Conflict ? "kept the entry already under"
                                             : "stored",
-        parts.key().toHex(), (*cache)->getDirectory());
+        parts.key().toHex(), cache->getDirectory());
   }
   const CompileTimes &times = compiled->times;
   if (options.timing || *emit == EmitKind::Artifact)

@@ -49,10 +49,9 @@ struct TieredLookup {
   LookupResult result;
   /// "local", or the remote's display name.
   std::string tier = "local";
-  /// A remote hit copied into the local tier.
+  /// A remote hit copied into the local tier (result.verified holds the
+  /// checked file either way).
   bool fetched = false;
-  /// A remote hit not copied: the verified cache file it handed back.
-  std::string remoteFile;
 };
 
 /// The checked header of a cache file that a remote handed back for `key`:
@@ -180,7 +179,7 @@ private:
   /// checksum, key, and the trust policy's signatures); none if the tier
   /// lacks it, has it invalid (counted), or is in trouble (disabled);
   /// `untrusted` receives why an entry's signatures were refused.
-  std::optional<std::pair<ArtifactHeader, std::string>>
+  std::shared_ptr<StoredArtifact>
   fetchChecked(Remote &remote, llvm::StringRef key, RemoteEntryKind kind,
                std::string *untrusted = nullptr);
   /// Whether `remote` holds a finished entry of `key` (an artifact unless
