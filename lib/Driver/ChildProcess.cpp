@@ -6,9 +6,19 @@
 // close-on-exec pipe, so that a missing compiler is an error at spawn, not
 // a mysterious exit status 127.
 //
+// A child that contains its descendants is a keeper: the forked copy of
+// this process, which never execs. It makes itself a subreaper, forks
+// again to exec the program, reports the program's pid (or why it could
+// not run) through the same pipe, and polls for the program's end; then it
+// kills and reaps every process left among its children (the orphans it
+// adopted, which /proc lists) and ends as the program did. A SIGTERM (from
+// kill() below, or as its death signal when this process dies) makes it
+// kill the program first. It too runs async-signal-safe code only.
+//
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Driver/ChildProcess.h"
+#include "kiln/Driver/Descendants.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -46,22 +56,26 @@ std::string ChildExit::describe() const {
 }
 
 namespace {
-/// The process groups of the running children that have one, for the
-/// termination handler (async-signal-safe: a fixed array of atomics).
+/// The running children that have a process group of their own, for the
+/// termination handler (async-signal-safe: a fixed array of atomics): a
+/// group leader's pid, or minus a keeper's pid (see ChildSpec).
 constexpr int kMaxTrackedChildren = 1024;
 std::atomic<int> trackedGroups[kMaxTrackedChildren];
 
-void trackGroup(int pid) {
+/// The value tracked for a child.
+int getTrackedValue(int pid, bool contained) { return contained ? -pid : pid; }
+
+void trackGroup(int value) {
   for (std::atomic<int> &slot : trackedGroups) {
     int empty = 0;
-    if (slot.compare_exchange_strong(empty, pid))
+    if (slot.compare_exchange_strong(empty, value))
       return;
   }
 }
 
-void untrackGroup(int pid) {
+void untrackGroup(int value) {
   for (std::atomic<int> &slot : trackedGroups) {
-    int expected = pid;
+    int expected = value;
     if (slot.compare_exchange_strong(expected, 0))
       return;
   }
@@ -69,12 +83,39 @@ void untrackGroup(int pid) {
 
 std::atomic<void (*)(int)> terminationCleanup{nullptr};
 
+void sleepMilliseconds(long milliseconds) {
+  struct timespec duration;
+  duration.tv_sec = milliseconds / 1000;
+  duration.tv_nsec = (milliseconds % 1000) * 1000000L;
+  ::nanosleep(&duration, nullptr);
+}
+
 void killTrackedGroups(int signal) {
+  // Keepers are asked to end their programs and whatever those started,
+  // and waited for (briefly): the cleanup below removes files that their
+  // programs may still be writing.
   for (std::atomic<int> &slot : trackedGroups) {
-    int pid = slot.load();
-    if (pid > 0)
-      ::kill(-pid, SIGKILL);
+    int value = slot.load();
+    if (value > 0)
+      ::kill(-value, SIGKILL);
+    else if (value < 0)
+      ::kill(-value, SIGTERM);
   }
+  for (std::atomic<int> &slot : trackedGroups) {
+    int value = slot.load();
+    if (value >= 0)
+      continue;
+    int waited = 0;
+    while (::waitpid(-value, nullptr, WNOHANG) == 0 && waited++ < 400)
+      sleepMilliseconds(5);
+    ::kill(value, SIGKILL); // its group, if it did not end
+  }
+  // Children of no group of their own, and processes this one adopted as
+  // a subreaper (what a training command left running).
+  int children[1024];
+  size_t count = std::min<size_t>(listChildProcesses(children, 1024), 1024);
+  for (size_t i = 0; i < count; ++i)
+    ::kill(children[i], SIGKILL);
   if (void (*cleanup)(int) = terminationCleanup.load())
     cleanup(signal);
   // Die of the signal, as the process would have without this handler.
@@ -128,6 +169,202 @@ void writeAll(int fd, const void *data, size_t size) {
 }
 } // namespace
 
+namespace {
+/// Everything a keeper needs, prepared before fork.
+struct KeeperArguments {
+  const char *program;
+  char *const *argv;
+  char *const *envp;
+  int logFd;
+  int nullFd;
+  int reportFd; ///< the write end of the spawn pipe
+  uint64_t memoryLimitBytes;
+  bool dieWithParent;
+  pid_t parent;
+};
+
+/// What a keeper reports through the spawn pipe.
+struct KeeperReport {
+  int execError; ///< errno of a failed exec; 0 when the program runs
+  int programPid;
+};
+
+volatile sig_atomic_t keeperStopRequested = 0;
+void requestKeeperStop(int) { keeperStopRequested = 1; }
+
+void setSignalAction(int signal, void (*handler)(int)) {
+  struct sigaction action;
+  std::memset(&action, 0, sizeof(action));
+  action.sa_handler = handler;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(signal, &action, nullptr);
+}
+
+/// Writes `text` and `number` and `rest` to `fd` (async-signal-safe).
+void writeCountLine(int fd, const char *text, size_t number,
+                    const char *rest) {
+  char digits[24];
+  int at = sizeof(digits);
+  do {
+    digits[--at] = '0' + number % 10;
+    number /= 10;
+  } while (number);
+  writeAll(fd, text, std::strlen(text));
+  writeAll(fd, digits + at, sizeof(digits) - at);
+  writeAll(fd, rest, std::strlen(rest));
+}
+
+/// Kills and reaps every child of this keeper (the program and the
+/// orphans it adopted, and theirs as they are adopted in turn) until it
+/// has none. Sets `programStatus` if it reaps the program. Returns how
+/// many processes other than the program it killed.
+size_t killEveryChild(pid_t program, int &programStatus, bool &programEnded) {
+  int killed[256];
+  size_t killedCount = 0, others = 0;
+  for (int round = 0;; ++round) {
+    int status = 0;
+    pid_t got;
+    while ((got = ::waitpid(-1, &status, WNOHANG)) > 0) {
+      if (got == program) {
+        programStatus = status;
+        programEnded = true;
+      }
+    }
+    if (got < 0 && errno == ECHILD)
+      return others;
+    int children[256];
+    size_t count = std::min<size_t>(listChildProcesses(children, 256), 256);
+    for (size_t i = 0; i < count; ++i) {
+      ::kill(children[i], SIGKILL);
+      if (children[i] == program)
+        continue;
+      bool seen = false;
+      for (size_t k = 0; k < killedCount && !seen; ++k)
+        seen = killed[k] == children[i];
+      if (!seen) {
+        if (killedCount < 256)
+          killed[killedCount++] = children[i];
+        ++others;
+      }
+    }
+    // Without /proc's lists the orphans cannot be found: give up on them
+    // after a while rather than wait forever.
+    if (count == 0 && round > 2000)
+      return others;
+    sleepMilliseconds(1);
+  }
+}
+
+[[noreturn]] void runKeeper(const KeeperArguments &arguments) {
+  // This is a copy of kiln, not a new program: its handlers must not run.
+  setSignalAction(SIGINT, SIG_DFL);
+  setSignalAction(SIGHUP, SIG_DFL);
+  setSignalAction(SIGTERM, requestKeeperStop);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  KeeperReport report = {0, 0};
+  pid_t keeper = ::getpid();
+#ifdef __linux__
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  if (arguments.dieWithParent) {
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != arguments.parent)
+      ::_exit(127);
+  }
+#endif
+  int execPipe[2];
+  if (::pipe2(execPipe, O_CLOEXEC) != 0) {
+    report.execError = errno;
+    writeAll(arguments.reportFd, &report, sizeof(report));
+    ::_exit(127);
+  }
+  pid_t program = ::fork();
+  if (program == 0) {
+    setSignalAction(SIGTERM, SIG_DFL);
+#ifdef __linux__
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != keeper)
+      ::_exit(127);
+#endif
+    if (arguments.memoryLimitBytes) {
+      struct rlimit limit;
+      limit.rlim_cur = limit.rlim_max = arguments.memoryLimitBytes;
+      ::setrlimit(RLIMIT_AS, &limit);
+    }
+    if (arguments.nullFd >= 0)
+      ::dup2(arguments.nullFd, 0);
+    if (arguments.logFd >= 0) {
+      ::dup2(arguments.logFd, 1);
+      ::dup2(arguments.logFd, 2);
+    }
+    ::execve(arguments.program, arguments.argv, arguments.envp);
+    int error = errno;
+    writeAll(execPipe[1], &error, sizeof(error));
+    ::_exit(127);
+  }
+  int forkError = errno;
+  ::close(execPipe[1]);
+  if (program < 0) {
+    report.execError = forkError;
+    writeAll(arguments.reportFd, &report, sizeof(report));
+    ::_exit(127);
+  }
+  int execError = 0;
+  ssize_t got;
+  do {
+    got = ::read(execPipe[0], &execError, sizeof(execError));
+  } while (got < 0 && errno == EINTR);
+  ::close(execPipe[0]);
+  if (got == (ssize_t)sizeof(execError)) {
+    report.execError = execError;
+    writeAll(arguments.reportFd, &report, sizeof(report));
+    ::waitpid(program, nullptr, 0);
+    ::_exit(127);
+  }
+  report.programPid = program;
+  writeAll(arguments.reportFd, &report, sizeof(report));
+  ::close(arguments.reportFd);
+
+  // Polled, not a blocking wait: a stop request between a check and a
+  // blocking wait would go unseen until the program ended.
+  int status = 0;
+  bool ended = false;
+  while (!keeperStopRequested) {
+    int childStatus = 0;
+    pid_t reaped = ::waitpid(-1, &childStatus, WNOHANG);
+    if (reaped == program) {
+      status = childStatus;
+      ended = true;
+      break;
+    }
+    if (reaped > 0)
+      continue; // an adopted orphan ended
+    if (reaped < 0 && errno == ECHILD)
+      break;
+    sleepMilliseconds(10);
+  }
+  bool stopped = !ended;
+  if (!ended)
+    ::kill(program, SIGKILL);
+  size_t others = killEveryChild(program, status, ended);
+  if (others && arguments.logFd >= 0)
+    writeCountLine(arguments.logFd, "kiln: ended ", others,
+                   others == 1 ? " process that the program left running\n"
+                               : " processes that the program left running\n");
+  if (stopped)
+    ::kill(keeper, SIGKILL); // ends as the program was ended
+  if (WIFSIGNALED(status)) {
+    int signal = WTERMSIG(status);
+    struct rlimit noCore = {0, 0};
+    ::setrlimit(RLIMIT_CORE, &noCore);
+    setSignalAction(signal, SIG_DFL);
+    ::raise(signal);
+  }
+  ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
+}
+} // namespace
+
 /// The peak resident set (VmHWM) that /proc says of `pid` (0: this
 /// process), in bytes; 0 when unknown (gone, a zombie).
 static uint64_t readPeakResident(int pid) {
@@ -153,7 +390,7 @@ static uint64_t readPeakResident(int pid) {
 }
 
 void ChildProcess::samplePeakMemory() {
-  sampledPeak = std::max(sampledPeak, readPeakResident(pid));
+  sampledPeak = std::max(sampledPeak, readPeakResident(programPid));
 }
 
 llvm::Expected<ChildProcess> ChildProcess::spawn(const ChildSpec &spec) {
@@ -194,11 +431,17 @@ llvm::Expected<ChildProcess> ChildProcess::spawn(const ChildSpec &spec) {
   }
   pid_t parent = ::getpid();
   double start = getMonotonicSeconds();
+  KeeperArguments keeper = {program.c_str(), argv.data(),     envp.data(),
+                            logFd,           nullFd,          errorPipe[1],
+                            spec.memoryLimitBytes, spec.dieWithParent,
+                            parent};
   pid_t pid = ::fork();
   if (pid == 0) {
     // The child: async-signal-safe calls only, until exec.
     if (spec.ownProcessGroup)
       ::setpgid(0, 0);
+    if (spec.containDescendants)
+      runKeeper(keeper);
 #ifdef __linux__
     if (spec.dieWithParent) {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -236,20 +479,33 @@ llvm::Expected<ChildProcess> ChildProcess::spawn(const ChildSpec &spec) {
   // after spawn reaches it whichever runs first.
   if (spec.ownProcessGroup) {
     ::setpgid(pid, pid);
-    trackGroup(pid);
+    trackGroup(getTrackedValue(pid, spec.containDescendants));
   }
-  int execError = 0;
-  ssize_t got;
-  do {
-    got = ::read(errorPipe[0], &execError, sizeof(execError));
-  } while (got < 0 && errno == EINTR);
+  // A plain child writes an exec failure's errno; a keeper writes a
+  // KeeperReport either way.
+  KeeperReport report = {0, 0};
+  size_t expected =
+      spec.containDescendants ? sizeof(report) : sizeof(report.execError);
+  size_t got = 0;
+  while (got < expected) {
+    ssize_t size = ::read(errorPipe[0], reinterpret_cast<char *>(&report) + got,
+                          expected - got);
+    if (size < 0 && errno == EINTR)
+      continue;
+    if (size <= 0)
+      break;
+    got += size;
+  }
   ::close(errorPipe[0]);
   ChildProcess child;
   child.pid = pid;
+  child.programPid = report.programPid > 0 ? report.programPid : pid;
   child.ownGroup = spec.ownProcessGroup;
+  child.contained = spec.containDescendants;
   child.startSeconds = start;
   child.parentPeakAtSpawn = parentPeak;
-  if (got == (ssize_t)sizeof(execError)) {
+  int execError = report.execError;
+  if (got >= sizeof(report.execError) && execError != 0) {
     child.wait();
     return llvm::createStringError("cannot run '" + program +
                                    "': " + strerror(execError));
@@ -261,7 +517,9 @@ ChildProcess::ChildProcess(ChildProcess &&other) { *this = std::move(other); }
 
 ChildProcess &ChildProcess::operator=(ChildProcess &&other) {
   std::swap(pid, other.pid);
+  std::swap(programPid, other.programPid);
   std::swap(ownGroup, other.ownGroup);
+  std::swap(contained, other.contained);
   std::swap(startSeconds, other.startSeconds);
   std::swap(parentPeakAtSpawn, other.parentPeakAtSpawn);
   std::swap(sampledPeak, other.sampledPeak);
@@ -315,7 +573,7 @@ std::optional<ChildExit> ChildProcess::reap(bool block) {
   // would otherwise keep running (and writing) after its graph is done.
   if (ownGroup && got > 0) {
     ::kill(-pid, SIGKILL);
-    untrackGroup(pid);
+    untrackGroup(getTrackedValue(pid, contained));
   }
   ended = exit;
   return ended;
@@ -342,6 +600,11 @@ void kiln::killChildrenOnTermination() {
 void ChildProcess::kill() {
   if (pid <= 0 || ended)
     return;
+  // A keeper ends its program and everything it started, then itself.
+  if (contained) {
+    ::kill(pid, SIGTERM);
+    return;
+  }
   if (ownGroup)
     ::kill(-pid, SIGKILL);
   ::kill(pid, SIGKILL);

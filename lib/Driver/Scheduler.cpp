@@ -234,6 +234,8 @@ bool Scheduler::startJob(size_t job, int worker) {
   ChildSpec spec;
   spec.argv = command.argv;
   spec.memoryLimitBytes = options.jobMemoryBytes;
+  // A compiler's daemons and setsid children end with its graph.
+  spec.containDescendants = true;
   spec.logPath = options.logDirectory + "/" + graph.key + ".log";
   if (!command.outputPath.empty())
     llvm::sys::fs::remove(command.outputPath);

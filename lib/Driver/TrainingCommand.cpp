@@ -1,7 +1,7 @@
-//===- TrainingCommand.cpp - graphs from a trial run of training -*- C++
-//-*-===//
+//===- TrainingCommand.cpp - graphs from a trial run of training -*- C++ -*-===//
 
 #include "kiln/Driver/TrainingCommand.h"
+#include "kiln/Driver/Descendants.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -10,6 +10,9 @@
 #include "llvm/Support/Process.h"
 
 #include <chrono>
+#include <csignal>
+#include <set>
+#include <sys/wait.h>
 #include <thread>
 
 using namespace kiln;
@@ -30,10 +33,101 @@ kiln::getTrialRunEnvironment(llvm::StringRef dumpDirectory) {
           "KILN_EXTRACT_ONLY=1"};
 }
 
+/// This process's children, all of them now: while the training command
+/// runs, kiln starts no other.
+static std::vector<int> listChildren() {
+  std::vector<int> pids(64);
+  size_t count;
+  while ((count = listChildProcesses(pids.data(), pids.size())) > pids.size())
+    pids.resize(count * 2);
+  pids.resize(count);
+  return pids;
+}
+
+static std::string describeProcesses(const std::vector<int> &pids) {
+  std::string text;
+  for (size_t i = 0; i < pids.size() && i < 8; ++i)
+    text += (i ? ", " : "") + describeProcess(pids[i]);
+  if (pids.size() > 8)
+    text += ", and " + std::to_string(pids.size() - 8) + " more";
+  return text;
+}
+
+static std::string formatSeconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f", seconds);
+  return text;
+}
+
+/// Reaps those of `pids` that ended; returns those still running.
+static std::vector<int> reapEnded(const std::vector<int> &pids) {
+  std::vector<int> running;
+  for (int pid : pids)
+    if (::waitpid(pid, nullptr, WNOHANG) == 0)
+      running.push_back(pid);
+  return running;
+}
+
+/// Waits (until `deadline`, monotonic) for the processes the training
+/// command left behind, which this process adopted; kills those still
+/// running then, and their orphans in turn.
+static void waitForLeftovers(double deadline, bool limitIsTimeout,
+                             llvm::raw_ostream *messages) {
+  std::vector<int> left = reapEnded(listChildren());
+  if (left.empty())
+    return;
+  double began = getMonotonicSeconds();
+  size_t waitedFor = left.size();
+  if (messages && deadline > began)
+    *messages << "kiln precompile: the training command left "
+              << (left.size() == 1 ? "1 process" : std::to_string(left.size()) +
+                                                       " processes")
+              << " running (" << describeProcesses(left)
+              << "); waiting up to " << formatSeconds(deadline - began)
+              << " s for "
+              << (left.size() == 1 ? "it" : "them") << " to finish "
+              << (limitIsTimeout ? "(the rest of --command-timeout)"
+                                 : "(--command-timeout sets the limit)")
+              << "\n";
+  while (getMonotonicSeconds() < deadline) {
+    left = reapEnded(listChildren());
+    if (left.empty()) {
+      if (messages)
+        *messages << "kiln precompile: "
+                  << (waitedFor == 1 ? "it" : "they") << " ended after "
+                  << formatSeconds(getMonotonicSeconds() - began) << " s\n";
+      return;
+    }
+    waitedFor = std::max(waitedFor, left.size());
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  // At the limit: every one ends, and what they leave in turn (named
+  // before they end, while /proc still knows their names).
+  std::set<int> killed;
+  std::vector<std::string> names;
+  for (int round = 0; !left.empty() && round < 2000; ++round) {
+    for (int pid : left) {
+      if (killed.insert(pid).second && names.size() < 8)
+        names.push_back(describeProcess(pid));
+      ::kill(pid, SIGKILL);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    left = reapEnded(listChildren());
+  }
+  if (messages && !killed.empty())
+    *messages << "kiln precompile: warning: ended "
+              << (killed.size() == 1
+                      ? std::string("1 process")
+                      : std::to_string(killed.size()) + " processes")
+              << " that the training command left running past the limit ("
+              << llvm::join(names, ", ")
+              << (killed.size() > names.size() ? ", ..." : "") << ")\n";
+}
+
 llvm::Expected<ChildExit>
 kiln::runTrainingCommand(const std::vector<std::string> &command,
                          llvm::StringRef dumpDirectory, double timeoutSeconds,
-                         bool *timedOut) {
+                         bool *timedOut, llvm::raw_ostream *messages) {
   ChildSpec spec;
   spec.argv = command;
   spec.setEnvironment = getTrialRunEnvironment(dumpDirectory);
@@ -45,22 +139,42 @@ kiln::runTrainingCommand(const std::vector<std::string> &command,
   spec.ownProcessGroup = timeoutSeconds > 0;
   if (timedOut)
     *timedOut = false;
+  // Orphans of the command come to this process instead of init, to be
+  // waited for.
+  bool adopting = setChildSubreaper(true);
+  double start = getMonotonicSeconds();
   llvm::Expected<ChildProcess> child = ChildProcess::spawn(spec);
-  if (!child)
+  if (!child) {
+    setChildSubreaper(false);
     return child.takeError();
-  if (timeoutSeconds <= 0)
-    return child->wait();
-  while (true) {
-    if (std::optional<ChildExit> exit = child->poll())
-      return *exit;
-    if (child->getElapsedSeconds() >= timeoutSeconds) {
-      child->kill();
-      if (timedOut)
-        *timedOut = true;
-      return child->wait();
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  ChildExit exit;
+  if (timeoutSeconds <= 0) {
+    exit = child->wait();
+  } else {
+    while (true) {
+      if (std::optional<ChildExit> ended = child->poll()) {
+        exit = *ended;
+        break;
+      }
+      if (child->getElapsedSeconds() >= timeoutSeconds) {
+        child->kill();
+        if (timedOut)
+          *timedOut = true;
+        exit = child->wait();
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  if (adopting) {
+    double deadline = timeoutSeconds > 0
+                          ? start + timeoutSeconds
+                          : getMonotonicSeconds() + kDefaultLeftoverSeconds;
+    waitForLeftovers(deadline, timeoutSeconds > 0, messages);
+    setChildSubreaper(false);
+  }
+  return exit;
 }
 
 bool kiln::isGraphFileName(llvm::StringRef path) {

@@ -499,7 +499,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     bool commandTimedOut = false;
     llvm::Expected<ChildExit> exit =
         runTrainingCommand(options.command, dumpDirectory,
-                           options.commandTimeout, &commandTimedOut);
+                           options.commandTimeout, &commandTimedOut,
+                           &llvm::errs());
     phase("training command", since);
     if (!exit) {
       llvm::errs() << "kiln precompile: error: "

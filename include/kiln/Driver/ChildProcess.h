@@ -41,6 +41,13 @@ struct ChildSpec {
   bool ownProcessGroup = true;
   /// SIGKILL when this process dies (Linux).
   bool dieWithParent = true;
+  /// Whatever the program starts ends with it, even processes that left
+  /// its process group (setsid) or its parent (a double fork): the child
+  /// is then a small keeper process, a subreaper that runs the program,
+  /// adopts its orphans, and kills every one of them when the program
+  /// ends, is killed, or this process dies (Linux). The exit status and
+  /// peak memory reported are the program's.
+  bool containDescendants = false;
 };
 
 /// How a child ended.
@@ -89,7 +96,11 @@ private:
   void samplePeakMemory();
 
   int pid = -1;
+  /// The program's pid: the keeper's child when descendants are
+  /// contained, else `pid`.
+  int programPid = -1;
   bool ownGroup = false;
+  bool contained = false;
   double startSeconds = 0;
   /// This process's peak resident set when it forked the child: the
   /// child's getrusage peak includes it (the forked copy's, before exec).

@@ -12,6 +12,8 @@
 
 #include "kiln/Driver/ChildProcess.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 #include <string>
 #include <vector>
 
@@ -28,14 +30,24 @@ std::string addXlaDumpFlags(llvm::StringRef userFlags,
 /// stop once its graphs are traced.
 std::vector<std::string> getTrialRunEnvironment(llvm::StringRef dumpDirectory);
 
+/// How long kiln waits for processes that a training command left running
+/// when no --command-timeout bounds the wait.
+constexpr double kDefaultLeftoverSeconds = 60;
+
 /// Runs `command` (its output goes to this process's) with the trial-run
 /// environment and waits for it. With `timeoutSeconds`, a command that
 /// runs longer is killed with its whole process group (it runs in a group
-/// of its own then) and `timedOut` is set.
+/// of its own then) and `timedOut` is set. Processes the command leaves
+/// running (a child that outlives it, one that left its group) may still
+/// be writing dumps: this process adopts them as a subreaper and waits for
+/// them too, up to the timeout (else kDefaultLeftoverSeconds after the
+/// command's end), then kills those still running; `messages` hears which
+/// and how that ended.
 llvm::Expected<ChildExit>
 runTrainingCommand(const std::vector<std::string> &command,
                    llvm::StringRef dumpDirectory, double timeoutSeconds = 0,
-                   bool *timedOut = nullptr);
+                   bool *timedOut = nullptr,
+                   llvm::raw_ostream *messages = nullptr);
 
 /// Whether a file found in a directory is a graph to key and compile:
 /// `*.hlo`, `*.mlir`, and `*.txt` but XLA's dump products that are not the

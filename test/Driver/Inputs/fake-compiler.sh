@@ -8,13 +8,22 @@
 # its own, writes that one's pid, and waits; die-once: as hold the first
 # time ($KILN_TEST_MARKER absent), ok after; big: prints 4 MB, then fails;
 # link: makes the output a link to $KILN_TEST_TARGET; fifo, directory: makes
-# it one; large: writes 10 KB. Each call appends
+# it one; large: writes 10 KB; escape-MODE: first starts a process that
+# leaves both its process group and its parent (setsid, in a double fork:
+# no group kill reaches it, and init would adopt it), writes that one's pid
+# to $KILN_TEST_PID_FILE, then does MODE. Each call appends
 # "MODE FLAGS" to $KILN_TEST_COMPILE_LOG when it is set.
 mode=$1 input=$2 output=$3
 shift 3
 if [ -n "$KILN_TEST_COMPILE_LOG" ]; then
   echo "$mode $*" >> "$KILN_TEST_COMPILE_LOG"
 fi
+case $mode in
+  escape-*)
+    ( setsid sh -c 'echo $$ > "$KILN_TEST_PID_FILE"; exec sleep 600' & )
+    for _ in $(seq 250); do [ -s "$KILN_TEST_PID_FILE" ] && break; sleep 0.02; done
+    mode=${mode#escape-} ;;
+esac
 artifact() {
   head -n 1 "$input" | grep -q '^HloModule' ||
     { echo "$input:1:1: error: the input is not HLO text" >&2; exit 1; }

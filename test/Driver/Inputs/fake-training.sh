@@ -5,7 +5,10 @@
 # graphs to compile), one with odd characters in its name; then, by MODE,
 # finishes (ok), crashes halfway (crash), fails (fail) or, having dumped
 # two graphs, starts a process of its own that never ends and waits for it
-# (hang; its pid goes to $KILN_TEST_PID_FILE).
+# (hang; its pid goes to $KILN_TEST_PID_FILE); or, having dumped two
+# graphs, exits leaving a process of its own (setsid, in a double fork)
+# that dumps the third a second later (linger), or that never ends
+# (linger-forever; its pid goes to $KILN_TEST_PID_FILE).
 mode=$1
 echo "XLA_FLAGS=$XLA_FLAGS"
 echo "KILN_EXTRACT_ONLY=$KILN_EXTRACT_ONLY"
@@ -22,6 +25,16 @@ write 2 "jit_step(x) [ünï cødé]"
 case $mode in
   crash) kill -SEGV $$ ;;
   fail) exit 3 ;;
+  linger)
+    ( setsid sh -c "sleep 1; sh '$inputs/fake-training.sh' late" > /dev/null & )
+    exit 0 ;;
+  linger-forever)
+    ( setsid sh -c 'echo $$ > "$KILN_TEST_PID_FILE"; exec sleep 600' & )
+    for _ in $(seq 250); do [ -s "$KILN_TEST_PID_FILE" ] && break; sleep 0.02; done
+    exit 0 ;;
+  late)
+    write 3 SyncTensorsGraph.13
+    exit 0 ;;
   hang)
     sleep 600 &
     echo $! > "$KILN_TEST_PID_FILE"
