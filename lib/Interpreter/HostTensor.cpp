@@ -14,6 +14,9 @@
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Diagnostics.h"
 
+#include <cmath>
+#include <limits>
+
 using namespace mlir;
 using namespace kiln::interp;
 
@@ -181,6 +184,22 @@ DenseElementsAttr HostTensor::toAttr() const {
     return {};
   }
   return {};
+}
+
+int64_t HostTensor::asIndex(int64_t i) const {
+  if (kind == ElementKind::Integer) {
+    if (isUnsignedInteger(elementType()) && ints[i] < 0)
+      return std::numeric_limits<int64_t>::max();
+    return ints[i];
+  }
+  double value = asDouble(i);
+  if (std::isnan(value))
+    return 0;
+  if (value >= 0x1p63)
+    return std::numeric_limits<int64_t>::max();
+  if (value < -0x1p63)
+    return std::numeric_limits<int64_t>::min();
+  return (int64_t)value;
 }
 
 double HostTensor::asDouble(int64_t i) const {

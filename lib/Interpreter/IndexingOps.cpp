@@ -35,7 +35,7 @@ llvm::SmallVector<int64_t> startVector(const HostTensor &indices,
       else
         offset += batch[b++] * strides[d];
     }
-    result.push_back((int64_t)indices.asDouble(offset));
+    result.push_back(indices.asIndex(offset));
   }
   return result;
 }
@@ -151,14 +151,18 @@ kiln::interp::evaluateIndexingOp(Operation *op, Operands in, Results &results,
           if (indexDimOfBatch(b, indexVectorDim) == indicesBatching[k])
             full[d] = batch[b];
       }
-      for (auto [k, d] : llvm::enumerate(operandWindowDims))
-        full[d] += window[k];
+      // A start near INT64_MAX plus a window offset is out of bounds, not
+      // an overflow.
       bool inBounds = true;
+      for (auto [k, d] : llvm::enumerate(operandWindowDims))
+        if (__builtin_add_overflow(full[d], window[k], &full[d]))
+          inBounds = false;
       int64_t to = 0;
-      for (int64_t d = 0; d < operandRank; ++d) {
+      for (int64_t d = 0; d < operandRank && inBounds; ++d) {
         if (full[d] < 0 || full[d] >= operandShape[d])
           inBounds = false;
-        to += full[d] * operandStrides[d];
+        else
+          to += full[d] * operandStrides[d];
       }
       if (!inBounds)
         continue;

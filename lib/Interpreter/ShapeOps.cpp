@@ -22,9 +22,7 @@ llvm::SmallVector<int64_t> clampedStarts(Operands indices,
                                          llvm::ArrayRef<int64_t> sizes) {
   llvm::SmallVector<int64_t> starts;
   for (auto [d, index] : llvm::enumerate(indices)) {
-    int64_t start = (int64_t)index->asDouble(0);
-    if (isUnsignedInteger(index->elementType()) && index->ints[0] < 0)
-      start = std::numeric_limits<int64_t>::max();
+    int64_t start = index->asIndex(0);
     starts.push_back(std::clamp<int64_t>(start, 0, shape[d] - sizes[d]));
   }
   return starts;

@@ -71,6 +71,10 @@ struct HostTensor {
 
   /// Element `i` as a double (integers converted, complex: the real part).
   double asDouble(int64_t i) const;
+  /// Element `i` as an index: integers exactly (asDouble rounds those past
+  /// 2^53, and 2^63-5 to 2^63, which no int64_t holds), unsigned ones past
+  /// INT64_MAX saturated to it; floats saturated.
+  int64_t asIndex(int64_t i) const;
   /// Element `i`'s bits in its element type's width.
   llvm::APInt bitsAt(int64_t i) const;
   /// Sets element `i` from bits of its element type's width.

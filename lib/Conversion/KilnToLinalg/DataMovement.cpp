@@ -391,11 +391,7 @@ clampedStarts(OpBuilder &b, Location loc, ValueRange kilnIndices,
     Value scalar = tensor::ExtractOp::create(b, loc, index, ValueRange{});
     auto kilnType = cast<IntegerType>(
         cast<RankedTensorType>(kilnIndex.getType()).getElementType());
-    Value position = kilnType.isUnsigned()
-                         ? (Value)arith::IndexCastUIOp::create(
-                               b, loc, b.getIndexType(), scalar)
-                         : (Value)arith::IndexCastOp::create(
-                               b, loc, b.getIndexType(), scalar);
+    Value position = kiln::castToIndex(b, loc, scalar, kilnType);
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value last = arith::ConstantIndexOp::create(
         b, loc, std::max<int64_t>(operandShape[d] - windowShape[d], 0));

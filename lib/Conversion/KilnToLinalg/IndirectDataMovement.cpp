@@ -25,14 +25,6 @@ using namespace mlir;
 
 namespace {
 
-/// Reads an index scalar (signed, or unsigned for `ui` types) as `index`.
-Value toIndex(OpBuilder &b, Location loc, Value scalar, Type kilnElement) {
-  auto integer = cast<IntegerType>(kilnElement);
-  if (integer.isUnsigned())
-    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), scalar);
-  return arith::IndexCastOp::create(b, loc, b.getIndexType(), scalar);
-}
-
 /// Where in the operand a gather's or scatter's element starts: for each
 /// `startMap[k]`, component k of the start vector that the index tensor
 /// holds at the element's `batch` position (index_vector_dim adding k),
@@ -62,7 +54,7 @@ startPosition(OpBuilder &b, Location loc, Value indices, Type indexElement,
     for (int64_t i = 0; i < indicesRank; ++i)
       position.push_back(i == indexVectorDim ? constant(k) : batch[next++]);
     Value scalar = tensor::ExtractOp::create(b, loc, indices, position);
-    full[d] = adjust(d, toIndex(b, loc, scalar, indexElement));
+    full[d] = adjust(d, kiln::castToIndex(b, loc, scalar, indexElement));
   }
   for (auto [k, d] : llvm::enumerate(operandBatching))
     for (size_t position = 0; position < batch.size(); ++position) {

@@ -26,6 +26,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace {
@@ -773,6 +775,23 @@ bool kiln::isNarrowFloat(Type type) {
   const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
   return llvm::APFloatBase::semanticsHasZero(semantics) &&
          llvm::APFloatBase::semanticsHasSignedRepr(semantics);
+}
+
+Value kiln::castToIndex(OpBuilder &b, Location loc, Value scalar,
+                        Type kilnType) {
+  auto integer = cast<IntegerType>(kilnType);
+  if (!integer.isUnsigned())
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), scalar);
+  Value position =
+      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), scalar);
+  if (integer.getWidth() < 64)
+    return position;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value largest = arith::ConstantIndexOp::create(
+      b, loc, std::numeric_limits<int64_t>::max());
+  Value wrapped = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                        position, zero);
+  return arith::SelectOp::create(b, loc, wrapped, largest, position);
 }
 
 Type kiln::getSignlessType(Type type) {

@@ -28,6 +28,14 @@ mlir::Value buildScalarOp(mlir::OpBuilder &builder, mlir::Operation *op,
                           mlir::TypeRange argTypes, mlir::Type resultType,
                           mlir::ValueRange args);
 
+/// An index operand's signless `scalar` (of kiln integer type `kilnType`)
+/// as `index`: signed ones sign-extended, unsigned ones zero-extended, and
+/// unsigned ones too large for a signed index (a ui64 past INT64_MAX)
+/// saturated to its largest value, so that clamping it as HLO does gives
+/// the last position, not the first.
+mlir::Value castToIndex(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value scalar, mlir::Type kilnType);
+
 /// The signless form of a kiln element type (`ui8` is `i8`).
 mlir::Type getSignlessType(mlir::Type type);
 

@@ -123,10 +123,12 @@ constexpr llvm::StringLiteral kBufferizationPipeline =
 /// __truncsfbf2, which the runtime gives the code (Executable.cpp).
 /// Temporaries come from the runtime's pool (BufferPool.h), through MLIR's
 /// generic allocation functions.
-constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
+/// (In two parts: see useOrderedMinMax.)
+constexpr llvm::StringLiteral kToLoopsPipeline =
     "arith-expand{include-bf16=true},"
     "convert-vector-to-scf{full-unroll=true}, convert-linalg-to-loops,"
-    "lower-affine, convert-scf-to-cf, canonicalize, cse,"
+    "lower-affine, convert-scf-to-cf, canonicalize, cse";
+constexpr llvm::StringLiteral kLoopsToLLVMPipeline =
     "arith-expand{include-bf16=true}, expand-strided-metadata, lower-affine,"
     "convert-vector-to-llvm, finalize-memref-to-llvm{use-generic-functions},"
     "convert-math-to-libm,"
@@ -304,6 +306,32 @@ std::vector<std::string> getTargetFeatures(llvm::TargetMachine &machine) {
     if (info->checkFeatures(std::string("+") + feature.Key))
       features.push_back(feature.Key);
   return features;
+}
+
+/// HLO's maximum and minimum order -0 below +0. arith-expand would rewrite
+/// arith's as a compare and a select, which sees -0 == +0 and picks by
+/// operand order; LLVM's maximum and minimum intrinsics order the zeros
+/// (and propagate NaN) as HLO does. Only types LLVM takes as they are
+/// (scalars, 1-D vectors) are replaced: n-D vectors are unrolled by the
+/// vector lowering, and met again after it.
+void useOrderedMinMax(ModuleOp module) {
+  module.walk([](Operation *op) {
+    if (!isa<arith::MaximumFOp, arith::MinimumFOp>(op))
+      return;
+    auto vector = dyn_cast<VectorType>(op->getResult(0).getType());
+    if (vector && (vector.getRank() != 1 || vector.isScalable()))
+      return;
+    OpBuilder builder(op);
+    Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+    Value replacement =
+        isa<arith::MaximumFOp>(op)
+            ? LLVM::MaximumOp::create(builder, op->getLoc(), lhs, rhs)
+                  .getResult()
+            : LLVM::MinimumOp::create(builder, op->getLoc(), lhs, rhs)
+                  .getResult();
+    op->getResult(0).replaceAllUsesWith(replacement);
+    op->erase();
+  });
 }
 
 /// Lowers `module` (after the front end) to the LLVM dialect: kiln to
@@ -509,9 +537,13 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, unsigned vectorLanes,
     op->getResult(0).replaceAllUsesWith(replacement);
     op->erase();
   });
+  useOrderedMinMax(module);
   // LLVM optimizes a function per loop nest in time linear in the graph's
   // size; one function of the whole graph costs it quadratic time.
   kiln::outlineLoopNests(module);
+  if (failed(runPipeline(kToLoopsPipeline)))
+    return failure();
+  useOrderedMinMax(module);
   if (failed(runPipeline(kLoopsToLLVMPipeline)))
     return failure();
   return success();
