@@ -17,6 +17,7 @@
 #include "kiln/Cache/Signing.h"
 #include "kiln/Cache/TieredCache.h"
 #include "kiln/Driver/ClusterRun.h"
+#include "kiln/Driver/CompileTimeModel.h"
 #include "kiln/Driver/Progress.h"
 #include "kiln/Driver/Report.h"
 #include "kiln/Driver/Scheduler.h"
@@ -46,11 +47,33 @@ using namespace kiln;
 
 namespace {
 
-/// A compile time estimated from a graph's size, for graphs never compiled
-/// before: what kiln's CPU backend takes per op on the corpus (the order
-/// of magnitude is what matters: it only ranks graphs largest first).
-constexpr double kEstimatedSecondsPerOp = 0.003;
-constexpr double kEstimatedSecondsPerGraph = 0.05;
+/// How many of the cache's most recent entries the compile time model is
+/// fitted on.
+constexpr unsigned kCompileTimeSamples = 2000;
+
+/// The compile time model for graphs never compiled before: fitted on the
+/// compile times the local tier remembers for the same compiler and
+/// target, against the graphs' sizes (CompileTimeModel.h).
+CompileTimeModel fitRememberedCompileTimes(Cache *cache,
+                                           const KeyParts &parts) {
+  std::vector<CompileTimeSample> samples;
+  if (cache) {
+    llvm::Expected<std::vector<CacheEntry>> recent =
+        cache->listRecent(kCompileTimeSamples);
+    if (!recent) {
+      llvm::consumeError(recent.takeError());
+    } else {
+      for (const CacheEntry &entry : *recent)
+        if (entry.ok && entry.compileSeconds > 0 &&
+            entry.parts.compiler == parts.compiler &&
+            entry.parts.targetTriple == parts.targetTriple &&
+            entry.parts.cpuName == parts.cpuName)
+          samples.push_back(
+              {(double)entry.sketch.size(), entry.compileSeconds});
+    }
+  }
+  return fitCompileTimes(samples);
+}
 
 /// The memory this machine can give to new processes now.
 uint64_t getAvailableMemoryBytes() {
@@ -623,10 +646,13 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   std::vector<CompileJob> misses;
   std::vector<size_t> missIndex;
   double savedSeconds = 0;
+  CompileTimeModel timeModel;
+  if (!jobs.empty())
+    timeModel = fitRememberedCompileTimes(
+        openedCache ? &openedCache->getLocal() : nullptr, jobs.front().parts);
   for (size_t i = 0; i < jobs.size(); ++i) {
     CompileJob &job = jobs[i];
-    job.estimateSeconds =
-        kEstimatedSecondsPerGraph + kEstimatedSecondsPerOp * job.ops;
+    job.estimateSeconds = timeModel.estimate(job.ops);
     if (!openedCache) {
       // A dry run without a local cache yet: the remote tiers may hold it.
       std::string found;
@@ -904,6 +930,10 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   llvm::errs() << "\n";
 
   if (options.dryRun) {
+    if (!misses.empty())
+      llvm::errs() << "kiln precompile: estimates for graphs never compiled "
+                      "before: "
+                   << timeModel.describe() << "\n";
     for (size_t i = 0; i < jobs.size(); ++i)
       llvm::outs() << llvm::formatv(
           "{0,-12} {1}  {2}  {3}{4}\n",
