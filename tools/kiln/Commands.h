@@ -20,7 +20,7 @@
 
 namespace kiln {
 
-/// Exit codes shared by every subcommand (DESIGN.md): 0 success, 1 some
+/// Exit codes shared by every subcommand (tools/kiln/README.md, Errors and exit codes): 0 success, 1 some
 /// graphs failed or missed, 2 usage or input errors.
 enum ExitCode { ExitSuccess = 0, ExitSomeFailed = 1, ExitInputError = 2 };
 

@@ -23,7 +23,7 @@ struct TargetSpec {
   /// machine is the same target whether it calls itself pc or unknown).
   std::string triple;
   /// A CPU name that LLVM knows for the triple's architecture; by default
-  /// the architecture's portable level (README: Targets).
+  /// the architecture's portable level (cache/FORMAT.md, Targets).
   std::string cpu;
 };
 
