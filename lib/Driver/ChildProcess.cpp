@@ -365,32 +365,42 @@ size_t killEveryChild(pid_t program, int &programStatus, bool &programEnded) {
 }
 } // namespace
 
-/// The peak resident set (VmHWM) that /proc says of `pid` (0: this
-/// process), in bytes; 0 when unknown (gone, a zombie).
-static uint64_t readPeakResident(int pid) {
-  std::string path =
-      pid > 0 ? "/proc/" + std::to_string(pid) + "/status" : "/proc/self/status";
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  char buffer[4096];
-  ssize_t size = ::read(fd, buffer, sizeof(buffer) - 1);
-  ::close(fd);
-  if (size <= 0)
-    return 0;
-  llvm::StringRef text(buffer, size);
-  size_t at = text.find("VmHWM:");
+/// A "Name:   N kB" field of /proc/PID/status text, in bytes; 0 if absent.
+static uint64_t readStatusBytes(llvm::StringRef text, llvm::StringRef field) {
+  size_t at = text.find(field);
   if (at == llvm::StringRef::npos)
     return 0;
-  llvm::StringRef value = text.drop_front(at + 6).ltrim();
+  llvm::StringRef value = text.drop_front(at + field.size()).ltrim();
   uint64_t kib = 0;
   if (value.take_while(llvm::isDigit).getAsInteger(10, kib))
     return 0;
   return kib * 1024;
 }
 
+/// The peak resident set (VmHWM) and peak address space (VmPeak) that
+/// /proc says of `pid` (0: this process), in bytes; 0 when unknown (gone,
+/// a zombie).
+static std::pair<uint64_t, uint64_t> readPeaks(int pid) {
+  std::string path =
+      pid > 0 ? "/proc/" + std::to_string(pid) + "/status" : "/proc/self/status";
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return {0, 0};
+  char buffer[4096];
+  ssize_t size = ::read(fd, buffer, sizeof(buffer) - 1);
+  ::close(fd);
+  if (size <= 0)
+    return {0, 0};
+  llvm::StringRef text(buffer, size);
+  return {readStatusBytes(text, "VmHWM:"), readStatusBytes(text, "VmPeak:")};
+}
+
+static uint64_t readPeakResident(int pid) { return readPeaks(pid).first; }
+
 void ChildProcess::samplePeakMemory() {
-  sampledPeak = std::max(sampledPeak, readPeakResident(programPid));
+  auto [resident, addressSpace] = readPeaks(programPid);
+  sampledPeak = std::max(sampledPeak, resident);
+  sampledAddressSpace = std::max(sampledAddressSpace, addressSpace);
 }
 
 llvm::Expected<ChildProcess> ChildProcess::spawn(const ChildSpec &spec) {
@@ -523,6 +533,7 @@ ChildProcess &ChildProcess::operator=(ChildProcess &&other) {
   std::swap(startSeconds, other.startSeconds);
   std::swap(parentPeakAtSpawn, other.parentPeakAtSpawn);
   std::swap(sampledPeak, other.sampledPeak);
+  std::swap(sampledAddressSpace, other.sampledAddressSpace);
   std::swap(ended, other.ended);
   return *this;
 }
@@ -569,6 +580,7 @@ std::optional<ChildExit> ChildProcess::reap(bool block) {
   uint64_t rusagePeak = (uint64_t)usage.ru_maxrss * 1024;
   bool ownRusage = rusagePeak > parentPeakAtSpawn + (4u << 20);
   exit.peakMemoryBytes = std::max(ownRusage ? rusagePeak : 0, sampledPeak);
+  exit.peakAddressSpaceBytes = sampledAddressSpace;
   // What the child started dies with it: a killed compiler's own children
   // would otherwise keep running (and writing) after its graph is done.
   if (ownGroup && got > 0) {

@@ -6,6 +6,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <sys/stat.h>
+
 using namespace kiln;
 
 llvm::json::Value kiln::makeReport(llvm::ArrayRef<ReportGraph> graphs,
@@ -87,23 +89,49 @@ llvm::json::Value kiln::makeChromeTrace(llvm::ArrayRef<CompileJob> jobs,
                             {"displayTimeUnit", "ms"}};
 }
 
+llvm::Error kiln::checkReportPath(llvm::StringRef path) {
+  struct stat status;
+  if (::lstat(path.str().c_str(), &status) != 0)
+    return llvm::Error::success(); // written new
+  if (!S_ISREG(status.st_mode))
+    return llvm::createStringError(
+        "cannot write " + path.str() + ": it is " +
+        (S_ISDIR(status.st_mode)    ? "a directory"
+         : S_ISLNK(status.st_mode)  ? "a symbolic link"
+         : S_ISFIFO(status.st_mode) ? "a FIFO"
+                                    : "a device or special file") +
+        ", and kiln replaces only a regular file");
+  return llvm::Error::success();
+}
+
 llvm::Error kiln::writeJsonFile(llvm::StringRef path,
                                 const llvm::json::Value &value) {
-  std::string temporary = path.str() + ".tmp";
-  {
-    std::error_code error;
-    llvm::raw_fd_ostream os(temporary, error);
-    if (error)
-      return llvm::createStringError("cannot write " + temporary + ": " +
-                                     error.message());
-    os << llvm::formatv("{0:2}", value) << "\n";
-    os.close();
-    if (os.has_error())
-      return llvm::createStringError("cannot write " + temporary + ": " +
-                                     os.error().message());
-  }
-  if (std::error_code error = llvm::sys::fs::rename(temporary, path))
+  if (llvm::Error error = checkReportPath(path))
+    return error;
+  // A name of its own beside the file, then renamed over it: a reader
+  // sees the old report or the new one, never half of one.
+  int fd = -1;
+  llvm::SmallString<256> temporary;
+  if (std::error_code error = llvm::sys::fs::createUniqueFile(
+          path + ".tmp-%%%%%%", fd, temporary))
     return llvm::createStringError("cannot write " + path.str() + ": " +
                                    error.message());
+  std::error_code failed;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << llvm::formatv("{0:2}", value) << "\n";
+    os.close();
+    if (os.has_error()) {
+      failed = os.error();
+      os.clear_error(); // reported here, not by the destructor's abort
+    }
+  }
+  if (!failed)
+    failed = llvm::sys::fs::rename(temporary, path);
+  if (failed) {
+    llvm::sys::fs::remove(temporary);
+    return llvm::createStringError("cannot write " + path.str() + ": " +
+                                   failed.message());
+  }
   return llvm::Error::success();
 }

@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdio>
@@ -316,11 +317,17 @@ void Scheduler::finishJob(Running &run, const ChildExit &exit, bool timedOut) {
   // Under an address-space limit an allocation fails rather than the
   // process being killed: kiln's worker says so by its status, others in
   // their output (a device's "out of memory" is not the host's).
+  // (An allocation refused for being larger than what is left fails at a
+  // small peak: the words are the only sign of it, so words are taken.)
   bool outOfMemory =
       limit && !exit.succeeded() &&
       ((run.command.outOfMemoryStatus >= 0 && !exit.signaled &&
         exit.code == run.command.outOfMemoryStatus) ||
        exit.peakMemoryBytes >= limit * 9 / 10 || mentionsHostOutOfMemory(log));
+  // A failure while the work directory's disk is full may be for want of
+  // room to write (its log may be empty for that reason).
+  bool diskFull = !exit.succeeded() && !timedOut &&
+                  isFileSystemFull(llvm::sys::path::parent_path(outcome.logPath));
   std::string errorLine = firstErrorLine(log);
   if (timedOut) {
     char seconds[32];
@@ -338,6 +345,11 @@ void Scheduler::finishJob(Running &run, const ChildExit &exit, bool timedOut) {
   } else if (exit.signaled) {
     crashed = true;
     failure = "the worker crashed: " + exit.describe();
+  } else if (diskFull) {
+    failure = "the compiler failed (" + exit.describe() +
+              ") while the work directory's file system was full";
+    if (!errorLine.empty())
+      failure += ": " + errorLine;
   } else if (exit.code != 0) {
     failure = "the compiler failed (" + exit.describe() + ")";
     // Its first error says what went wrong in a line.
@@ -347,12 +359,24 @@ void Scheduler::finishJob(Running &run, const ChildExit &exit, bool timedOut) {
   if (failure.empty()) {
     // Only a regular file the worker wrote, within the limit: never what a
     // link points to, never a FIFO or a device read until memory runs out.
+    bool overLimit = false;
     llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> artifact =
-        readWorkerOutput(run.command.outputPath, options.maxArtifactBytes);
+        readWorkerOutput(run.command.outputPath, options.maxArtifactBytes,
+                         &overLimit);
     if (!artifact) {
       failure = "the compiler exited with status 0 but " +
                 llvm::toString(artifact.takeError());
       removeTreeWithoutLinks(run.command.outputPath);
+      // --max-artifact-size is this run's limit, as --job-memory is.
+      if (overLimit) {
+        record("over the size limit");
+        failJob(job,
+                failure + "; not recorded (this run's limit, not the graph: "
+                          "a run with a larger --max-artifact-size compiles "
+                          "it again)",
+                log, exit.seconds, /*record=*/false);
+        return;
+      }
     } else if ((*artifact)->getBufferSize() == 0) {
       failure = "the compiler exited with status 0 but wrote no artifact at " +
                 run.command.outputPath;
@@ -397,7 +421,7 @@ void Scheduler::finishJob(Running &run, const ChildExit &exit, bool timedOut) {
   // A limit of this run (--timeout, --job-memory) or a signal is not the
   // graph's failure: recorded, it would stay "failed before" for a run
   // with room, on every node sharing the cache.
-  bool runLimit = timedOut || outOfMemory || crashed;
+  bool runLimit = timedOut || outOfMemory || crashed || diskFull;
   if (runLimit)
     failure += "; not recorded (this run's limit or a signal, not the "
                "graph: a run with more room compiles it again)";

@@ -14,6 +14,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
 #include <cerrno>
@@ -23,6 +24,7 @@
 #include <string>
 #include <csignal>
 #include <limits.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -161,6 +163,56 @@ std::string getHostName() {
 
 } // namespace
 
+llvm::Error kiln::claimWorkDirectory(llvm::StringRef path) {
+  if (std::error_code error = llvm::sys::fs::create_directories(path))
+    return makeError("cannot create --work-dir " + path + ": " +
+                     error.message());
+  std::string marker = (path + "/" + kWorkDirectoryMarker).str();
+  struct stat status;
+  bool marked = ::lstat(marker.c_str(), &status) == 0;
+  if (marked && !S_ISREG(status.st_mode))
+    return makeError(llvm::formatv(
+        "--work-dir {0}: {1} is not a regular file", path, marker).str());
+  if (!marked) {
+    // Only an empty directory becomes kiln's.
+    std::error_code error;
+    llvm::sys::fs::directory_iterator it(path, error);
+    if (error)
+      return makeError("cannot read --work-dir " + path + ": " +
+                       error.message());
+    if (it != llvm::sys::fs::directory_iterator())
+      return makeError(llvm::formatv(
+          "--work-dir {0} holds files that are not kiln's ({1}, ...): kiln "
+          "empties the dumps/, inputs/, artifacts/ and logs/ of its work "
+          "directory, so it takes only a new or empty directory, or one it "
+          "used before",
+          path, llvm::sys::path::filename(it->path())).str());
+  }
+  int fd = ::open(marker.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+                  0644);
+  if (fd < 0)
+    return makeError("cannot write " + marker + ": " + strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    char owner[256] = {0};
+    ssize_t size = ::pread(fd, owner, sizeof(owner) - 1, 0);
+    ::close(fd);
+    llvm::StringRef who =
+        size > 0 ? llvm::StringRef(owner, size).trim() : "another process";
+    return makeError(llvm::formatv(
+        "--work-dir {0} is in use by another kiln precompile ({1}): give "
+        "each run a work directory of its own",
+        path, who).str());
+  }
+  std::string owner = "host " + getHostName() + " pid " +
+                      std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) == 0) {
+    ssize_t ignored = ::pwrite(fd, owner.data(), owner.size(), 0);
+    (void)ignored;
+  }
+  // Held until this process ends: the lock goes with the descriptor.
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::string> kiln::makeTemporaryWorkDirectory() {
   llvm::SmallString<128> path;
   if (std::error_code error =
@@ -254,7 +306,10 @@ void kiln::removeTreeWithoutLinks(llvm::StringRef path) {
 }
 
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
-kiln::readWorkerOutput(llvm::StringRef path, uint64_t maxBytes) {
+kiln::readWorkerOutput(llvm::StringRef path, uint64_t maxBytes,
+                       bool *overLimit) {
+  if (overLimit)
+    *overLimit = false;
   std::string text = path.str();
   // O_NONBLOCK: opening a FIFO for reading returns at once.
   int fd = ::open(text.c_str(),
@@ -278,6 +333,8 @@ kiln::readWorkerOutput(llvm::StringRef path, uint64_t maxBytes) {
                      ", not a regular file");
   }
   if ((uint64_t)status.st_size > maxBytes) {
+    if (overLimit)
+      *overLimit = true;
     ::close(fd);
     return makeError(llvm::formatv("its output {0} is {1} bytes, "
                                    "over the limit of {2} "
@@ -292,4 +349,32 @@ kiln::readWorkerOutput(llvm::StringRef path, uint64_t maxBytes) {
   if (!buffer)
     return makeError("reading " + path + ": " + buffer.getError().message());
   return std::move(*buffer);
+}
+
+llvm::Error kiln::writeWorkFile(llvm::StringRef path,
+                                llvm::StringRef contents) {
+  std::error_code error;
+  {
+    llvm::raw_fd_ostream os(path, error);
+    if (!error) {
+      os << contents;
+      os.close();
+      if (os.has_error()) {
+        error = os.error();
+        // Reported here, not by the stream's destructor (which would
+        // abort the process).
+        os.clear_error();
+      }
+    }
+  }
+  if (!error)
+    return llvm::Error::success();
+  llvm::sys::fs::remove(path);
+  return makeError("cannot write " + path + ": " + error.message());
+}
+
+bool kiln::isFileSystemFull(llvm::StringRef path) {
+  llvm::ErrorOr<llvm::sys::fs::space_info> space =
+      llvm::sys::fs::disk_space(path);
+  return space && space->available < (4u << 20);
 }

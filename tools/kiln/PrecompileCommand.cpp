@@ -99,9 +99,8 @@ std::string formatGiB(uint64_t bytes) {
 /// A fresh directory for dumps, inputs and logs.
 llvm::Expected<std::string> makeWorkDirectory(const std::string &given) {
   if (!given.empty()) {
-    if (std::error_code error = llvm::sys::fs::create_directories(given))
-      return llvm::createStringError("cannot create --work-dir " + given +
-                                     ": " + error.message());
+    if (llvm::Error error = claimWorkDirectory(given))
+      return std::move(error);
     return given;
   }
   // Those of earlier runs that died unseen (SIGKILL) go first.
@@ -182,12 +181,8 @@ collectOtherNodesGraphs(ClusterRun &cluster, llvm::StringSet<> &taken,
     if (!*text)
       continue;
     std::string path = inputs + "/" + graph.key + ".graph";
-    std::error_code error;
-    llvm::raw_fd_ostream os(path, error);
-    if (error)
-      return llvm::createStringError(error, "writing " + path + ": " +
-                                                error.message());
-    os << **text;
+    if (llvm::Error error = writeWorkFile(path, **text))
+      return std::move(error);
     paths.push_back(path);
     graphs.push_back(&graph);
   }
@@ -207,11 +202,10 @@ collectOtherNodesGraphs(ClusterRun &cluster, llvm::StringSet<> &taken,
     job.text = std::move(graph.text);
     job.estimateSeconds = graphs[i]->estimateSeconds;
     job.forOtherNode = true;
-    if (external) {
-      std::error_code error;
-      llvm::raw_fd_ostream os(inputs + "/" + job.key + ".hlo", error);
-      os << graph.exportedHlo;
-    }
+    if (external)
+      if (llvm::Error error =
+              writeWorkFile(inputs + "/" + job.key + ".hlo", graph.exportedHlo))
+        return std::move(error);
     jobs.push_back(std::move(job));
   }
   return jobs;
@@ -413,6 +407,14 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     return ExitInputError;
   }
   for (const std::string &file : {options.report, options.trace}) {
+    if (file.empty())
+      continue;
+    if (llvm::Error error = checkReportPath(file)) {
+      llvm::errs() << "kiln precompile: error: "
+                   << llvm::toString(std::move(error)) << " (--"
+                   << (file == options.report ? "report" : "trace") << ")\n";
+      return ExitInputError;
+    }
     llvm::StringRef parent = llvm::sys::path::parent_path(file);
     if (!file.empty() && !parent.empty() &&
         !llvm::sys::fs::is_directory(parent)) {
@@ -805,9 +807,16 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     for (CompileJob &job : misses) {
       if (!external)
         break;
-      std::error_code error;
-      llvm::raw_fd_ostream os(inputDirectory + "/" + job.key + ".hlo", error);
-      os << job.exportedHlo;
+      // A full disk stops the run here: every graph would fail to start,
+      // and none of it is the graphs' failure.
+      if (llvm::Error error = writeWorkFile(
+              inputDirectory + "/" + job.key + ".hlo", job.exportedHlo)) {
+        llvm::errs() << "kiln precompile: error: "
+                     << llvm::toString(std::move(error))
+                     << " (the external compiler's input); nothing was "
+                        "compiled or recorded\n";
+        return ExitSomeFailed;
+      }
       job.exportedHlo.clear();
     }
     if (!reread.empty())

@@ -56,6 +56,9 @@ struct ChildExit {
   int code = 0;          ///< exit status when not signaled
   int signal = 0;
   uint64_t peakMemoryBytes = 0; ///< its peak resident set
+  /// Its peak address space (VmPeak) as last seen while it ran; 0 when it
+  /// ended before it was seen. RLIMIT_AS limits this, not the resident set.
+  uint64_t peakAddressSpaceBytes = 0;
   double seconds = 0;           ///< wall time from start to exit
 
   bool succeeded() const { return !signaled && code == 0; }
@@ -105,8 +108,9 @@ private:
   /// This process's peak resident set when it forked the child: the
   /// child's getrusage peak includes it (the forked copy's, before exec).
   uint64_t parentPeakAtSpawn = 0;
-  /// The largest VmHWM seen of the child since its exec.
+  /// The largest VmHWM and VmPeak seen of the child since its exec.
   uint64_t sampledPeak = 0;
+  uint64_t sampledAddressSpace = 0;
   std::optional<ChildExit> ended;
 };
 

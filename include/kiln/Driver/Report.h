@@ -53,6 +53,11 @@ llvm::json::Value makeChromeTrace(llvm::ArrayRef<CompileJob> jobs,
 /// Writes `value` to `path` (atomically: a reader never sees half of it).
 llvm::Error writeJsonFile(llvm::StringRef path, const llvm::json::Value &value);
 
+/// An error if `path` exists and is not a regular file (a directory, a
+/// link, a FIFO, a device): writeJsonFile replaces only a regular file,
+/// and --report and --trace are checked before a run, not after it.
+llvm::Error checkReportPath(llvm::StringRef path);
+
 } // namespace kiln
 
 #endif // KILN_DRIVER_REPORT_H

@@ -23,6 +23,18 @@ class MemoryBuffer;
 
 namespace kiln {
 
+/// The file that marks a directory as a work directory of kiln's, and
+/// holds the lock of the run using it.
+constexpr llvm::StringLiteral kWorkDirectoryMarker = ".kiln-work-directory";
+
+/// Makes `path` (--work-dir) this run's work directory: created if missing;
+/// an existing one must be empty or marked as kiln's (kiln empties its
+/// parts, so a directory of the user's, e.g. one holding the graphs, is
+/// refused, naming it); and it is locked for this process's lifetime, so
+/// that a second run on the same work directory is refused, naming the
+/// first, instead of emptying its inputs under it.
+llvm::Error claimWorkDirectory(llvm::StringRef path);
+
 /// Makes `root/name` a directory (creating it if missing); an error if it
 /// is a symbolic link or not a directory.
 llvm::Error makeWorkPart(llvm::StringRef root, llvm::StringRef name);
@@ -51,7 +63,17 @@ unsigned removeAbandonedWorkDirectories();
 /// phrased to follow "the compiler ...".
 /// Never blocks on a FIFO.
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
-readWorkerOutput(llvm::StringRef path, uint64_t maxBytes);
+readWorkerOutput(llvm::StringRef path, uint64_t maxBytes,
+                 bool *overLimit = nullptr);
+
+/// Writes `contents` to the work file `path`, whole or not at all: an
+/// error (a full disk) removes what was written and names the file.
+llvm::Error writeWorkFile(llvm::StringRef path, llvm::StringRef contents);
+
+/// Whether the file system holding `path` is full (under a few MiB free):
+/// a compiler that fails then may have failed for want of room to write,
+/// which is this run's trouble, not the graph's.
+bool isFileSystemFull(llvm::StringRef path);
 
 } // namespace kiln
 

@@ -8,10 +8,11 @@
 # its own, writes that one's pid, and waits; die-once: as hold the first
 # time ($KILN_TEST_MARKER absent), ok after; big: prints 4 MB, then fails;
 # link: makes the output a link to $KILN_TEST_TARGET; fifo, directory: makes
-# it one; large: writes 10 KB; escape-MODE: first starts a process that
-# leaves both its process group and its parent (setsid, in a double fork:
-# no group kill reaches it, and init would adopt it), writes that one's pid
-# to $KILN_TEST_PID_FILE, then does MODE. Each call appends
+# it one; large: writes 10 KB; fill: writes 3 MB (and fails without a word
+# if it cannot); escape-MODE: first starts a process that leaves both its
+# process group and its parent (setsid, in a double fork: no group kill
+# reaches it, and init would adopt it), writes that one's pid to
+# $KILN_TEST_PID_FILE, then does MODE. Each call appends
 # "MODE FLAGS" to $KILN_TEST_COMPILE_LOG when it is set.
 mode=$1 input=$2 output=$3
 shift 3
@@ -42,6 +43,10 @@ case $mode in
   fifo) mkfifo "$output" ;;
   directory) mkdir "$output" ;;
   large) head -c 10000 /dev/zero | tr '\0' 'x' > "$output" ;;
+  fill)
+    # Writes 3 MB, or fails silently as a compiler whose disk is full may.
+    head -c 3000000 /dev/zero > "$output" 2> /dev/null || exit 1
+    artifact "$@" ;;
   big)
     head -c 4000000 /dev/zero | tr '\0' 'x' | fold -w 100
     echo "$input:1:1: error: fake-compiler failed after a lot of output" >&2
