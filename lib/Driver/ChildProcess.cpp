@@ -110,12 +110,20 @@ void killTrackedGroups(int signal) {
       sleepMilliseconds(5);
     ::kill(value, SIGKILL); // its group, if it did not end
   }
-  // Children of no group of their own, and processes this one adopted as
-  // a subreaper (what a training command left running).
+  // Children of no group of their own, and, while this process is a
+  // subreaper (a training command runs), their descendants: each killed
+  // child's orphans are adopted, and killed in the next round.
   int children[1024];
-  size_t count = std::min<size_t>(listChildProcesses(children, 1024), 1024);
-  for (size_t i = 0; i < count; ++i)
-    ::kill(children[i], SIGKILL);
+  for (int round = 0; round < 500; ++round) {
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    size_t count = std::min<size_t>(listChildProcesses(children, 1024), 1024);
+    if (!count)
+      break;
+    for (size_t i = 0; i < count; ++i)
+      ::kill(children[i], SIGKILL);
+    sleepMilliseconds(2);
+  }
   if (void (*cleanup)(int) = terminationCleanup.load())
     cleanup(signal);
   // Die of the signal, as the process would have without this handler.

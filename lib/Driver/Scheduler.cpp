@@ -275,6 +275,14 @@ void Scheduler::failJob(size_t job, const std::string &reason,
   // without compiling again (unless --retry-failed). A failure of this
   // run's environment (a compiler that cannot be started, a full disk, the
   // cache refusing a lease) is not the graph's, and is not recorded.
+  if (!record && cache.getLocal().canWrite()) {
+    // Kept in the cache (attempts/), where `kiln cache log` finds it, so
+    // that no temporary directory is kept for it.
+    if (llvm::Error error = cache.getLocal().keepAttemptLog(graph.key, text))
+      llvm::consumeError(std::move(error));
+    else
+      outcome.logPath = cache.getLogCommand(graph.key);
+  }
   if (record) {
     if (llvm::Error error = cache.recordFailure(
             graph.parts, text, seconds, graph.source, graph.sketch,

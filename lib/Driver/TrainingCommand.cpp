@@ -194,21 +194,35 @@ bool kiln::isGraphFileName(llvm::StringRef path) {
 }
 
 std::vector<std::string>
-kiln::collectDumpedModules(llvm::StringRef dumpDirectory) {
+kiln::collectDumpedModules(llvm::StringRef dumpDirectory,
+                           std::vector<std::string> *unreadable) {
   std::vector<std::string> modules;
-  std::error_code error;
-  // Links are not followed: two links to the directory itself would make
-  // the walk endless (a link is no dump XLA writes).
-  for (llvm::sys::fs::recursive_directory_iterator
-           it(dumpDirectory, error, /*follow_symlinks=*/false),
-       end;
-       !error && it != end; it.increment(error)) {
-    if (it->type() != llvm::sys::fs::file_type::regular_file)
-      continue;
-    llvm::StringRef path = it->path();
-    if (path.ends_with(".before_optimizations.txt") || path.ends_with(".hlo") ||
-        path.ends_with(".mlir"))
-      modules.push_back(path.str());
+  // Depth first, one directory at a time, so that one that cannot be
+  // read (a path past PATH_MAX, no permission) is named and the walk goes
+  // on. Links are not followed: two links to the directory itself would
+  // make the walk endless (a link is no dump XLA writes).
+  std::vector<std::string> pending = {dumpDirectory.str()};
+  while (!pending.empty()) {
+    std::string directory = std::move(pending.back());
+    pending.pop_back();
+    std::error_code error;
+    llvm::sys::fs::directory_iterator it(directory, error,
+                                         /*follow_symlinks=*/false),
+        end;
+    for (; !error && it != end; it.increment(error)) {
+      llvm::StringRef path = it->path();
+      if (it->type() == llvm::sys::fs::file_type::directory_file) {
+        pending.push_back(path.str());
+        continue;
+      }
+      if (it->type() != llvm::sys::fs::file_type::regular_file)
+        continue;
+      if (path.ends_with(".before_optimizations.txt") ||
+          path.ends_with(".hlo") || path.ends_with(".mlir"))
+        modules.push_back(path.str());
+    }
+    if (error && unreadable)
+      unreadable->push_back(directory + " (" + error.message() + ")");
   }
   llvm::sort(modules);
   return modules;

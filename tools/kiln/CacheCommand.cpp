@@ -1253,22 +1253,33 @@ int runLog(TieredCache &tiers, const CacheOptions &options) {
                  << " compiled: the cache holds its artifact, no failure log\n";
     return ExitSomeFailed;
   }
+  std::string text;
   if (found->status != LookupStatus::Failed) {
+    std::optional<std::string> attempt = tiers.getLocal().readAttemptLog(key);
+    if (!attempt) {
+      llvm::errs() << "kiln cache log: " << key
+                   << " has no recorded failure in the cache at "
+                   << tiers.getDirectory() << "\n";
+      return ExitSomeFailed;
+    }
     llvm::errs() << "kiln cache log: " << key
-                 << " has no recorded failure in the cache at "
-                 << tiers.getDirectory() << "\n";
-    return ExitSomeFailed;
+                 << ": no failure is recorded; the log of its last attempt, "
+                    "whose failure was the run's (a limit or a signal):\n";
+    text = std::move(*attempt);
+  } else {
+    llvm::Expected<std::optional<StoredArtifact>> log =
+        tiers.getLocal().readLog(key);
+    if (!log)
+      return reportError(log.takeError());
+    if (!*log) {
+      llvm::errs() << "kiln cache log: " << key << " has no log file\n";
+      return ExitSomeFailed;
+    }
+    text = std::move((*log)->bytes);
   }
-  llvm::Expected<std::optional<StoredArtifact>> log =
-      tiers.getLocal().readLog(key);
-  if (!log)
-    return reportError(log.takeError());
-  if (!*log) {
-    llvm::errs() << "kiln cache log: " << key << " has no log file\n";
-    return ExitSomeFailed;
-  }
-  llvm::outs() << (*log)->bytes;
-  if (!(*log)->bytes.ends_with("\n"))
+  // Text for a terminal: a compiler's escape codes are shown, not obeyed.
+  llvm::outs() << escapeControlCharactersInLines(text);
+  if (!llvm::StringRef(text).ends_with("\n"))
     llvm::outs() << "\n";
   return ExitSuccess;
 }

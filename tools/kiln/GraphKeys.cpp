@@ -7,10 +7,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphKeys.h"
+#include "kiln/Support/PrintableText.h"
 
 #include "kiln/Cache/Cache.h"
 #include "kiln/Driver/ChildProcess.h"
 #include "kiln/Driver/TrainingCommand.h"
+
+#include "llvm/ADT/StringExtras.h"
 #include "kiln/Export/Hlo/HloExporter.h"
 #include "kiln/Import/LoadGraph.h"
 #include "kiln/Signature/Signature.h"
@@ -265,9 +268,16 @@ std::vector<kiln::GraphKey> kiln::computeGraphKeys(
 
 void kiln::reportGraphProblems(const std::vector<GraphKey> &keys) {
   for (const GraphKey &key : keys) {
-    llvm::errs() << key.diagnostics;
+    // A file name with a newline or an escape code, and a hostile file's
+    // text quoted in a diagnostic, are shown escaped: one name, no codes.
+    std::string diagnostics = key.diagnostics;
+    std::string shownPath = escapeControlCharacters(key.path);
+    if (!key.path.empty() && shownPath != key.path)
+      diagnostics = llvm::join(llvm::split(diagnostics, key.path), shownPath);
+    llvm::errs() << escapeControlCharactersInLines(diagnostics);
     if (key.ok && key.elidedConstants)
-      llvm::errs() << key.path << ": warning: " << key.elidedConstants
+      llvm::errs() << escapeControlCharacters(key.path) << ": warning: "
+                   << key.elidedConstants
                    << " constants are elided ({...}) in this dump; the key "
                       "cannot tell apart graphs that differ only in those "
                       "values, and the graph cannot be compiled\n";

@@ -108,6 +108,28 @@ llvm::Expected<std::string> makeWorkDirectory(const std::string &given) {
   return makeTemporaryWorkDirectory();
 }
 
+/// Whether `command` leaves a quote open, as a shell would read it (a
+/// backslash escapes the next character outside single quotes): its
+/// words would not be the ones meant.
+bool hasUnclosedQuote(llvm::StringRef command) {
+  char open = 0;
+  for (size_t i = 0; i < command.size(); ++i) {
+    char c = command[i];
+    if (open == '\'') {
+      if (c == '\'')
+        open = 0;
+    } else if (c == '\\') {
+      ++i;
+    } else if (open == '"') {
+      if (c == '"')
+        open = 0;
+    } else if (c == '\'' || c == '"') {
+      open = c;
+    }
+  }
+  return open != 0;
+}
+
 /// The worker that compiles with an external compiler: `template` split as
 /// a shell would split it (quotes kept together), with `{input}`,
 /// `{output}` and `{flags}` replaced in each word; a word that is exactly
@@ -436,6 +458,13 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     return ExitInputError;
   }
   if (!options.compilerCommand.empty()) {
+    if (hasUnclosedQuote(options.compilerCommand)) {
+      llvm::errs() << "kiln precompile: error: --compiler-cmd has a quote "
+                      "that is never closed: "
+                   << escapeControlCharacters(options.compilerCommand)
+                   << "\n";
+      return ExitInputError;
+    }
     if (llvm::StringRef(options.compilerCommand).find("{output}") ==
         llvm::StringRef::npos) {
       llvm::errs() << "kiln precompile: error: --compiler-cmd must say where "
@@ -532,7 +561,14 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
                    << llvm::toString(exit.takeError()) << "\n";
       return ExitInputError;
     }
-    std::vector<std::string> dumped = collectDumpedModules(dumpDirectory);
+    std::vector<std::string> unreadable;
+    std::vector<std::string> dumped =
+        collectDumpedModules(dumpDirectory, &unreadable);
+    for (const std::string &directory : unreadable)
+      llvm::errs() << "kiln precompile: warning: cannot read the dumped "
+                      "directory "
+                   << escapeControlCharacters(directory)
+                   << "; graphs under it are not compiled\n";
     if (commandTimedOut) {
       // Its trial run traced what it traced: that is compiled.
       char seconds[32];

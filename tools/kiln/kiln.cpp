@@ -16,6 +16,8 @@
 
 #include <unistd.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 /// An allocation failed: say so and exit with kExitOutOfMemory, which a
@@ -26,6 +28,18 @@ static void reportOutOfMemory(void *, const char *reason, bool) {
   (void)!::write(2, message, sizeof(message) - 1);
   ::_exit(kiln::kExitOutOfMemory);
 }
+
+/// A number of seconds: finite and not negative ("nan" and "inf" are not
+/// limits, and CLI11's NonNegativeNumber lets NaN through).
+static const CLI::Validator kSeconds(
+    [](std::string &text) -> std::string {
+      char *end = nullptr;
+      double value = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end || !std::isfinite(value) || value < 0)
+        return "a number of seconds (0 or more), not '" + text + "'";
+      return std::string();
+    },
+    "SECONDS");
 
 int main(int argc, char **argv) {
   llvm::install_bad_alloc_error_handler(reportOutOfMemory);
@@ -452,7 +466,7 @@ int main(int argc, char **argv) {
       ->add_option("--cluster-wait", precompileOptions.clusterWait,
                    "Seconds the first node waits for the others' results "
                    "to print the cluster's totals (default 120)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kSeconds);
   precompile
       ->add_option("-j,--jobs", precompileOptions.jobs,
                    "Worker processes (default: the cores, fewer if memory "
@@ -470,7 +484,7 @@ int main(int argc, char **argv) {
       ->add_option("--timeout", precompileOptions.timeout,
                    "Seconds a graph may take to compile before its "
                    "worker is killed (default: no limit)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kSeconds);
   precompile->add_option("--retries", precompileOptions.retries,
                          "Attempts after a worker crashes (a signal; not "
                          "after a compile error, default 0)");
@@ -497,7 +511,7 @@ int main(int argc, char **argv) {
                    "End the training command (and every process of its "
                    "group) after this many seconds and compile what it "
                    "dumped")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kSeconds);
   precompile->add_flag("--ignore-command-failure",
                        precompileOptions.ignoreCommandFailure,
                        "Compile what a failing training command dumped "

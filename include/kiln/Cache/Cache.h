@@ -252,6 +252,16 @@ public:
   /// A failed compilation's log, or none.
   llvm::Expected<std::optional<StoredArtifact>> readLog(llvm::StringRef key);
 
+  /// Keeps the log of an attempt whose failure was the run's, not the
+  /// graph's (a timeout, a memory limit, a signal: not recorded), as
+  /// attempts/KEY.log, replacing an earlier one; only the most recent
+  /// kKeptAttemptLogs stay. `kiln cache log KEY` prints it when no failure
+  /// is recorded, so no temporary directory is kept for it.
+  llvm::Error keepAttemptLog(llvm::StringRef key, llvm::StringRef text);
+  /// That log, or none.
+  std::optional<std::string> readAttemptLog(llvm::StringRef key) const;
+  static constexpr unsigned kKeptAttemptLogs = 100;
+
   /// Rebuilds the index of the cache at `directory` from the headers of
   /// the files in objects/ and logs/: the old index.db (missing, empty,
   /// damaged, or anything else) is moved aside, a new one is made, and

@@ -60,7 +60,11 @@ bool isGraphFileName(llvm::StringRef path);
 /// a stable order: `*.before_optimizations.txt` (the graph as the framework
 /// built it; XLA's optimized modules and its other reports are not graphs
 /// to compile), and `*.hlo` and `*.mlir` files written there by other means.
-std::vector<std::string> collectDumpedModules(llvm::StringRef dumpDirectory);
+/// Directories that cannot be read (a path past PATH_MAX, no permission)
+/// are skipped, and named in `unreadable` with why.
+std::vector<std::string>
+collectDumpedModules(llvm::StringRef dumpDirectory,
+                     std::vector<std::string> *unreadable = nullptr);
 
 } // namespace kiln
 

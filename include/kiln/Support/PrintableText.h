@@ -41,6 +41,22 @@ inline std::string escapeControlCharacters(llvm::StringRef text) {
   return out;
 }
 
+/// Text of several lines (a log, diagnostics) for a terminal: its lines and
+/// tabs kept, every other control character escaped (a file's escape codes
+/// are shown, not obeyed); a carriage return before a newline dropped.
+inline std::string escapeControlCharactersInLines(llvm::StringRef text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n' || c == '\t')
+      out += c;
+    else if (!(c == '\r' && i + 1 < text.size() && text[i + 1] == '\n'))
+      out += escapeControlCharacters(text.substr(i, 1));
+  }
+  return out;
+}
+
 } // namespace kiln
 
 #endif // KILN_SUPPORT_PRINTABLETEXT_H

@@ -65,6 +65,16 @@ for signal in INT KILL; do
   report
 done
 
+echo "== a training command's child, precompile ended by SIGTERM"
+rm -f "$KILN_TEST_PID_FILE"
+"$kiln" precompile --cache-dir "$dir/cache-command" \
+  -- sh "$inputs/fake-training.sh" hang > "$dir/out" 2> "$dir/err" &
+pid=$!
+for _ in $(seq 250); do [ -s "$KILN_TEST_PID_FILE" ] && break; sleep 0.02; done
+kill -TERM $pid
+wait $pid 2>/dev/null
+report
+
 echo "== a training command's late dumps"
 timeout 120 "$kiln" precompile --cache-dir "$dir/cache-late" \
   -- sh "$inputs/fake-training.sh" linger > "$dir/out" 2> "$dir/err"

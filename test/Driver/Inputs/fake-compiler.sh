@@ -8,7 +8,8 @@
 # its own, writes that one's pid, and waits; die-once: as hold the first
 # time ($KILN_TEST_MARKER absent), ok after; big: prints 4 MB, then fails;
 # link: makes the output a link to $KILN_TEST_TARGET; fifo, directory: makes
-# it one; large: writes 10 KB; fill: writes 3 MB (and fails without a word
+# it one; large: writes 10 KB; fail-escapes: fails printing terminal
+# escape codes; fill: writes 3 MB (and fails without a word
 # if it cannot); escape-MODE: first starts a process that leaves both its
 # process group and its parent (setsid, in a double fork: no group kill
 # reaches it, and init would adopt it), writes that one's pid to
@@ -43,6 +44,10 @@ case $mode in
   fifo) mkfifo "$output" ;;
   directory) mkdir "$output" ;;
   large) head -c 10000 /dev/zero | tr '\0' 'x' > "$output" ;;
+  fail-escapes)
+    printf 'plain\tline\n\033[31mred\033]0;title\007\n' >&2
+    echo "$input:5:3: error: fake-compiler failed in color" >&2
+    exit 1 ;;
   fill)
     # Writes 3 MB, or fails silently as a compiler whose disk is full may.
     head -c 3000000 /dev/zero > "$output" 2> /dev/null || exit 1
