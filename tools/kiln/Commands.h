@@ -107,7 +107,11 @@ struct RunOptions {
   KeyOptions keys;        ///< how a graph FILE is compiled
   /// Trusted keys: an artifact runs only with a valid signature by one.
   SignatureOptions signatures;
-  std::string cacheDir; ///< whose kiln.conf applies (default: the default)
+  /// With a graph: the cache its artifact is loaded from (else compiled
+  /// and stored there); otherwise whose kiln.conf says which keys are
+  /// trusted (default: the default cache's).
+  std::string cacheDir;
+  std::vector<std::string> remotes; ///< --remote: remote tiers, in order
 };
 
 /// `kiln run FILE`: runs the graph on the reference evaluator; checks and

@@ -11,10 +11,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "Commands.h"
+#include "CacheAccess.h"
 #include "DumpDiagnostics.h"
+#include "GraphKeys.h"
 
 #include "kiln/Cache/ArtifactHeader.h"
 #include "kiln/Cache/Settings.h"
+#include "kiln/Cache/TieredCache.h"
+#include "kiln/Signature/Signature.h"
 #include "kiln/Cache/Signing.h"
 #include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -31,6 +35,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <thread>
@@ -505,6 +510,85 @@ int runInterpreted(const kiln::RunOptions &options) {
   return failedChecks ? ExitSomeFailed : ExitSuccess;
 }
 
+/// With --cache-dir or --remote, the graph's executable comes from the
+/// cache as the real run of a training job takes it: keyed as precompile
+/// keys it, loaded on a hit (verified; with trusted keys, signed by one),
+/// else compiled, stored (the local tier and writable remotes) and loaded.
+/// Says on stderr which happened. The key is taken before compiling, which
+/// lowers the module in place.
+llvm::Expected<std::unique_ptr<kiln::Executable>>
+loadThroughCache(kiln::TieredCache &cache, ModuleOp module,
+                 const kiln::KeyOptions &keys, const std::string &canonical,
+                 llvm::StringRef input, llvm::StringRef text) {
+  using namespace kiln;
+  FailureOr<GraphSignature> signature = computeSignature(module);
+  if (failed(signature))
+    return llvm::createStringError("the graph cannot be keyed");
+  KeyParts parts = makeGraphKeyParts(signature->signature, keys, canonical);
+  std::string key = parts.key().toHex();
+  llvm::Expected<TieredLookup> found = cache.lookupTiers(key, /*verify=*/true);
+  if (!found)
+    return found.takeError();
+  const LookupResult &result = found->result;
+  std::string why = "a miss";
+  if (result.status == LookupStatus::Hit && result.verified) {
+    llvm::Expected<std::unique_ptr<Executable>> executable =
+        Executable::load(result.verified->bytes);
+    if (executable) {
+      llvm::errs() << "kiln run: " << key << ": a hit in the "
+                   << (found->tier == "local"
+                           ? "local tier " + cache.getDirectory()
+                           : "remote tier " + found->tier)
+                   << (found->fetched ? " (copied to the local tier)" : "")
+                   << "; loaded, not compiled\n";
+      return executable;
+    }
+    // An entry this machine cannot run (its CPU features): compiled here,
+    // and not stored over the entry others run.
+    why = "cached, but it cannot run here (" +
+          llvm::toString(executable.takeError()) + ")";
+  } else if (result.status == LookupStatus::Failed) {
+    why = "a recorded failure (compiled again here)";
+  } else if (result.status == LookupStatus::Untrusted ||
+             result.status == LookupStatus::Corrupt) {
+    why = std::string(result.status == LookupStatus::Untrusted
+                          ? "a miss: untrusted ("
+                          : "a miss: corrupt (") +
+          result.problem + ")";
+  }
+  auto start = std::chrono::steady_clock::now();
+  std::string graphName = module.getSymName().value_or("").str();
+  FailureOr<CompiledGraph> compiled =
+      compileLoadedGraph(module, keys, canonical, EmitKind::Artifact, false);
+  if (failed(compiled))
+    return llvm::createStringError(
+        "the graph was not compiled (--interpret runs it on the evaluator)");
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  compiled->manifest.keyParts = parts.toJson();
+  compiled->manifest.options = canonical;
+  std::string artifact = writeArtifact(compiled->manifest, compiled->output);
+  bool stored = false;
+  if (result.status != LookupStatus::Hit) {
+    llvm::Expected<PublishOutcome> published = cache.publishArtifact(
+        parts, artifact, seconds, input, signature->sketch,
+        /*replace=*/result.status == LookupStatus::Failed,
+        EntryGraph{graphName, text});
+    if (!published)
+      llvm::errs() << "kiln run: warning: " << key
+                   << ": the artifact could not be stored: "
+                   << llvm::toString(published.takeError()) << "\n";
+    else
+      stored = *published != PublishOutcome::Conflict;
+  }
+  llvm::errs() << llvm::formatv("kiln run: {0}: {1}; compiled in {2:F1} s{3}\n",
+                                key, why, seconds,
+                                stored ? " and stored in " + cache.getDirectory()
+                                       : std::string());
+  return Executable::load(artifact);
+}
+
 int runCompiled(const kiln::RunOptions &given) {
   kiln::RunOptions options = given;
   // Several ranks run on threads of their own, which make types at once.
@@ -538,6 +622,38 @@ int runCompiled(const kiln::RunOptions &given) {
       });
   if (hasChecks && !foldConstantsGiven)
     keys.options.push_back("fold-constants=false");
+  // The cache, when asked for: its settings (target, options) key the
+  // graph as precompile keys it.
+  std::unique_ptr<kiln::TieredCache> cache;
+  bool useCache = !options.cacheDir.empty() || !options.remotes.empty();
+  if (useCache && options.compare) {
+    llvm::errs() << "kiln run: error: --compare compiles the graph beside the "
+                    "evaluator; --cache-dir runs the cached artifact\n";
+    return ExitInputError;
+  }
+  if (useCache) {
+    llvm::Expected<std::string> directory =
+        kiln::resolveCacheDirectory(options.cacheDir);
+    llvm::Expected<kiln::Settings> settings =
+        directory ? kiln::loadCommandSettings(
+                        *directory, {options.cacheDir, options.remotes,
+                                     options.signatures})
+                  : llvm::Expected<kiln::Settings>(directory.takeError());
+    if (!settings) {
+      llvm::errs() << "kiln run: error: "
+                   << llvm::toString(settings.takeError()) << "\n";
+      return ExitInputError;
+    }
+    kiln::applyKeySettings(*settings, keys);
+    auto opened = kiln::openTieredCache(*directory, *settings,
+                                        kiln::Cache::OpenOptions(), "kiln run");
+    if (!opened) {
+      llvm::errs() << "kiln run: error: "
+                   << llvm::toString(opened.takeError()) << "\n";
+      return ExitInputError;
+    }
+    cache = std::move(*opened);
+  }
   std::string canonical;
   if (!kiln::canonicalizeKeyOptions(keys, canonical))
     return ExitInputError;
@@ -573,16 +689,25 @@ int runCompiled(const kiln::RunOptions &given) {
   OwningOpRef<ModuleOp> reference;
   if (options.compare)
     reference = module->clone();
-  FailureOr<kiln::CompiledGraph> compiled = kiln::compileLoadedGraph(
-      *module, keys, canonical, kiln::EmitKind::Artifact, false);
-  if (failed(compiled)) {
-    llvm::errs() << options.input
-                 << ": error: the graph was not compiled (--interpret runs "
-                    "it on the evaluator)\n";
-    return ExitSomeFailed;
+  llvm::Expected<std::unique_ptr<kiln::Executable>> executable = nullptr;
+  if (cache) {
+    std::string text;
+    if (auto file = llvm::MemoryBuffer::getFile(options.input))
+      text = (*file)->getBuffer().str();
+    executable = loadThroughCache(*cache, *module, keys, canonical,
+                                  options.input, text);
+  } else {
+    FailureOr<kiln::CompiledGraph> compiled = kiln::compileLoadedGraph(
+        *module, keys, canonical, kiln::EmitKind::Artifact, false);
+    if (failed(compiled)) {
+      llvm::errs() << options.input
+                   << ": error: the graph was not compiled (--interpret runs "
+                      "it on the evaluator)\n";
+      return ExitSomeFailed;
+    }
+    executable = kiln::Executable::load(
+        kiln::writeArtifact(compiled->manifest, compiled->output));
   }
-  auto executable = kiln::Executable::load(
-      kiln::writeArtifact(compiled->manifest, compiled->output));
   if (!executable) {
     llvm::errs() << "kiln run: error: "
                  << llvm::toString(executable.takeError()) << "\n";

@@ -220,8 +220,13 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1, 1024));
   addSignatureOptions(run, runOptions.signatures, /*signing=*/false);
   run->add_option("--cache-dir", runOptions.cacheDir,
-                  "The cache whose kiln.conf says which keys are trusted "
-                  "(default: the default cache)");
+                  "Load a graph's artifact from this cache (verified; "
+                  "signed, where keys are trusted), or compile it and store "
+                  "it there, keyed as precompile keys it; for an artifact, "
+                  "the cache whose kiln.conf says which keys are trusted");
+  run->add_option("--remote", runOptions.remotes,
+                  "With a graph: remote tiers behind the local cache, read "
+                  "through and written to (repeatable; as precompile's)");
   run->add_option("--max-work", runOptions.maxWork,
                   "Refuse graphs estimated to need more element operations "
                   "than this on the evaluator (default 2e10)");
