@@ -18,7 +18,7 @@
 #include "kiln/Cache/ArtifactHeader.h"
 #include "kiln/Cache/Settings.h"
 #include "kiln/Cache/TieredCache.h"
-#include "kiln/Signature/Signature.h"
+#include "kiln/Driver/CachedExecutable.h"
 #include "kiln/Cache/Signing.h"
 #include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -510,85 +510,6 @@ int runInterpreted(const kiln::RunOptions &options) {
   return failedChecks ? ExitSomeFailed : ExitSuccess;
 }
 
-/// With --cache-dir or --remote, the graph's executable comes from the
-/// cache as the real run of a training job takes it: keyed as precompile
-/// keys it, loaded on a hit (verified; with trusted keys, signed by one),
-/// else compiled, stored (the local tier and writable remotes) and loaded.
-/// Says on stderr which happened. The key is taken before compiling, which
-/// lowers the module in place.
-llvm::Expected<std::unique_ptr<kiln::Executable>>
-loadThroughCache(kiln::TieredCache &cache, ModuleOp module,
-                 const kiln::KeyOptions &keys, const std::string &canonical,
-                 llvm::StringRef input, llvm::StringRef text) {
-  using namespace kiln;
-  FailureOr<GraphSignature> signature = computeSignature(module);
-  if (failed(signature))
-    return llvm::createStringError("the graph cannot be keyed");
-  KeyParts parts = makeGraphKeyParts(signature->signature, keys, canonical);
-  std::string key = parts.key().toHex();
-  llvm::Expected<TieredLookup> found = cache.lookupTiers(key, /*verify=*/true);
-  if (!found)
-    return found.takeError();
-  const LookupResult &result = found->result;
-  std::string why = "a miss";
-  if (result.status == LookupStatus::Hit && result.verified) {
-    llvm::Expected<std::unique_ptr<Executable>> executable =
-        Executable::load(result.verified->bytes);
-    if (executable) {
-      llvm::errs() << "kiln run: " << key << ": a hit in the "
-                   << (found->tier == "local"
-                           ? "local tier " + cache.getDirectory()
-                           : "remote tier " + found->tier)
-                   << (found->fetched ? " (copied to the local tier)" : "")
-                   << "; loaded, not compiled\n";
-      return executable;
-    }
-    // An entry this machine cannot run (its CPU features): compiled here,
-    // and not stored over the entry others run.
-    why = "cached, but it cannot run here (" +
-          llvm::toString(executable.takeError()) + ")";
-  } else if (result.status == LookupStatus::Failed) {
-    why = "a recorded failure (compiled again here)";
-  } else if (result.status == LookupStatus::Untrusted ||
-             result.status == LookupStatus::Corrupt) {
-    why = std::string(result.status == LookupStatus::Untrusted
-                          ? "a miss: untrusted ("
-                          : "a miss: corrupt (") +
-          result.problem + ")";
-  }
-  auto start = std::chrono::steady_clock::now();
-  std::string graphName = module.getSymName().value_or("").str();
-  FailureOr<CompiledGraph> compiled =
-      compileLoadedGraph(module, keys, canonical, EmitKind::Artifact, false);
-  if (failed(compiled))
-    return llvm::createStringError(
-        "the graph was not compiled (--interpret runs it on the evaluator)");
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
-  compiled->manifest.keyParts = parts.toJson();
-  compiled->manifest.options = canonical;
-  std::string artifact = writeArtifact(compiled->manifest, compiled->output);
-  bool stored = false;
-  if (result.status != LookupStatus::Hit) {
-    llvm::Expected<PublishOutcome> published = cache.publishArtifact(
-        parts, artifact, seconds, input, signature->sketch,
-        /*replace=*/result.status == LookupStatus::Failed,
-        EntryGraph{graphName, text});
-    if (!published)
-      llvm::errs() << "kiln run: warning: " << key
-                   << ": the artifact could not be stored: "
-                   << llvm::toString(published.takeError()) << "\n";
-    else
-      stored = *published != PublishOutcome::Conflict;
-  }
-  llvm::errs() << llvm::formatv("kiln run: {0}: {1}; compiled in {2:F1} s{3}\n",
-                                key, why, seconds,
-                                stored ? " and stored in " + cache.getDirectory()
-                                       : std::string());
-  return Executable::load(artifact);
-}
-
 int runCompiled(const kiln::RunOptions &given) {
   kiln::RunOptions options = given;
   // Several ranks run on threads of their own, which make types at once.
@@ -694,8 +615,19 @@ int runCompiled(const kiln::RunOptions &given) {
     std::string text;
     if (auto file = llvm::MemoryBuffer::getFile(options.input))
       text = (*file)->getBuffer().str();
-    executable = loadThroughCache(*cache, *module, keys, canonical,
-                                  options.input, text);
+    // As a training job's real run takes it (CachedExecutable.h).
+    llvm::Expected<kiln::CachedExecutable> loaded = kiln::loadThroughCache(
+        *cache, *module, canonical, kiln::getKeyTarget(keys), options.input,
+        text);
+    if (!loaded) {
+      executable = loaded.takeError();
+    } else {
+      if (!loaded->warning.empty())
+        llvm::errs() << "kiln run: warning: " << loaded->warning << "\n";
+      llvm::errs() << "kiln run: " << loaded->key << ": "
+                   << loaded->description << "\n";
+      executable = std::move(loaded->executable);
+    }
   } else {
     FailureOr<kiln::CompiledGraph> compiled = kiln::compileLoadedGraph(
         *module, keys, canonical, kiln::EmitKind::Artifact, false);
