@@ -27,6 +27,10 @@ corpus = os.path.join(config.test_source_root, "Inputs", "corpus", "hlo")
 config.substitutions.append(("%corpus", corpus))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%python", config.python_executable))
+# The kiln Python module as built (build/python/kiln), and the build tree
+# (for `cmake --install`).
+config.substitutions.append(("%kiln_python_path", os.path.join(config.kiln_obj_root, "python")))
+config.substitutions.append(("%kiln_obj_root", config.kiln_obj_root))
 
 tools = [
     ToolSubst("kiln-opt", unresolved="fatal"),

@@ -344,6 +344,18 @@ Executable::run(llvm::ArrayRef<interp::HostTensor> inputs,
   return outputs;
 }
 
+llvm::Error Executable::callBuffers(void **buffers, ParticipantGroup *group,
+                                    int participant) const {
+  ParticipantScope scope(group, participant);
+  llvm::Error called = callGuarded(entry, buffers);
+  std::string failed = ParticipantScope::takeError();
+  if (called)
+    return called;
+  if (!failed.empty())
+    return error(failed);
+  return llvm::Error::success();
+}
+
 void kiln::writeCheckAnswers(const ArtifactManifest &manifest,
                              llvm::ArrayRef<interp::CheckOutcome> outcomes,
                              std::vector<interp::HostTensor> &outputs) {

@@ -58,6 +58,11 @@ public:
 
   /// Calls the code on raw buffers: the parameters', then the outputs'.
   void call(void **buffers) const { entry(buffers); }
+  /// The same, guarded as run() is: an allocation that fails inside, or a
+  /// collective whose group was aborted, is an error, never an abort.
+  /// With a `group`, this thread is its participant `participant`.
+  llvm::Error callBuffers(void **buffers, ParticipantGroup *group = nullptr,
+                          int participant = 0) const;
 
 private:
   Executable() = default;
