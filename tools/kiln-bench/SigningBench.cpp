@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SigningBench.h"
+#include "TimedRun.h"
 
 #include "kiln/Cache/Signing.h"
 
@@ -25,17 +26,6 @@ using namespace kiln::bench;
 
 namespace {
 
-double bestSeconds(unsigned repeat, const std::function<void()> &work) {
-  double best = 1e30;
-  for (unsigned i = 0; i < repeat; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    work();
-    best = std::min(best, std::chrono::duration<double>(
-                              std::chrono::steady_clock::now() - start)
-                              .count());
-  }
-  return best;
-}
 
 } // namespace
 

@@ -2,6 +2,8 @@
 
 #include "TimedRun.h"
 
+#include <chrono>
+
 #include "kiln/Driver/ChildProcess.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -54,4 +56,17 @@ CompileReport kiln::bench::readCompileReport(llvm::StringRef log) {
   report.llvm = seconds("LLVM IR") + seconds("LLVM optimization") +
                 seconds("code generation");
   return report;
+}
+
+double kiln::bench::bestSeconds(unsigned repeat,
+                                const std::function<void()> &work) {
+  double best = 1e30;
+  for (unsigned i = 0; i < repeat; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    work();
+    best = std::min(best, std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - start)
+                              .count());
+  }
+  return best;
 }

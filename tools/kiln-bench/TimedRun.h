@@ -12,6 +12,7 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct RunResult {
   bool ok = false;
   std::string log; ///< what it printed (stdout and stderr), or why it failed
 };
+
+/// The shortest of `repeat` timings of `work`, in seconds.
+double bestSeconds(unsigned repeat, const std::function<void()> &work);
 
 /// Runs `argv` with its output in `logPath`, and times it.
 RunResult runTimed(const std::vector<std::string> &argv,

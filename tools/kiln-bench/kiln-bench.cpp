@@ -16,6 +16,7 @@
 #include "FrontendBench.h"
 #include "PrecompileBench.h"
 #include "RemoteBench.h"
+#include "PythonBench.h"
 #include "SigningBench.h"
 #include "SignatureBench.h"
 #include "StableHloBench.h"
@@ -528,6 +529,25 @@ int main(int argc, char **argv) {
   clusterBench->add_option("--dir", clusterOptions.directory,
                            "Where to work (default: $TMPDIR, else /tmp)");
 
+  kiln::bench::PythonBenchOptions pythonOptions;
+  CLI::App *python = app.add_subcommand(
+      "python",
+      "What the kiln Python module costs a training script: a call of a "
+      "cached 1-element add against kiln run's in-process path and the C "
+      "API's, and load on a hit to the first result against in-process "
+      "loading and `kiln run ARTIFACT`. Run from the repository root: "
+      "build/bin/kiln-bench python");
+  python->add_option("--kiln", pythonOptions.kiln,
+                     "The kiln binary (default: beside kiln-bench)");
+  python->add_option("--python", pythonOptions.python,
+                     "A Python with NumPy (default /usr/bin/python3)");
+  python->add_option("--module", pythonOptions.module,
+                     "The kiln module's directory (default: build/python)");
+  python->add_option("--calls", pythonOptions.calls, "Calls per timing")
+      ->capture_default_str();
+  python->add_option("--repeat", pythonOptions.repeat, "Timings (best of)")
+      ->capture_default_str();
+
   kiln::bench::SigningBenchOptions signingOptions;
   CLI::App *signing = app.add_subcommand(
       "signing",
@@ -726,6 +746,12 @@ int main(int argc, char **argv) {
     // 0 for --help; any other parse problem is a usage error, as for kiln.
     return app.exit(error) == 0 ? 0 : 2;
   }
+  // The kiln binary beside kiln-bench, for the benchmarks that run it.
+  std::string kilnBesideBench =
+      (llvm::sys::path::parent_path(
+           llvm::sys::fs::getMainExecutable(argv[0], (void *)&main)) +
+       "/kiln")
+          .str();
   if (cpu->parsed())
     return kiln::bench::runCpuBench(cpuOptions);
   if (blocks->parsed())
@@ -734,11 +760,7 @@ int main(int argc, char **argv) {
     return kiln::bench::runTableBench(tableOptions);
   if (precompile->parsed()) {
     if (precompileOptions.kiln.empty())
-      precompileOptions.kiln =
-          (llvm::sys::path::parent_path(
-               llvm::sys::fs::getMainExecutable(argv[0], (void *)&main)) +
-           "/kiln")
-              .str();
+      precompileOptions.kiln = kilnBesideBench;
     return kiln::bench::runPrecompileBench(precompileOptions);
   }
   if (frontend->parsed()) {
@@ -761,6 +783,11 @@ int main(int argc, char **argv) {
     return kiln::bench::runRemoteBench(remoteOptions);
   if (signing->parsed())
     return kiln::bench::runSigningBench(signingOptions);
+  if (python->parsed()) {
+    if (pythonOptions.kiln.empty())
+      pythonOptions.kiln = kilnBesideBench;
+    return kiln::bench::runPythonBench(pythonOptions);
+  }
   if (cache->parsed()) {
     if (cacheOptions.corpus.empty())
       cacheOptions.corpus.push_back("test/Inputs/corpus/hlo");

@@ -29,6 +29,8 @@ void kiln::buildFrontendPipeline(OpPassManager &pm,
     foldOptions.maxElements = options.maxConstantElements;
     pm.addPass(createKilnFoldConstantsPass(foldOptions));
   }
+  // A while body's work that does not depend on the loop, done once.
+  pm.addPass(createKilnHoistLoopInvariantsPass());
   // What nothing uses any more (ops without effects), among them the iotas
   // and compares a mask was made of.
   pm.addPass(createKilnDeadCodePass());
@@ -38,6 +40,7 @@ void kiln::registerKilnPipelines() {
   PassPipelineRegistration<FrontendPipelineOptions>(
       "kiln-frontend",
       "The front-end pipeline run before compilation: kiln-inline, "
-      "kiln-fold-causal-mask, kiln-fold-constants, kiln-dce",
+      "kiln-fold-causal-mask, kiln-fold-constants, "
+      "kiln-hoist-loop-invariants, kiln-dce",
       buildFrontendPipeline);
 }

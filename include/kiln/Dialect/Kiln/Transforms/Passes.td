@@ -141,6 +141,28 @@ def KilnMarkMaskedContractionsPass
   ];
 }
 
+def KilnHoistLoopInvariantsPass
+    : Pass<"kiln-hoist-loop-invariants", "mlir::ModuleOp"> {
+  let summary = "Do the work of a while body that does not depend on the loop once, before it";
+  let description = [{
+    XLA's while-loop invariant code motion: an op of a while body whose
+    operands do not depend on the loop's state (constants, iotas, and what
+    is computed from them alone) is computed once before the loop; what the
+    rest of the body uses of it enters the loop as state that the body
+    passes through unchanged (kiln.while is isolated from above). Ops with
+    effects never move, nor collectives, random numbers, custom calls and
+    checks, nor work whose values to carry exceed max-carried-elements.
+  }];
+  let options = [
+    Option<"maxCarriedElements", "max-carried-elements", "int64_t", "65536",
+           "Move work only when the values the loop must carry for it hold at "
+           "most this many elements">
+  ];
+  let statistics = [
+    Statistic<"numHoisted", "ops-hoisted", "Ops moved out of while bodies">
+  ];
+}
+
 def KilnDeadCodePass : Pass<"kiln-dce", "mlir::ModuleOp"> {
   let summary = "Remove ops whose results nothing uses and that have no effects";
   let description = [{
