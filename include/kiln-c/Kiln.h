@@ -82,6 +82,13 @@ KILN_C_EXPORT KilnStatus kilnCacheLookup(KilnCache cache, const char *path,
                                          const char *const *options,
                                          KilnLookup *lookup);
 
+/** The same for a graph given as text (`size` bytes; `name` names it in
+ *  messages and in a stored entry). */
+KILN_C_EXPORT KilnStatus kilnCacheLookupText(KilnCache cache, const char *text,
+                                             size_t size, const char *name,
+                                             const char *const *options,
+                                             KilnLookup *lookup);
+
 /* ---- Executables -------------------------------------------------------- */
 
 typedef struct KilnExecutableOpaque *KilnExecutable;
@@ -92,6 +99,12 @@ typedef struct KilnExecutableOpaque *KilnExecutable;
 KILN_C_EXPORT KilnStatus kilnExecutableLoad(KilnCache cache, const char *path,
                                             const char *const *options,
                                             KilnExecutable *executable);
+/** The same for a graph given as text (`size` bytes, named `name`). */
+KILN_C_EXPORT KilnStatus kilnExecutableLoadText(KilnCache cache,
+                                                const char *text, size_t size,
+                                                const char *name,
+                                                const char *const *options,
+                                                KilnExecutable *executable);
 KILN_C_EXPORT void kilnExecutableDestroy(KilnExecutable executable);
 /** 1 if it came from the cache, 0 if it was compiled. */
 KILN_C_EXPORT int kilnExecutableIsFromCache(KilnExecutable executable);

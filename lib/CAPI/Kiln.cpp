@@ -196,28 +196,43 @@ llvm::Error resolveKeyOptions(KilnCache cache, const char *const *options,
   return llvm::Error::success();
 }
 
-/// The graph at `path`, imported into `context`; diagnostics go into
-/// `message`, never to stderr.
-mlir::OwningOpRef<mlir::ModuleOp> importGraph(const char *path,
-                                              mlir::MLIRContext &context,
-                                              std::string &text,
+/// A graph's bytes: the file at `path`, or `size` bytes of `text` named
+/// `path`; an error message naming it otherwise.
+std::unique_ptr<llvm::MemoryBuffer> readGraph(const char *path,
+                                              const char *text, size_t size,
                                               std::string &message) {
-  auto buffer = llvm::MemoryBuffer::getFile(path ? path : "");
-  if (!buffer) {
-    message = std::string(path ? path : "(null)") +
-              ": error: " + buffer.getError().message();
+  if (text)
+    return llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(text, size),
+                                                path ? path : "graph");
+  if (!path) {
+    message = "no graph: a file name or a text is needed";
     return nullptr;
   }
-  text = (*buffer)->getBuffer().str();
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    message = std::string(path) + ": error: " + buffer.getError().message();
+    return nullptr;
+  }
+  return std::move(*buffer);
+}
+
+/// The graph in `buffer`, imported into `context`; diagnostics go into
+/// `message`, never to stderr.
+mlir::OwningOpRef<mlir::ModuleOp>
+importGraph(std::unique_ptr<llvm::MemoryBuffer> buffer,
+            mlir::MLIRContext &context, std::string &text,
+            std::string &message) {
+  std::string name = buffer->getBufferIdentifier().str();
+  text = buffer->getBuffer().str();
   llvm::raw_string_ostream diagnostics(message);
   mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
     diagnostics << d.getLocation() << ": error: " << d << "\n";
     return mlir::success();
   });
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      loadGraphBuffer(std::move(*buffer), &context, diagnostics);
+      loadGraphBuffer(std::move(buffer), &context, diagnostics);
   if (!module && message.empty())
-    message = std::string(path) + ": error: the graph does not import";
+    message = name + ": error: the graph does not import";
   return module;
 }
 
@@ -239,8 +254,9 @@ llvm::Expected<BufferType> describeBuffer(const BufferSpec &spec,
 
 extern "C" {
 
-KilnStatus kilnCacheLookup(KilnCache cache, const char *path,
-                           const char *const *options, KilnLookup *lookup) {
+static KilnStatus lookupGraph(KilnCache cache, const char *path,
+                              const char *graphText, size_t size,
+                              const char *const *options, KilnLookup *lookup) {
   if (!cache || !lookup)
     return makeStatus("kilnCacheLookup: no cache or no place for the result");
   std::memset(lookup, 0, sizeof(*lookup));
@@ -250,13 +266,18 @@ KilnStatus kilnCacheLookup(KilnCache cache, const char *path,
     return makeStatus(std::move(error));
   std::unique_ptr<mlir::MLIRContext> context = makeContext();
   std::string text, message;
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      readGraph(path, graphText, size, message);
+  if (!buffer)
+    return makeStatus(message);
+  std::string name = buffer->getBufferIdentifier().str();
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      importGraph(path, *context, text, message);
+      importGraph(std::move(buffer), *context, text, message);
   if (!module)
     return makeStatus(message);
   mlir::FailureOr<GraphSignature> signature = computeSignature(*module);
   if (mlir::failed(signature))
-    return makeStatus(std::string(path) + ": error: the graph cannot be keyed");
+    return makeStatus(name + ": error: the graph cannot be keyed");
   std::string key =
       makeKeyParts(signature->signature, canonical, target).key().toHex();
   std::snprintf(lookup->key, sizeof(lookup->key), "%s", key.c_str());
@@ -294,9 +315,22 @@ KilnStatus kilnCacheLookup(KilnCache cache, const char *path,
   return nullptr;
 }
 
-KilnStatus kilnExecutableLoad(KilnCache cache, const char *path,
-                              const char *const *options,
-                              KilnExecutable *out) {
+KilnStatus kilnCacheLookup(KilnCache cache, const char *path,
+                           const char *const *options, KilnLookup *lookup) {
+  return lookupGraph(cache, path, nullptr, 0, options, lookup);
+}
+
+KilnStatus kilnCacheLookupText(KilnCache cache, const char *text, size_t size,
+                               const char *name, const char *const *options,
+                               KilnLookup *lookup) {
+  if (!text)
+    return makeStatus("kilnCacheLookupText: no text");
+  return lookupGraph(cache, name, text, size, options, lookup);
+}
+
+static KilnStatus loadGraph(KilnCache cache, const char *path,
+                            const char *graphText, size_t size,
+                            const char *const *options, KilnExecutable *out) {
   if (!cache || !out)
     return makeStatus("kilnExecutableLoad: no cache or no place for the "
                       "executable");
@@ -308,8 +342,13 @@ KilnStatus kilnExecutableLoad(KilnCache cache, const char *path,
   auto handle = std::make_unique<KilnExecutableOpaque>();
   handle->context = makeContext();
   std::string text, message;
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      readGraph(path, graphText, size, message);
+  if (!buffer)
+    return makeStatus(message);
+  std::string name = buffer->getBufferIdentifier().str();
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      importGraph(path, *handle->context, text, message);
+      importGraph(std::move(buffer), *handle->context, text, message);
   if (!module)
     return makeStatus(message);
   llvm::Expected<CachedExecutable> loaded = [&] {
@@ -322,7 +361,7 @@ KilnStatus kilnExecutableLoad(KilnCache cache, const char *path,
           return mlir::success();
         });
     std::lock_guard<std::mutex> lock(cache->mutex);
-    return loadThroughCache(*cache->cache, *module, canonical, target, path,
+    return loadThroughCache(*cache->cache, *module, canonical, target, name,
                             text);
   }();
   if (!loaded) {
@@ -353,6 +392,21 @@ KilnStatus kilnExecutableLoad(KilnCache cache, const char *path,
   }
   *out = handle.release();
   return nullptr;
+}
+
+KilnStatus kilnExecutableLoad(KilnCache cache, const char *path,
+                              const char *const *options,
+                              KilnExecutable *out) {
+  return loadGraph(cache, path, nullptr, 0, options, out);
+}
+
+KilnStatus kilnExecutableLoadText(KilnCache cache, const char *text,
+                                  size_t size, const char *name,
+                                  const char *const *options,
+                                  KilnExecutable *out) {
+  if (!text)
+    return makeStatus("kilnExecutableLoadText: no text");
+  return loadGraph(cache, name, text, size, options, out);
 }
 
 void kilnExecutableDestroy(KilnExecutable executable) { delete executable; }

@@ -3,6 +3,7 @@ module's name in a RUN line into the kiln command's path).
 
   use-module.py precompile GRAPH CACHE   kiln.precompile's report
   use-module.py load-missing CACHE GRAPH  the error of a missing graph
+  use-module.py load-text CACHE GRAPH     the graph loaded from its text
 """
 
 import sys
@@ -17,3 +18,9 @@ elif sys.argv[1] == "load-missing":
         kiln.Cache(sys.argv[2]).load(sys.argv[3])
     except kiln.Error as error:
         print("kiln.Error: %s" % error)
+elif sys.argv[1] == "load-text":
+    import numpy as np
+    with open(sys.argv[3]) as f:
+        text = f.read()
+    executable = kiln.Cache(sys.argv[2]).load_text(text, name="add.hlo")
+    print(executable.from_cache, executable(np.zeros(4, np.float32))[0])

@@ -79,6 +79,9 @@ _cache_lookup = _declare("kilnCacheLookup", _Status, ctypes.c_void_p,
 _exe_load = _declare("kilnExecutableLoad", _Status, ctypes.c_void_p,
                      ctypes.c_char_p, _Strings,
                      ctypes.POINTER(ctypes.c_void_p))
+_exe_load_text = _declare("kilnExecutableLoadText", _Status, ctypes.c_void_p,
+                          ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                          _Strings, ctypes.POINTER(ctypes.c_void_p))
 _exe_destroy = _declare("kilnExecutableDestroy", None, ctypes.c_void_p)
 _exe_from_cache = _declare("kilnExecutableIsFromCache", ctypes.c_int,
                            ctypes.c_void_p)
@@ -230,6 +233,17 @@ class Cache:
         _check(_exe_load(self._handle, os.fsencode(graph),
                          _strings(_options(compile_options)),
                          ctypes.byref(handle)))
+        return Executable(handle)
+
+
+    def load_text(self, text, name="graph", **compile_options):
+        """As load, for a graph given as text (HLO text, StableHLO); `name`
+        names it in messages and in a stored entry."""
+        data = text.encode() if isinstance(text, str) else bytes(text)
+        handle = ctypes.c_void_p()
+        _check(_exe_load_text(self._handle, data, len(data), name.encode(),
+                              _strings(_options(compile_options)),
+                              ctypes.byref(handle)))
         return Executable(handle)
 
 
