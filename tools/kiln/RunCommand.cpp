@@ -453,13 +453,25 @@ getGraphResults(const kiln::ArtifactManifest &manifest,
   return results;
 }
 
+/// The graph to run: the file, or the part of it that `options.inputText`
+/// holds (one module of a `// -----`-separated file, padded with newlines
+/// so that its lines keep their numbers in the file).
+OwningOpRef<ModuleOp> loadRunGraph(const kiln::RunOptions &options,
+                                   MLIRContext *context) {
+  if (options.inputText.empty())
+    return kiln::loadGraph(options.input, context, llvm::errs());
+  return kiln::loadGraphBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(options.inputText, options.input),
+      context, llvm::errs());
+}
+
 int runInterpreted(const kiln::RunOptions &options) {
   // Several ranks evaluate on threads of their own: the context must allow
   // them to create types and attributes at once.
   MLIRContext context(options.ranks > 1 ? MLIRContext::Threading::ENABLED
                                         : MLIRContext::Threading::DISABLED);
   OwningOpRef<ModuleOp> module =
-      kiln::loadGraph(options.input, &context, llvm::errs());
+      loadRunGraph(options, &context);
   if (!module)
     return ExitInputError;
   kiln::DumpDiagnosticHandler diagnostics(&context, options.input);
@@ -517,7 +529,7 @@ int runCompiled(const kiln::RunOptions &given) {
                                         : MLIRContext::Threading::DISABLED);
   kiln::registerCompilerDialects(context);
   OwningOpRef<ModuleOp> module =
-      kiln::loadGraph(options.input, &context, llvm::errs());
+      loadRunGraph(options, &context);
   if (!module)
     return ExitInputError;
   // StableHLO's test harness (run_parallel) runs on its grid's
@@ -612,9 +624,10 @@ int runCompiled(const kiln::RunOptions &given) {
     reference = module->clone();
   llvm::Expected<std::unique_ptr<kiln::Executable>> executable = nullptr;
   if (cache) {
-    std::string text;
-    if (auto file = llvm::MemoryBuffer::getFile(options.input))
-      text = (*file)->getBuffer().str();
+    std::string text = options.inputText;
+    if (text.empty())
+      if (auto file = llvm::MemoryBuffer::getFile(options.input))
+        text = (*file)->getBuffer().str();
     // As a training job's real run takes it (CachedExecutable.h).
     llvm::Expected<kiln::CachedExecutable> loaded = kiln::loadThroughCache(
         *cache, *module, canonical, kiln::getKeyTarget(keys), options.input,
@@ -854,6 +867,29 @@ int kiln::runRun(const RunOptions &options) {
     llvm::errs() << "kiln run: error: --compare runs compiled code beside the "
                     "evaluator; --interpret runs the evaluator alone\n";
     return ExitInputError;
+  }
+  // A file of several modules separated by `// -----` lines (StableHLO's
+  // test files, MLIR's split-input-file form): each runs on its own, and
+  // the worst status is the file's.
+  if (options.inputText.empty() && bytes.contains("\n// -----")) {
+    llvm::SmallVector<llvm::StringRef> pieces;
+    bytes.split(pieces, "\n// -----");
+    int worst = ExitSuccess;
+    unsigned line = 1;
+    for (auto [i, piece] : llvm::enumerate(pieces)) {
+      RunOptions part = options;
+      part.inputText = std::string(line - 1, '\n') + piece.str();
+      // The separator line's own rest is a comment's.
+      if (i > 0)
+        part.inputText.insert(line - 1, "//");
+      llvm::outs() << "== " << options.input << ": module " << i + 1 << " of "
+                   << pieces.size() << " (line " << line << ")\n";
+      llvm::outs().flush();
+      int status = runRun(part);
+      worst = std::max(worst, status);
+      line += piece.count('\n') + 1;
+    }
+    return worst;
   }
   if (options.interpret)
     return runInterpreted(options);
