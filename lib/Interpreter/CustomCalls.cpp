@@ -44,7 +44,8 @@ LogicalResult identity(Operation *op, Operands in, Results &results) {
 }
 
 /// TopK(operand) -> (values, indices): the k largest along the last
-/// dimension, largest first, ties by lower index.
+/// dimension, largest first, ties by lower index; as XLA orders them, a
+/// positive NaN above +inf and a negative NaN below -inf.
 LogicalResult topK(Operation *op, Operands in, Results &results) {
   if (op->getNumResults() != 2 || in.empty())
     return op->emitError("TopK takes one operand and gives values and indices");
@@ -59,9 +60,7 @@ LogicalResult topK(Operation *op, Operands in, Results &results) {
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
       double va = x.asDouble(l * length + a), vb = x.asDouble(l * length + b);
-      if (std::isnan(va) || std::isnan(vb))
-        return std::isnan(va) && !std::isnan(vb);
-      return va > vb;
+      return comesFirstInTopK(va, vb);
     });
     for (int64_t p = 0; p < k && p < length; ++p) {
       results[0].copyElement(x, l * length + order[p], l * k + p);

@@ -15,9 +15,23 @@
 
 #include "mlir/IR/Operation.h"
 
+#include <cmath>
 #include <optional>
 
 namespace kiln::interp {
+
+/// Whether `a` comes before `b` in top_k's order, as XLA orders them:
+/// greater first, a positive NaN above +inf and a negative NaN below -inf.
+inline bool comesFirstInTopK(double a, double b) {
+  bool aHigh = std::isnan(a) && !std::signbit(a);
+  bool bHigh = std::isnan(b) && !std::signbit(b);
+  if (aHigh || bHigh)
+    return aHigh && !bHigh;
+  bool aLow = std::isnan(a), bLow = std::isnan(b);
+  if (aLow || bLow)
+    return !aLow && bLow;
+  return a > b;
+}
 
 using Operands = llvm::ArrayRef<const HostTensor *>;
 using Results = llvm::SmallVectorImpl<HostTensor>;

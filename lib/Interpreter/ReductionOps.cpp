@@ -253,10 +253,7 @@ LogicalResult evaluateTopk(Operation *op, Operands in, Results &results) {
       if (x.kind == ElementKind::Integer &&
           !isUnsignedInteger(x.elementType()))
         return x.ints[l * length + a] > x.ints[l * length + b];
-      // NaN above everything, as in the total order.
-      if (std::isnan(va) || std::isnan(vb))
-        return std::isnan(va) && !std::isnan(vb);
-      return va > vb;
+      return comesFirstInTopK(va, vb);
     };
     std::stable_sort(order.begin(), order.end(), greater);
     for (int64_t p = 0; p < k; ++p) {

@@ -167,9 +167,9 @@ struct SortLowering : public OpConversionPattern<kiln::SortOp> {
   }
 };
 
-/// topk: the line sorted with its positions, greatest first (NaN above
-/// everything, ties by position, as the evaluator orders them), and its
-/// first k kept.
+/// topk: the line sorted with its positions, greatest first (a positive
+/// NaN above +inf and a negative NaN below -inf, as XLA orders them; ties
+/// by position, as the evaluator orders them), and its first k kept.
 struct TopKLowering : public OpConversionPattern<kiln::TopKOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -230,18 +230,39 @@ struct TopKLowering : public OpConversionPattern<kiln::TopKOp> {
             x = arith::ExtFOp::create(b, at, b.getF32Type(), x);
             y = arith::ExtFOp::create(b, at, b.getF32Type(), y);
           }
-          // NaN above everything; otherwise greater.
-          Value xNan =
-              arith::CmpFOp::create(b, at, arith::CmpFPredicate::UNO, x, x);
-          Value yNan =
-              arith::CmpFOp::create(b, at, arith::CmpFPredicate::UNO, y, y);
-          Value yNumber = arith::XOrIOp::create(
-              b, at, yNan,
-              arith::ConstantOp::create(b, at, b.getBoolAttr(true)));
-          Value nanFirst = arith::AndIOp::create(b, at, xNan, yNumber);
+          // A positive NaN above everything, a negative NaN below
+          // everything; otherwise greater.
+          Value trueValue =
+              arith::ConstantOp::create(b, at, b.getBoolAttr(true));
+          auto negate = [&](Value v) -> Value {
+            return arith::XOrIOp::create(b, at, v, trueValue);
+          };
+          auto classify = [&](Value v) -> std::pair<Value, Value> {
+            Value nan =
+                arith::CmpFOp::create(b, at, arith::CmpFPredicate::UNO, v, v);
+            unsigned width = v.getType().getIntOrFloatBitWidth();
+            Type bitsType = b.getIntegerType(width);
+            Value bits = arith::BitcastOp::create(b, at, bitsType, v);
+            Value negative = arith::CmpIOp::create(
+                b, at, arith::CmpIPredicate::slt, bits,
+                arith::ConstantOp::create(b, at, b.getIntegerAttr(bitsType, 0)));
+            Value high =
+                arith::AndIOp::create(b, at, nan, negate(negative));
+            Value low = arith::AndIOp::create(b, at, nan, negative);
+            return {high, low};
+          };
+          auto [xHigh, xLow] = classify(x);
+          auto [yHigh, yLow] = classify(y);
+          Value anyHigh = arith::OrIOp::create(b, at, xHigh, yHigh);
+          Value anyLow = arith::OrIOp::create(b, at, xLow, yLow);
+          Value highFirst = arith::AndIOp::create(b, at, xHigh, negate(yHigh));
+          Value lowLast = arith::AndIOp::create(b, at, negate(xLow), yLow);
           Value greater =
               arith::CmpFOp::create(b, at, arith::CmpFPredicate::OGT, x, y);
-          return arith::OrIOp::create(b, at, nanFirst, greater).getResult();
+          Value numbers =
+              arith::SelectOp::create(b, at, anyLow, lowLast, greater);
+          return arith::SelectOp::create(b, at, anyHigh, highFirst, numbers)
+              .getResult();
         });
     if (failed(sorted))
       return failure();
