@@ -29,7 +29,7 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
-#include <thread>
+#include <pthread.h>
 
 using namespace kiln;
 
@@ -72,13 +72,17 @@ struct BufferType {
 } // namespace
 
 struct KilnCacheOpaque {
+  /// Before the cache, which writes to them until it is destroyed.
+  std::string warnings, takenWarnings;
+  std::unique_ptr<llvm::raw_string_ostream> warningStream;
   std::unique_ptr<TieredCache> cache;
   std::string directory;
   /// The key's parts that the settings give: options and target.
   std::vector<std::string> settingOptions;
   std::string targetTriple, targetCpu;
-  std::string warnings, takenWarnings;
-  std::unique_ptr<llvm::raw_string_ostream> warningStream;
+  /// Why graphs cannot be keyed here as the command line keys them (the
+  /// settings name an external compiler), else empty.
+  std::string externalCompiler;
   std::mutex mutex; ///< one lookup, compile or store at a time
   std::atomic<uint64_t> compiles{0}, hits{0};
 };
@@ -138,6 +142,14 @@ KilnStatus kilnCacheOpen(const char *directory, const char *const *remotes,
     handle->targetTriple = target->value;
   if (std::optional<SettingValue> cpu = settings->get("target-cpu"))
     handle->targetCpu = cpu->value;
+  for (const char *name : {"compiler-cmd", "compiler-version-cmd"})
+    if (std::optional<SettingValue> value = settings->get(name))
+      if (!value->value.empty())
+        handle->externalCompiler =
+            std::string("the settings name an external compiler (") + name +
+            " in " + value->origin +
+            "), whose keys the C API does not make: it compiles with kiln's "
+            "own";
   *out = handle.release();
   return nullptr;
 }
@@ -172,6 +184,8 @@ namespace {
 /// the settings' options, then the caller's.
 llvm::Error resolveKeyOptions(KilnCache cache, const char *const *options,
                               std::string &canonical, TargetSpec &target) {
+  if (!cache->externalCompiler.empty())
+    return llvm::createStringError(cache->externalCompiler);
   CompileOptions parsed;
   std::vector<std::string> all = cache->settingOptions;
   std::vector<std::string> given = toStrings(options);
@@ -195,6 +209,45 @@ llvm::Error resolveKeyOptions(KilnCache cache, const char *const *options,
   target = *resolved;
   return llvm::Error::success();
 }
+
+/// "FILE:LINE:COL" of a diagnostic's location, as kiln prints them.
+std::string formatLocation(mlir::Location location) {
+  if (auto file = location->findInstanceOf<mlir::FileLineColLoc>())
+    return (file.getFilename().strref() + ":" + llvm::Twine(file.getLine()) +
+            ":" + llvm::Twine(file.getColumn()))
+        .str();
+  std::string text;
+  llvm::raw_string_ostream(text) << location;
+  return text;
+}
+
+/// Collects a context's diagnostics, as kiln prints them, instead of
+/// printing them.
+class DiagnosticCollector {
+public:
+  DiagnosticCollector(mlir::MLIRContext &context, std::string &text)
+      : stream(text), handler(&context, [this](mlir::Diagnostic &d) {
+          write(d);
+          return mlir::success();
+        }) {}
+
+private:
+  void write(mlir::Diagnostic &d) {
+    const char *severity = "error";
+    if (d.getSeverity() == mlir::DiagnosticSeverity::Warning)
+      severity = "warning";
+    else if (d.getSeverity() == mlir::DiagnosticSeverity::Note)
+      severity = "note";
+    else if (d.getSeverity() == mlir::DiagnosticSeverity::Remark)
+      severity = "remark";
+    stream << formatLocation(d.getLocation()) << ": " << severity << ": " << d
+           << "\n";
+    for (mlir::Diagnostic &note : d.getNotes())
+      write(note);
+  }
+  llvm::raw_string_ostream stream;
+  mlir::ScopedDiagnosticHandler handler;
+};
 
 /// A graph's bytes: the file at `path`, or `size` bytes of `text` named
 /// `path`; an error message naming it otherwise.
@@ -224,11 +277,8 @@ importGraph(std::unique_ptr<llvm::MemoryBuffer> buffer,
             std::string &message) {
   std::string name = buffer->getBufferIdentifier().str();
   text = buffer->getBuffer().str();
+  DiagnosticCollector collector(context, message);
   llvm::raw_string_ostream diagnostics(message);
-  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
-    diagnostics << d.getLocation() << ": error: " << d << "\n";
-    return mlir::success();
-  });
   mlir::OwningOpRef<mlir::ModuleOp> module =
       loadGraphBuffer(std::move(buffer), &context, diagnostics);
   if (!module && message.empty())
@@ -275,9 +325,15 @@ static KilnStatus lookupGraph(KilnCache cache, const char *path,
       importGraph(std::move(buffer), *context, text, message);
   if (!module)
     return makeStatus(message);
-  mlir::FailureOr<GraphSignature> signature = computeSignature(*module);
+  message.clear(); // what the import said, if it said anything
+  mlir::FailureOr<GraphSignature> signature = [&] {
+    DiagnosticCollector collector(*context, message);
+    return computeSignature(*module);
+  }();
   if (mlir::failed(signature))
-    return makeStatus(name + ": error: the graph cannot be keyed");
+    return makeStatus(message.empty()
+                          ? name + ": error: the graph cannot be keyed"
+                          : message);
   std::string key =
       makeKeyParts(signature->signature, canonical, target).key().toHex();
   std::snprintf(lookup->key, sizeof(lookup->key), "%s", key.c_str());
@@ -351,15 +407,10 @@ static KilnStatus loadGraph(KilnCache cache, const char *path,
       importGraph(std::move(buffer), *handle->context, text, message);
   if (!module)
     return makeStatus(message);
+  message.clear(); // what the import said, if it said anything
   llvm::Expected<CachedExecutable> loaded = [&] {
-    // Compilation's diagnostics are caught, not printed.
-    llvm::raw_string_ostream diagnostics(message);
-    mlir::ScopedDiagnosticHandler handler(
-        handle->context.get(), [&](mlir::Diagnostic &d) {
-          if (d.getSeverity() == mlir::DiagnosticSeverity::Error)
-            diagnostics << d.getLocation() << ": error: " << d << "\n";
-          return mlir::success();
-        });
+    // Keying's and compilation's diagnostics are caught, not printed.
+    DiagnosticCollector collector(*handle->context, message);
     std::lock_guard<std::mutex> lock(cache->mutex);
     return loadThroughCache(*cache->cache, *module, canonical, target, name,
                             text);
@@ -375,6 +426,11 @@ static KilnStatus loadGraph(KilnCache cache, const char *path,
     cache->warnings += "kiln: warning: " + handle->loaded.warning + "\n";
   }
   const ArtifactManifest &manifest = handle->loaded.executable->getManifest();
+  if (!manifest.checks.empty())
+    return makeStatus(name + ": error: the graph holds checks (a golden test "
+                             "program): `kiln run` runs those, the C API "
+                             "runs training graphs");
+  DiagnosticCollector collector(*handle->context, message);
   for (const BufferSpec &spec : manifest.inputs) {
     llvm::Expected<BufferType> type = describeBuffer(spec, *handle->context);
     if (!type)
@@ -527,19 +583,55 @@ KilnStatus kilnExecutableCallRanks(KilnExecutable executable, size_t ranks,
   if (!executable || !parameters || !results || ranks == 0 || ranks > 1024)
     return makeStatus("kilnExecutableCallRanks: no executable, no buffers, "
                       "or not 1 to 1024 ranks");
+  for (size_t rank = 0; rank < ranks; ++rank)
+    if ((!parameters[rank] && !executable->parameters.empty()) ||
+        (!results[rank] && !executable->results.empty()))
+      return makeStatus("kilnExecutableCallRanks: rank " +
+                        std::to_string(rank) + " has no buffers");
   ParticipantGroup group(ranks);
   std::vector<std::string> errors(ranks);
-  std::vector<std::thread> threads;
-  for (size_t rank = 0; rank < ranks; ++rank)
-    threads.emplace_back([&, rank] {
-      if (llvm::Error error = callOnce(executable, parameters[rank],
-                                       results[rank], &group, rank)) {
-        errors[rank] = llvm::toString(std::move(error));
-        group.abort();
-      }
-    });
-  for (std::thread &thread : threads)
-    thread.join();
+  // Threads through pthread_create, whose failure is a status (this
+  // library is built without exceptions: std::thread would abort).
+  struct RankCall {
+    KilnExecutable executable;
+    const void *const *parameters;
+    void *const *results;
+    ParticipantGroup *group;
+    int rank;
+    std::string *error;
+  };
+  std::vector<RankCall> calls(ranks);
+  std::vector<pthread_t> threads;
+  std::string startError;
+  for (size_t rank = 0; rank < ranks; ++rank) {
+    calls[rank] = {executable,     parameters[rank], results[rank],
+                   &group,         (int)rank,        &errors[rank]};
+    pthread_t thread;
+    int failed = pthread_create(
+        &thread, nullptr,
+        [](void *argument) -> void * {
+          auto *call = static_cast<RankCall *>(argument);
+          if (llvm::Error error =
+                  callOnce(call->executable, call->parameters, call->results,
+                           call->group, call->rank)) {
+            *call->error = llvm::toString(std::move(error));
+            call->group->abort();
+          }
+          return nullptr;
+        },
+        &calls[rank]);
+    if (failed) {
+      startError = "cannot start the thread of rank " + std::to_string(rank) +
+                   ": " + std::strerror(failed);
+      group.abort();
+      break;
+    }
+    threads.push_back(thread);
+  }
+  for (pthread_t thread : threads)
+    pthread_join(thread, nullptr);
+  if (!startError.empty())
+    return makeStatus(startError);
   for (size_t rank = 0; rank < ranks; ++rank)
     if (!errors[rank].empty())
       return makeStatus("rank " + std::to_string(rank) + ": " + errors[rank]);

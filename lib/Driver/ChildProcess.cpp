@@ -453,9 +453,18 @@ llvm::Expected<ChildProcess> ChildProcess::spawn(const ChildSpec &spec) {
                             logFd,           nullFd,          errorPipe[1],
                             spec.memoryLimitBytes, spec.dieWithParent,
                             parent};
+  // Signals wait until the child has put this process's handlers aside:
+  // a Ctrl-C between fork and exec must not run kiln's cleanup in the
+  // child (which would kill its siblings and remove the work directory).
+  sigset_t allSignals, previousMask;
+  sigfillset(&allSignals);
+  ::pthread_sigmask(SIG_SETMASK, &allSignals, &previousMask);
   pid_t pid = ::fork();
   if (pid == 0) {
     // The child: async-signal-safe calls only, until exec.
+    for (int signal : {SIGINT, SIGTERM, SIGHUP})
+      setSignalAction(signal, SIG_DFL);
+    ::pthread_sigmask(SIG_SETMASK, &previousMask, nullptr);
     if (spec.ownProcessGroup)
       ::setpgid(0, 0);
     if (spec.containDescendants)
@@ -484,6 +493,7 @@ llvm::Expected<ChildProcess> ChildProcess::spawn(const ChildSpec &spec) {
     ::_exit(127);
   }
   int forkError = errno;
+  ::pthread_sigmask(SIG_SETMASK, &previousMask, nullptr);
   ::close(errorPipe[1]);
   if (logFd >= 0)
     ::close(logFd);
@@ -612,7 +622,10 @@ void kiln::killChildrenOnTermination() {
     struct sigaction action;
     std::memset(&action, 0, sizeof(action));
     action.sa_handler = killTrackedGroups;
+    // One cleanup at a time: a second signal waits for the first's.
     sigemptyset(&action.sa_mask);
+    for (int other : {SIGINT, SIGTERM, SIGHUP})
+      sigaddset(&action.sa_mask, other);
     ::sigaction(signal, &action, nullptr);
   }
 }

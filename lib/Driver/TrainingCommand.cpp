@@ -59,10 +59,14 @@ static std::string formatSeconds(double seconds) {
   return text;
 }
 
-/// Reaps those of `pids` that ended; returns those still running.
-static std::vector<int> reapEnded(const std::vector<int> &pids) {
+/// The children still running: those that ended are reaped first, and
+/// the list taken again, since an ended one's own children were adopted
+/// by this process as it ended.
+static std::vector<int> listRunningChildren() {
+  for (int pid : listChildren())
+    ::waitpid(pid, nullptr, WNOHANG);
   std::vector<int> running;
-  for (int pid : pids)
+  for (int pid : listChildren())
     if (::waitpid(pid, nullptr, WNOHANG) == 0)
       running.push_back(pid);
   return running;
@@ -73,7 +77,7 @@ static std::vector<int> reapEnded(const std::vector<int> &pids) {
 /// running then, and their orphans in turn.
 static void waitForLeftovers(double deadline, bool limitIsTimeout,
                              llvm::raw_ostream *messages) {
-  std::vector<int> left = reapEnded(listChildren());
+  std::vector<int> left = listRunningChildren();
   if (left.empty())
     return;
   double began = getMonotonicSeconds();
@@ -90,7 +94,7 @@ static void waitForLeftovers(double deadline, bool limitIsTimeout,
                                  : "(--command-timeout sets the limit)")
               << "\n";
   while (getMonotonicSeconds() < deadline) {
-    left = reapEnded(listChildren());
+    left = listRunningChildren();
     if (left.empty()) {
       if (messages)
         *messages << "kiln precompile: "
@@ -112,7 +116,7 @@ static void waitForLeftovers(double deadline, bool limitIsTimeout,
       ::kill(pid, SIGKILL);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    left = reapEnded(listChildren());
+    left = listRunningChildren();
   }
   if (messages && !killed.empty())
     *messages << "kiln precompile: warning: ended "

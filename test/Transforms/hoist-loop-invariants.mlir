@@ -132,3 +132,32 @@ func.func @large_stays(%x: tensor<1000000xf32>) -> tensor<1000000xf32> {
   } : (tensor<i32>, tensor<1000000xf32>) -> (tensor<i32>, tensor<1000000xf32>)
   return %0#1 : tensor<1000000xf32>
 }
+
+// A loop inside the body is not moved out, even on invariant state: it
+// might not end, and the outer loop might run no trips.
+// CHECK-LABEL: func.func @inner_loop_stays
+// CHECK:         kiln.while(%{{[^,]*}})
+// CHECK:           kiln.while
+func.func @inner_loop_stays() -> tensor<i32> {
+  %zero = kiln.constant dense<0> : tensor<i32>
+  %0 = kiln.while(%zero) {
+  ^bb0(%i: tensor<i32>):
+    %limit = kiln.constant dense<0> : tensor<i32>
+    %more = kiln.compare %i, %limit {direction = "LT"} : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    kiln.return %more : tensor<i1>
+  }, {
+  ^bb0(%i: tensor<i32>):
+    %start = kiln.constant dense<0> : tensor<i32>
+    %forever = kiln.while(%start) {
+    ^bb0(%j: tensor<i32>):
+      %yes = kiln.constant dense<true> : tensor<i1>
+      kiln.return %yes : tensor<i1>
+    }, {
+    ^bb0(%j: tensor<i32>):
+      kiln.return %j : tensor<i32>
+    } : (tensor<i32>) -> tensor<i32>
+    %next = kiln.add %i, %forever : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    kiln.return %next : tensor<i32>
+  } : (tensor<i32>) -> tensor<i32>
+  return %0 : tensor<i32>
+}

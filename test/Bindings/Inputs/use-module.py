@@ -4,6 +4,7 @@ module's name in a RUN line into the kiln command's path).
   use-module.py precompile GRAPH CACHE   kiln.precompile's report
   use-module.py load-missing CACHE GRAPH  the error of a missing graph
   use-module.py load-text CACHE GRAPH     the graph loaded from its text
+  use-module.py scalars CACHE             Python numbers for scalar parameters
 """
 
 import sys
@@ -24,3 +25,27 @@ elif sys.argv[1] == "load-text":
         text = f.read()
     executable = kiln.Cache(sys.argv[2]).load_text(text, name="add.hlo")
     print(executable.from_cache, executable(np.zeros(4, np.float32))[0])
+elif sys.argv[1] == "scalars":
+    graph = """HloModule scalars
+
+ENTRY main {
+  n = s32[] parameter(0)
+  x = f32[] parameter(1)
+  h = bf16[] parameter(2)
+  c = f32[] convert(n)
+  y = f32[] add(x, c)
+  hf = f32[] convert(h)
+  ROOT r = f32[] add(y, hf)
+}
+"""
+    import numpy as np
+    executable = kiln.Cache(sys.argv[2]).load_text(graph, name="scalars.hlo")
+    bf16_one = np.array(0x3F80, np.uint16)
+    print("ok:", float(executable(3, 1.5, bf16_one)[0]))
+    for arguments in [(2.7, 1.5, bf16_one), (2 ** 40, 1.5, bf16_one),
+                      (3, 1.5, 1.5), (True, 1.5, bf16_one)]:
+        try:
+            executable(*arguments)
+            print("accepted", arguments)
+        except kiln.Error as error:
+            print("refused:", error)

@@ -279,7 +279,7 @@ class Executable:
         checked = []
         for i, (array, parameter) in enumerate(zip(arrays, self.parameters)):
             if isinstance(array, (bool, int, float)) and not parameter.shape:
-                array = np.array(array, dtype=parameter.dtype)
+                array = self._scalar(array, parameter, where, i)
             array = np.asarray(array)
             if array.dtype != parameter.dtype or \
                     array.shape != parameter.shape:
@@ -290,6 +290,27 @@ class Executable:
                        list(array.shape)))
             checked.append(np.ascontiguousarray(array))
         return checked
+
+    @staticmethod
+    def _scalar(value, parameter, where, index):
+        """A Python number for a scalar parameter, where it converts
+        without loss of kind: a bool for i1, an int that fits for
+        integers, a number for the floats NumPy holds. bf16 and the 8-bit
+        floats travel as their bits, which a number is not."""
+        kind = parameter.dtype.kind
+        ok = (isinstance(value, bool) and kind == "b") or \
+            (not isinstance(value, bool) and isinstance(value, int) and
+             kind in "iu" and
+             np.iinfo(parameter.dtype).min <= value <=
+             np.iinfo(parameter.dtype).max) or \
+            (not isinstance(value, bool) and kind in "fc" and
+             parameter.element_type in ("f16", "f32", "f64", "complex<f32>",
+                                        "complex<f64>"))
+        if not ok:
+            raise Error("%sparameter %d takes %s (NumPy %s), not the Python "
+                        "%s %r" % (where, index, parameter, parameter.dtype,
+                                   type(value).__name__, value))
+        return np.array(value, dtype=parameter.dtype)
 
     def _outputs(self):
         return [np.empty(result.shape, dtype=result.dtype)

@@ -6,9 +6,9 @@
 // invariant code motion does. kiln.while is isolated from above, so what
 // the body still uses of the hoisted work enters as new loop state that
 // the body passes through unchanged. Only ops without effects move, never
-// collectives, random numbers, custom calls or checks, and only when what
-// becomes loop state is small (a large value carried through every trip
-// could cost more than it saves).
+// collectives, random numbers, custom calls, checks or loops (which might
+// not end), and only when what becomes loop state is small (a large value
+// carried through every trip could cost more than it saves).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,22 +30,28 @@ namespace {
 
 /// Ops that never move out of a loop, effects declared or not: what
 /// talks to other participants, draws random numbers, or reaches outside
-/// the graph.
-bool mayNeverMove(Operation *op) {
+/// the graph; and loops, which might not end (a loop that ran no trips
+/// would then hang before it).
+bool isPinned(Operation *op) {
   llvm::StringRef name = op->getName().getStringRef();
   for (llvm::StringRef prefix :
        {"kiln.all_", "kiln.reduce_scatter", "kiln.collective",
         "kiln.partition_id", "kiln.replica_id", "kiln.rng", "kiln.custom_call",
-        "kiln.infeed", "kiln.outfeed", "kiln.send", "kiln.recv",
-        "kiln.check", "kiln.after_all", "kiln.async", "kiln.optimization_barrier"})
+        "kiln.infeed", "kiln.outfeed", "kiln.send", "kiln.recv", "kiln.check",
+        "kiln.after_all", "kiln.async", "kiln.optimization_barrier",
+        "kiln.while"})
     if (name.starts_with(prefix))
       return true;
-  bool inside = false;
-  op->walk([&](Operation *nested) {
-    if (nested != op && mayNeverMove(nested))
-      inside = true;
-  });
-  return inside;
+  return false;
+}
+
+/// Whether `op` or an op inside it is pinned (one walk).
+bool mayNeverMove(Operation *op) {
+  return op->walk([](Operation *nested) {
+             return isPinned(nested) ? WalkResult::interrupt()
+                                     : WalkResult::advance();
+           })
+      .wasInterrupted();
 }
 
 int64_t countElements(Value value) {

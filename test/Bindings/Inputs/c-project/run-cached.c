@@ -50,6 +50,13 @@ int main(int argc, char **argv) {
                                         rankResults)))
     return fail("ranks", status);
   printf("rank 1: %g %g %g %g\n", out1[0], out1[1], out1[2], out1[3]);
+  /* A rank without buffers is a status, not a crash. */
+  const void *const *noParameters[1] = {NULL};
+  void *const *noResults[1] = {NULL};
+  status = kilnExecutableCallRanks(executable, 1, noParameters, noResults);
+  printf("rank without buffers: %s\n",
+         status ? kilnStatusGetMessage(status) : "?");
+  kilnStatusDestroy(status);
   /* A failed call is a status with a message, not a crash. */
   status = kilnExecutableGetResult(executable, 7, &type);
   printf("result 7: %s\n", status ? kilnStatusGetMessage(status) : "?");
