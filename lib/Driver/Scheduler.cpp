@@ -157,6 +157,7 @@ bool Scheduler::claimOrDefer(size_t job) {
       bool hit = found->status == LookupStatus::Hit;
       outcome.status = hit ? JobStatus::CompiledElsewhere : JobStatus::Failed;
       outcome.failedBefore = !hit;
+      outcome.recorded = !hit;
       outcome.reason = hit ? "compiled by another task of this node"
                            : "another process's compilation of it failed";
       if (!hit)
@@ -214,6 +215,7 @@ bool Scheduler::claimOrDefer(size_t job) {
   } else if (found && found->status == LookupStatus::Failed) {
     outcome.status = JobStatus::Failed;
     outcome.failedBefore = true;
+    outcome.recorded = true;
     outcome.reason = "another process's compilation of it failed";
     outcome.logPath = cache.getLogCommand(graph.key);
   } else {
@@ -292,6 +294,7 @@ void Scheduler::failJob(size_t job, const std::string &reason,
     } else {
       llvm::Expected<LookupResult> now = cache.lookup(graph.key, false, /*count=*/false);
       if (now && now->status == LookupStatus::Failed) {
+        outcome.recorded = true;
         outcome.logPath = cache.getLogCommand(graph.key);
       } else {
         // A forced recompilation of a cached graph failed: the artifact

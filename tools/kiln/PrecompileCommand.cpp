@@ -1092,7 +1092,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   }
 
   // 5. The totals, the report and the trace.
-  size_t succeeded = 0, failed = importErrors.size(), hits = 0, elsewhere = 0;
+  size_t succeeded = 0, failed = importErrors.size(), hits = 0, elsewhere = 0,
+         recordedFailures = 0;
   double compileSeconds = 0;
   std::vector<ReportGraph> rows;
   for (size_t i = 0; i < jobs.size(); ++i) {
@@ -1110,6 +1111,10 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       break;
     default:
       ++failed;
+      recordedFailures += outcome.recorded;
+      // A worker's time on a failed graph is compilation time too.
+      if (!outcome.failedBefore)
+        compileSeconds += outcome.seconds;
     }
     ReportGraph row;
     row.name = jobs[i].name;
@@ -1148,9 +1153,18 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
                                   compileSeconds,
                                   formatCount(workers, "worker", "workers"));
   llvm::outs() << "\n";
-  if (failed)
+  // What the next run does with them depends on whether they were
+  // recorded (a limit of this run, a signal, bad input are not).
+  if (failed && recordedFailures == failed)
     llvm::outs() << "Failed graphs (kiln cache check says why; "
                     "--retry-failed compiles them again):\n";
+  else if (failed && recordedFailures == 0)
+    llvm::outs() << "Failed graphs (none recorded in the cache: the next run "
+                    "tries them again):\n";
+  else if (failed)
+    llvm::outs() << "Failed graphs (those recorded in the cache: kiln cache "
+                    "check says why, --retry-failed compiles them again; the "
+                    "next run tries the others again):\n";
   for (const ReportGraph &row : rows)
     if (row.status == "failed" || row.status == "error")
       llvm::outs() << "  " << escapeControlCharacters(row.source) << ": "

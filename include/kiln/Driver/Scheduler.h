@@ -68,6 +68,9 @@ struct JobOutcome {
   std::string reason;
   /// A failure recorded by an earlier run, not retried.
   bool failedBefore = false;
+  /// A failure recorded in the cache (by this run or an earlier one): the
+  /// next run does not compile it unless told to.
+  bool recorded = false;
   double seconds = 0; ///< the last attempt's compile time
   int worker = -1;    ///< the worker slot that compiled it
   uint64_t peakMemoryBytes = 0;
