@@ -15,7 +15,6 @@
 #include "kiln/Driver/CachedExecutable.h"
 #include "kiln/Import/LoadGraph.h"
 #include "kiln/Runtime/Collectives.h"
-#include "kiln/Signature/Signature.h"
 #include "kiln/Target/CPU/CpuCompiler.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -53,14 +52,17 @@ std::vector<std::string> toStrings(const char *const *list) {
   return strings;
 }
 
-/// A context with every dialect that import and compilation need.
+/// A context with every dialect that import and compilation need; the
+/// registry is made once, on first use.
 std::unique_ptr<mlir::MLIRContext> makeContext() {
-  mlir::DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  registerCpuCompilerDialects(registry);
-  auto context = std::make_unique<mlir::MLIRContext>(
-      registry, mlir::MLIRContext::Threading::DISABLED);
-  return context;
+  static const mlir::DialectRegistry *registry = [] {
+    auto *made = new mlir::DialectRegistry();
+    mlir::registerAllDialects(*made);
+    registerCpuCompilerDialects(*made);
+    return made;
+  }();
+  return std::make_unique<mlir::MLIRContext>(
+      *registry, mlir::MLIRContext::Threading::DISABLED);
 }
 
 /// A buffer's type as the API describes it.
@@ -186,17 +188,15 @@ llvm::Error resolveKeyOptions(KilnCache cache, const char *const *options,
                               std::string &canonical, TargetSpec &target) {
   if (!cache->externalCompiler.empty())
     return llvm::createStringError(cache->externalCompiler);
+  // The settings' options first, so that the caller's win (as on the
+  // command line).
   CompileOptions parsed;
-  std::vector<std::string> all = cache->settingOptions;
-  std::vector<std::string> given = toStrings(options);
-  all.insert(all.end(), given.begin(), given.end());
-  for (const std::string &option : all) {
-    size_t equal = option.find('=');
-    if (equal == std::string::npos || equal == 0)
-      return llvm::createStringError("a compile option takes name=value, not '" +
-                                     option + "'");
-    parsed[option.substr(0, equal)] = option.substr(equal + 1);
-  }
+  if (llvm::Error error = addOptionTexts(cache->settingOptions, "",
+                                         "the setting options", parsed))
+    return error;
+  if (llvm::Error error =
+          addOptionTexts(toStrings(options), "", "a compile option", parsed))
+    return error;
   std::string error;
   mlir::FailureOr<std::string> result = canonicalizeOptions(parsed, error);
   if (mlir::failed(result))
@@ -302,6 +302,37 @@ llvm::Expected<BufferType> describeBuffer(const BufferSpec &spec,
 }
 } // namespace
 
+/// A graph read, imported into `context` and ready to key, with the
+/// options and target it is keyed under.
+struct ImportedGraph {
+  std::string canonical;
+  TargetSpec target;
+  std::string name, text;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
+
+/// What kilnCacheLookup and kilnExecutableLoad (and their text forms)
+/// share: the options resolved, the graph read (the file at `path`, or
+/// `size` bytes of `graphText` named `path`) and imported.
+KilnStatus importForCache(KilnCache cache, const char *path,
+                          const char *graphText, size_t size,
+                          const char *const *options,
+                          mlir::MLIRContext &context, ImportedGraph &graph) {
+  if (llvm::Error error =
+          resolveKeyOptions(cache, options, graph.canonical, graph.target))
+    return makeStatus(std::move(error));
+  std::string message;
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      readGraph(path, graphText, size, message);
+  if (!buffer)
+    return makeStatus(message);
+  graph.name = buffer->getBufferIdentifier().str();
+  graph.module = importGraph(std::move(buffer), context, graph.text, message);
+  if (!graph.module)
+    return makeStatus(message);
+  return nullptr;
+}
+
 extern "C" {
 
 static KilnStatus lookupGraph(KilnCache cache, const char *path,
@@ -310,32 +341,21 @@ static KilnStatus lookupGraph(KilnCache cache, const char *path,
   if (!cache || !lookup)
     return makeStatus("kilnCacheLookup: no cache or no place for the result");
   std::memset(lookup, 0, sizeof(*lookup));
-  std::string canonical;
-  TargetSpec target;
-  if (llvm::Error error = resolveKeyOptions(cache, options, canonical, target))
-    return makeStatus(std::move(error));
   std::unique_ptr<mlir::MLIRContext> context = makeContext();
-  std::string text, message;
-  std::unique_ptr<llvm::MemoryBuffer> buffer =
-      readGraph(path, graphText, size, message);
-  if (!buffer)
-    return makeStatus(message);
-  std::string name = buffer->getBufferIdentifier().str();
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      importGraph(std::move(buffer), *context, text, message);
-  if (!module)
-    return makeStatus(message);
-  message.clear(); // what the import said, if it said anything
-  mlir::FailureOr<GraphSignature> signature = [&] {
+  ImportedGraph graph;
+  if (KilnStatus status = importForCache(cache, path, graphText, size,
+                                         options, *context, graph))
+    return status;
+  std::string message;
+  mlir::FailureOr<KeyedGraph> keyed = [&] {
     DiagnosticCollector collector(*context, message);
-    return computeSignature(*module);
+    return keyGraph(*graph.module, graph.canonical, graph.target);
   }();
-  if (mlir::failed(signature))
+  if (mlir::failed(keyed))
     return makeStatus(message.empty()
-                          ? name + ": error: the graph cannot be keyed"
+                          ? graph.name + ": error: the graph cannot be keyed"
                           : message);
-  std::string key =
-      makeKeyParts(signature->signature, canonical, target).key().toHex();
+  std::string key = keyed->parts.key().toHex();
   std::snprintf(lookup->key, sizeof(lookup->key), "%s", key.c_str());
   std::lock_guard<std::mutex> lock(cache->mutex);
   llvm::Expected<TieredLookup> found = cache->cache->lookupTiers(
@@ -391,29 +411,20 @@ static KilnStatus loadGraph(KilnCache cache, const char *path,
     return makeStatus("kilnExecutableLoad: no cache or no place for the "
                       "executable");
   *out = nullptr;
-  std::string canonical;
-  TargetSpec target;
-  if (llvm::Error error = resolveKeyOptions(cache, options, canonical, target))
-    return makeStatus(std::move(error));
   auto handle = std::make_unique<KilnExecutableOpaque>();
   handle->context = makeContext();
-  std::string text, message;
-  std::unique_ptr<llvm::MemoryBuffer> buffer =
-      readGraph(path, graphText, size, message);
-  if (!buffer)
-    return makeStatus(message);
-  std::string name = buffer->getBufferIdentifier().str();
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      importGraph(std::move(buffer), *handle->context, text, message);
-  if (!module)
-    return makeStatus(message);
-  message.clear(); // what the import said, if it said anything
+  ImportedGraph graph;
+  if (KilnStatus status = importForCache(cache, path, graphText, size,
+                                         options, *handle->context, graph))
+    return status;
+  const std::string &name = graph.name;
+  std::string message;
   llvm::Expected<CachedExecutable> loaded = [&] {
     // Keying's and compilation's diagnostics are caught, not printed.
     DiagnosticCollector collector(*handle->context, message);
     std::lock_guard<std::mutex> lock(cache->mutex);
-    return loadThroughCache(*cache->cache, *module, canonical, target, name,
-                            text);
+    return loadThroughCache(*cache->cache, *graph.module, graph.canonical,
+                            graph.target, name, graph.text);
   }();
   if (!loaded) {
     std::string error = llvm::toString(loaded.takeError());

@@ -46,6 +46,18 @@ std::string kiln::describeKnownOptions() {
   return text;
 }
 
+llvm::Error kiln::addOptionTexts(llvm::ArrayRef<std::string> texts,
+                                 llvm::StringRef prefix, llvm::StringRef flag,
+                                 CompileOptions &options) {
+  for (const std::string &text : texts) {
+    size_t equal = text.find('=');
+    if (equal == std::string::npos || equal == 0)
+      return llvm::createStringError(flag + " takes K=V, got '" + text + "'");
+    options[(prefix + text.substr(0, equal)).str()] = text.substr(equal + 1);
+  }
+  return llvm::Error::success();
+}
+
 mlir::FailureOr<std::string>
 kiln::canonicalizeOptions(const CompileOptions &options, std::string &error) {
   std::string canonical;

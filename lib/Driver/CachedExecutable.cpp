@@ -2,7 +2,6 @@
 
 #include "kiln/Driver/CachedExecutable.h"
 
-#include "kiln/Signature/Signature.h"
 #include "kiln/Target/CPU/CpuCompiler.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -11,17 +10,30 @@
 
 using namespace kiln;
 
+mlir::FailureOr<KeyedGraph> kiln::keyGraph(mlir::ModuleOp module,
+                                           const std::string &canonical,
+                                           const TargetSpec &target) {
+  mlir::FailureOr<GraphSignature> signature = computeSignature(module);
+  if (mlir::failed(signature))
+    return mlir::failure();
+  KeyedGraph keyed;
+  keyed.parts = makeKeyParts(signature->signature, canonical, target);
+  keyed.signature = std::move(*signature);
+  return keyed;
+}
+
 llvm::Expected<CachedExecutable>
 kiln::loadThroughCache(TieredCache &cache, mlir::ModuleOp module,
                        const std::string &canonical, const TargetSpec &target,
                        llvm::StringRef source, llvm::StringRef text) {
   CachedExecutable loaded;
   // The key first: compiling lowers the module in place.
-  mlir::FailureOr<GraphSignature> signature = computeSignature(module);
-  if (mlir::failed(signature))
+  mlir::FailureOr<KeyedGraph> keyed = keyGraph(module, canonical, target);
+  if (mlir::failed(keyed))
     return llvm::createStringError(source.str() +
                                    ": error: the graph cannot be keyed");
-  loaded.parts = makeKeyParts(signature->signature, canonical, target);
+  const GraphSignature *signature = &keyed->signature;
+  loaded.parts = keyed->parts;
   loaded.key = loaded.parts.key().toHex();
   loaded.signature = signature->signature.toHex();
   llvm::Expected<TieredLookup> found =

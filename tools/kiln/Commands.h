@@ -112,7 +112,8 @@ struct RunOptions {
   /// trusted (default: the default cache's).
   std::string cacheDir;
   std::vector<std::string> remotes; ///< --remote: remote tiers, in order
-  /// One module of a `// -----`-separated FILE, run in its place.
+  /// FILE's text once runRun has read it, or one module of a
+  /// `// -----`-separated FILE, run in its place.
   std::string inputText;
 };
 

@@ -61,6 +61,20 @@ openCompileCache(const kiln::CompileCommandOptions &options) {
                          "kiln compile");
 }
 
+/// Writes `bytes` to -o's `path` (atomically, as openOutputFile does);
+/// false, having said why, when it cannot.
+static bool writeOutputFile(llvm::StringRef path, llvm::StringRef bytes) {
+  std::string error;
+  auto file = mlir::openOutputFile(path, &error);
+  if (!file) {
+    llvm::errs() << "kiln compile: error: " << error << "\n";
+    return false;
+  }
+  file->os() << bytes;
+  file->keep();
+  return true;
+}
+
 int kiln::runCompile(const CompileCommandOptions &givenOptions) {
   CompileCommandOptions options = givenOptions;
   // A precompile worker (--expect-key) is given every key part; others
@@ -166,16 +180,9 @@ int kiln::runCompile(const CompileCommandOptions &givenOptions) {
       return ExitSomeFailed;
     }
     if (found->status == LookupStatus::Hit && found->verified) {
-      if (!options.output.empty()) {
-        std::string error;
-        auto file = openOutputFile(options.output, &error);
-        if (!file) {
-          llvm::errs() << "kiln compile: error: " << error << "\n";
-          return ExitInputError;
-        }
-        file->os() << found->verified->bytes;
-        file->keep();
-      }
+      if (!options.output.empty() &&
+          !writeOutputFile(options.output, found->verified->bytes))
+        return ExitInputError;
       llvm::outs() << "cached " << key << " in " << cache->getDirectory()
                    << " (a hit: not compiled again)\n";
       return ExitSuccess;
@@ -212,16 +219,8 @@ int kiln::runCompile(const CompileCommandOptions &givenOptions) {
     compiled->manifest.options = canonical;
     output = writeArtifact(compiled->manifest, compiled->output);
   }
-  if (!options.output.empty()) {
-    std::string error;
-    auto file = openOutputFile(options.output, &error);
-    if (!file) {
-      llvm::errs() << "kiln compile: error: " << error << "\n";
-      return ExitInputError;
-    }
-    file->os() << output;
-    file->keep();
-  }
+  if (!options.output.empty() && !writeOutputFile(options.output, output))
+    return ExitInputError;
   if (cache) {
     std::string graphName = module->getSymName().value_or("").str();
     auto stored = cache->publishArtifact(

@@ -33,24 +33,16 @@ using namespace mlir;
 bool kiln::canonicalizeKeyOptions(const KeyOptions &options,
                                   std::string &canonical) {
   CompileOptions parsed;
-  for (const std::string &option : options.options) {
-    size_t equal = option.find('=');
-    if (equal == std::string::npos || equal == 0) {
-      llvm::errs() << "kiln: error: --option takes K=V, got '" << option
-                   << "'\n";
-      return false;
-    }
-    parsed[option.substr(0, equal)] = option.substr(equal + 1);
+  if (llvm::Error error =
+          addOptionTexts(options.options, "", "--option", parsed)) {
+    llvm::errs() << "kiln: error: " << llvm::toString(std::move(error)) << "\n";
+    return false;
   }
-  for (const std::string &option : options.compilerOptions) {
-    size_t equal = option.find('=');
-    if (equal == std::string::npos || equal == 0) {
-      llvm::errs() << "kiln: error: --compiler-option takes K=V, got '"
-                   << option << "'\n";
-      return false;
-    }
-    parsed[kExternalOptionPrefix + option.substr(0, equal)] =
-        option.substr(equal + 1);
+  if (llvm::Error error =
+          addOptionTexts(options.compilerOptions, kExternalOptionPrefix,
+                         "--compiler-option", parsed)) {
+    llvm::errs() << "kiln: error: " << llvm::toString(std::move(error)) << "\n";
+    return false;
   }
   if (options.noFoldCausalMask) {
     auto given = parsed.find("fold-causal-mask");

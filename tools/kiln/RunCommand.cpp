@@ -453,15 +453,14 @@ getGraphResults(const kiln::ArtifactManifest &manifest,
   return results;
 }
 
-/// The graph to run: the file, or the part of it that `options.inputText`
-/// holds (one module of a `// -----`-separated file, padded with newlines
-/// so that its lines keep their numbers in the file).
+/// The graph to run, from the text runRun read (the file, or one module
+/// of a `// -----`-separated file, padded with newlines so that its lines
+/// keep their numbers in the file).
 OwningOpRef<ModuleOp> loadRunGraph(const kiln::RunOptions &options,
                                    MLIRContext *context) {
-  if (options.inputText.empty())
-    return kiln::loadGraph(options.input, context, llvm::errs());
   return kiln::loadGraphBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(options.inputText, options.input),
+      llvm::MemoryBuffer::getMemBuffer(options.inputText, options.input,
+                                       /*RequiresNullTerminator=*/false),
       context, llvm::errs());
 }
 
@@ -624,14 +623,10 @@ int runCompiled(const kiln::RunOptions &given) {
     reference = module->clone();
   llvm::Expected<std::unique_ptr<kiln::Executable>> executable = nullptr;
   if (cache) {
-    std::string text = options.inputText;
-    if (text.empty())
-      if (auto file = llvm::MemoryBuffer::getFile(options.input))
-        text = (*file)->getBuffer().str();
     // As a training job's real run takes it (CachedExecutable.h).
     llvm::Expected<kiln::CachedExecutable> loaded = kiln::loadThroughCache(
         *cache, *module, canonical, kiln::getKeyTarget(keys), options.input,
-        text);
+        options.inputText);
     if (!loaded) {
       executable = loaded.takeError();
     } else {
@@ -802,15 +797,21 @@ loadRunTrust(const kiln::RunOptions &options) {
 
 } // namespace
 
-int kiln::runRun(const RunOptions &options) {
-  std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> buffer =
-      openInputFile(options.input, &error);
-  if (!buffer) {
-    llvm::errs() << options.input << ": error: " << error << "\n";
-    return ExitInputError;
+int kiln::runRun(const RunOptions &given) {
+  // The file is read once: a module of it (a split file's part) comes as
+  // its text.
+  RunOptions options = given;
+  std::unique_ptr<llvm::MemoryBuffer> buffer;
+  if (options.inputText.empty()) {
+    std::string error;
+    buffer = openInputFile(options.input, &error);
+    if (!buffer) {
+      llvm::errs() << options.input << ": error: " << error << "\n";
+      return ExitInputError;
+    }
   }
-  llvm::StringRef bytes = buffer->getBuffer();
+  llvm::StringRef bytes =
+      buffer ? buffer->getBuffer() : llvm::StringRef(options.inputText);
   bool isEntry = bytes.starts_with(kArtifactHeaderMagic);
   if (isEntry || isArtifact(bytes)) {
     llvm::Expected<std::vector<TrustedKey>> trusted = loadRunTrust(options);
@@ -871,7 +872,7 @@ int kiln::runRun(const RunOptions &options) {
   // A file of several modules separated by `// -----` lines (StableHLO's
   // test files, MLIR's split-input-file form): each runs on its own, and
   // the worst status is the file's.
-  if (options.inputText.empty() && bytes.contains("\n// -----")) {
+  if (given.inputText.empty() && bytes.contains("\n// -----")) {
     llvm::SmallVector<llvm::StringRef> pieces;
     bytes.split(pieces, "\n// -----");
     int worst = ExitSuccess;
@@ -891,6 +892,8 @@ int kiln::runRun(const RunOptions &options) {
     }
     return worst;
   }
+  if (options.inputText.empty())
+    options.inputText = bytes.str();
   if (options.interpret)
     return runInterpreted(options);
   return runCompiled(options);

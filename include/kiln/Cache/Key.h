@@ -16,6 +16,8 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/JSON.h"
 
+#include "llvm/Support/Error.h"
+
 #include <map>
 #include <string>
 
@@ -33,6 +35,12 @@ using CompileOptions = std::map<std::string, std::string>;
 /// The prefix of an external compiler's options in CompileOptions and in
 /// canonical option text.
 constexpr const char *kExternalOptionPrefix = "compiler.";
+
+/// Adds `K=V` texts to `options`, each under `prefix` + K (later ones win);
+/// an error naming `flag` (e.g. "--option") for a text without `=` or name.
+llvm::Error addOptionTexts(llvm::ArrayRef<std::string> texts,
+                           llvm::StringRef prefix, llvm::StringRef flag,
+                           CompileOptions &options);
 
 /// kiln's own compile options, their values and defaults, in words (for
 /// errors and `--help`).

@@ -14,6 +14,7 @@
 #include "kiln/Cache/Key.h"
 #include "kiln/Cache/TieredCache.h"
 #include "kiln/Runtime/Executable.h"
+#include "kiln/Signature/Signature.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -21,6 +22,19 @@
 #include <string>
 
 namespace kiln {
+
+/// A graph's key and signature.
+struct KeyedGraph {
+  KeyParts parts;
+  GraphSignature signature;
+};
+
+/// Keys `module` (imported, not yet compiled: compiling lowers it in place)
+/// under `canonical` options for `target`, as precompile keys it; failure,
+/// diagnosed at the module, where it cannot be keyed.
+mlir::FailureOr<KeyedGraph> keyGraph(mlir::ModuleOp module,
+                                     const std::string &canonical,
+                                     const TargetSpec &target);
 
 /// What loadThroughCache did.
 struct CachedExecutable {

@@ -17,27 +17,32 @@
 
 namespace kiln {
 
+/// Appends `c` to `out`, escaped if it is a control character (below
+/// 0x20, and 0x7f): \n, \t, \r, else \xHH.
+inline void appendEscaped(std::string &out, char c) {
+  static const char kHex[] = "0123456789abcdef";
+  unsigned char byte = (unsigned char)c;
+  if (byte >= 0x20 && byte != 0x7f)
+    out += c;
+  else if (c == '\n')
+    out += "\\n";
+  else if (c == '\t')
+    out += "\\t";
+  else if (c == '\r')
+    out += "\\r";
+  else {
+    out += "\\x";
+    out += kHex[byte >> 4];
+    out += kHex[byte & 15];
+  }
+}
+
 /// `text` with its control characters (below 0x20, and 0x7f) escaped.
 inline std::string escapeControlCharacters(llvm::StringRef text) {
   std::string out;
   out.reserve(text.size());
-  static const char kHex[] = "0123456789abcdef";
-  for (char c : text) {
-    unsigned char byte = (unsigned char)c;
-    if (byte >= 0x20 && byte != 0x7f) {
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else {
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 15];
-    }
-  }
+  for (char c : text)
+    appendEscaped(out, c);
   return out;
 }
 
@@ -52,7 +57,7 @@ inline std::string escapeControlCharactersInLines(llvm::StringRef text) {
     if (c == '\n' || c == '\t')
       out += c;
     else if (!(c == '\r' && i + 1 < text.size() && text[i + 1] == '\n'))
-      out += escapeControlCharacters(text.substr(i, 1));
+      appendEscaped(out, c);
   }
   return out;
 }
