@@ -11,7 +11,9 @@
 // all_gather concatenating in group order, reduce_scatter keeping this
 // member's slice of the reduction, all_to_all sending the k-th slice (or
 // operand) to the k-th member, collective_permute by its (source, target)
-// pairs, collective_broadcast from the group's first member.
+// pairs, collective_broadcast from the group's first member. A scalar among
+// the operands of all_gather, reduce_scatter or all_to_all (PyTorch/XLA's
+// token) has no dimension to split and passes through.
 //
 //===----------------------------------------------------------------------===//
 
@@ -211,7 +213,8 @@ LogicalResult evaluateAcrossRanks(Operation *op, StringRef name, Operands in,
   if (name == "kiln.collective_permute") {
     auto pairs = op->getAttrOfType<DenseIntElementsAttr>("source_target_pairs");
     auto values = llvm::to_vector(pairs.getValues<int64_t>());
-    results.emplace_back(op->getResult(0).getType());
+    for (Type type : op->getResultTypes())
+      results.emplace_back(type);
     // On a grid, pairs name partitions (with a channel) or replicas.
     auto channel = op->getAttrOfType<IntegerAttr>("channel_id");
     bool byPartition = channel && channel.getInt() > 0;
@@ -224,7 +227,8 @@ LogicalResult evaluateAcrossRanks(Operation *op, StringRef name, Operands in,
     for (size_t i = 0; i + 1 < values.size(); i += 2) {
       int64_t source = global(values[i]), target = global(values[i + 1]);
       if (target == rank && source >= 0 && source < (int64_t)all->size())
-        results.back() = (*all)[source][0];
+        for (size_t k = 0; k < results.size(); ++k)
+          results[k] = (*all)[source][k];
     }
     return success();
   }
@@ -263,7 +267,10 @@ LogicalResult evaluateAcrossRanks(Operation *op, StringRef name, Operands in,
     bool alongDim = name == "kiln.all_gather" ||
                     name == "kiln.reduce_scatter" ||
                     (name == "kiln.all_to_all" && !dims.empty());
-    if (alongDim) {
+    if (alongDim && operandShape.empty()) {
+      // A scalar beside the tensors passes through (the verifier's rule).
+      fits = result == in[k]->type;
+    } else if (alongDim) {
       int64_t d = dims.empty() ? -1 : dims[0];
       fits = d >= 0 && d < (int64_t)operandShape.size() &&
              result.getRank() == (int64_t)operandShape.size() &&
@@ -300,6 +307,12 @@ LogicalResult evaluateAcrossRanks(Operation *op, StringRef name, Operands in,
   };
   for (unsigned k = 0; k < op->getNumResults(); ++k) {
     Type type = op->getResult(k).getType();
+    bool sharded = name == "kiln.all_gather" || name == "kiln.reduce_scatter" ||
+                   (name == "kiln.all_to_all" && !dims.empty());
+    if (sharded && in[k]->shape().empty()) {
+      results.push_back(*in[k]);
+      continue;
+    }
     if (name == "kiln.all_reduce") {
       FailureOr<HostTensor> sum = reduced(k);
       if (failed(sum))

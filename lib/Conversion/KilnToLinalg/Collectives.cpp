@@ -135,6 +135,55 @@ FailureOr<Value> emitCollective(ConversionPatternRewriter &rewriter,
   return kiln::bufferAsTensor(rewriter, loc, resultType, output);
 }
 
+/// HLO's tuple form of all-to-all (no dimension): operand j goes whole to
+/// the group's j-th member, whose result i is member i's operand j. The
+/// operands, which must share one type, are stacked along a new leading
+/// dimension and exchanged as one all_to_all along it.
+LogicalResult lowerTupleAllToAll(ConversionPatternRewriter &rewriter,
+                                 Operation *op, ValueRange operands,
+                                 ArrayRef<int64_t> groups, int64_t groupSize) {
+  Location loc = op->getLoc();
+  auto type = cast<RankedTensorType>(operands.front().getType());
+  if (!type.hasStaticShape() ||
+      llvm::any_of(operands.getTypes(), [&](Type t) { return t != type; }) ||
+      op->getNumResults() != operands.size())
+    return rewriter.notifyMatchFailure(
+        op, "tuple form of all_to_all over operands of different types");
+  auto kilnType = cast<RankedTensorType>(op->getOperand(0).getType());
+  int64_t count = operands.size();
+  SmallVector<int64_t> stackedShape = {count};
+  llvm::append_range(stackedShape, type.getShape());
+  auto stackedType = RankedTensorType::get(stackedShape, type.getElementType());
+  int64_t rank = stackedType.getRank();
+  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1)};
+  for (int64_t extent : type.getShape())
+    sizes.push_back(rewriter.getIndexAttr(extent));
+  SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+  auto offsetsAt = [&](int64_t row) {
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    offsets[0] = rewriter.getIndexAttr(row);
+    return offsets;
+  };
+  Value stacked = tensor::EmptyOp::create(rewriter, loc, stackedShape,
+                                          type.getElementType());
+  for (auto [row, operand] : llvm::enumerate(operands))
+    stacked = tensor::InsertSliceOp::create(rewriter, loc, operand, stacked,
+                                            offsetsAt(row), sizes, strides);
+  FailureOr<Value> exchanged = emitCollective(
+      rewriter, op, stacked,
+      RankedTensorType::get(stackedShape, kilnType.getElementType()),
+      stackedType, CollectiveKind::AllToAll, Reduction::None,
+      /*dimension=*/0, groups, groupSize);
+  if (failed(exchanged))
+    return failure();
+  SmallVector<Value> results;
+  for (int64_t row = 0; row < count; ++row)
+    results.push_back(tensor::ExtractSliceOp::create(
+        rewriter, loc, type, *exchanged, offsetsAt(row), sizes, strides));
+  rewriter.replaceOp(op, results);
+  return success();
+}
+
 template <typename OpTy>
 struct CollectiveLowering : public OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -182,16 +231,25 @@ struct CollectiveLowering : public OpConversionPattern<OpTy> {
       groups = llvm::to_vector(pairs.template getValues<int64_t>());
       groupSize = 2;
     }
-    if ((kind == CollectiveKind::AllGather ||
-         kind == CollectiveKind::ReduceScatter ||
-         kind == CollectiveKind::AllToAll) &&
-        dimension < 0)
-      return rewriter.notifyMatchFailure(op, "tuple form of all_to_all");
+    bool sharded = kind == CollectiveKind::AllGather ||
+                   kind == CollectiveKind::ReduceScatter ||
+                   kind == CollectiveKind::AllToAll;
+    if (kind == CollectiveKind::AllToAll && dimension < 0)
+      return lowerTupleAllToAll(rewriter, operation, adaptor.getOperands(),
+                                groups, groupSize);
+    if (sharded && dimension < 0)
+      return rewriter.notifyMatchFailure(op, "no dimension");
 
     SmallVector<Value> results;
     for (auto [k, operand] : llvm::enumerate(adaptor.getOperands())) {
       if (k >= operation->getNumResults())
         break;
+      // A scalar beside the tensors (PyTorch/XLA's token) has no dimension
+      // to split: it passes through, as the verifier and evaluator say.
+      if (sharded && cast<RankedTensorType>(operand.getType()).getRank() == 0) {
+        results.push_back(operand);
+        continue;
+      }
       // Groups of one participant each: every collective but a permute
       // gives each its own operand (PyTorch/XLA writes these, even over
       // scalars).

@@ -1474,6 +1474,22 @@ func.func @all_to_all_divisible(%a: tensor<8x4xf32>) -> tensor<8x4xf32> {
 
 // -----
 
+func.func @all_to_all_tuple_types(%a: tensor<8x4xf32>, %b: tensor<4xf32>) -> (tensor<8x4xf32>, tensor<4xf32>) {
+  // expected-error @+1 {{'kiln.all_to_all' op operand 1 type 'tensor<4xf32>' must equal operand 0's ('tensor<8x4xf32>') in the tuple form (without dimensions)}}
+  %0:2 = kiln.all_to_all %a, %b {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<8x4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<4xf32>)
+  return %0#0, %0#1 : tensor<8x4xf32>, tensor<4xf32>
+}
+
+// -----
+
+func.func @collective_permute_arity(%a: tensor<4xf32>, %t: tensor<f32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'kiln.collective_permute' op expects 2 results (one per operand), got 1}}
+  %0 = kiln.collective_permute %a, %t {source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 func.func @collective_permute_pairs_shape(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'kiln.collective_permute' op source_target_pairs must have shape Nx2, got 'tensor<2x3xi64>'}}
   %0 = kiln.collective_permute %a {source_target_pairs = dense<[[0, 1, 2], [1, 2, 0]]> : tensor<2x3xi64>} : (tensor<4xf32>) -> tensor<4xf32>
@@ -1499,7 +1515,7 @@ func.func @collective_permute_target(%a: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @collective_permute_result(%a: tensor<4xf32>) -> tensor<4xf16> {
-  // expected-error @+1 {{'kiln.collective_permute' op result type must be 'tensor<4xf32>' (the operand's), got 'tensor<4xf16>'}}
+  // expected-error @+1 {{'kiln.collective_permute' op result types must be (tensor<4xf32>), got (tensor<4xf16>)}}
   %0 = kiln.collective_permute %a {source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>) -> tensor<4xf16>
   return %0 : tensor<4xf16>
 }

@@ -443,12 +443,15 @@ func.func @reduce_scatter(%a: tensor<8x4xbf16>, %s: tensor<bf16>) -> (tensor<2x4
 }
 
 // CHECK-LABEL: func.func @all_to_all
-func.func @all_to_all(%a: tensor<8x4xf32>, %b: tensor<3xf32>, %c: tensor<5xi32>) -> (tensor<8x4xf32>, tensor<3xf32>, tensor<5xi32>) {
+func.func @all_to_all(%a: tensor<8x4xf32>, %b: tensor<3xf32>, %c: tensor<3xf32>, %t: tensor<f32>) -> (tensor<8x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<f32>) {
   // CHECK: kiln.all_to_all %{{.*}} {dimensions = array<i64: 0>, replica_groups = dense<{{\[\[}}0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<8x4xf32>) -> tensor<8x4xf32>
   %0 = kiln.all_to_all %a {dimensions = array<i64: 0>, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<8x4xf32>) -> tensor<8x4xf32>
-  // CHECK: kiln.all_to_all %{{.*}}, %{{.*}} {replica_groups = dense<{{\[\[}}0, 1]]> : tensor<1x2xi64>} : (tensor<3xf32>, tensor<5xi32>) -> (tensor<3xf32>, tensor<5xi32>)
-  %1:2 = kiln.all_to_all %b, %c {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<3xf32>, tensor<5xi32>) -> (tensor<3xf32>, tensor<5xi32>)
-  return %0, %1#0, %1#1 : tensor<8x4xf32>, tensor<3xf32>, tensor<5xi32>
+  // CHECK: kiln.all_to_all %{{.*}}, %{{.*}} {replica_groups = dense<{{\[\[}}0, 1]]> : tensor<1x2xi64>} : (tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+  %1:2 = kiln.all_to_all %b, %c {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<3xf32>, tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>)
+  // A scalar beside the tensors passes through.
+  // CHECK: kiln.all_to_all %{{.*}}, %{{.*}} {dimensions = array<i64: 0>, {{.*}}} : (tensor<8x4xf32>, tensor<f32>) -> (tensor<8x4xf32>, tensor<f32>)
+  %2:2 = kiln.all_to_all %a, %t {dimensions = array<i64: 0>, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<8x4xf32>, tensor<f32>) -> (tensor<8x4xf32>, tensor<f32>)
+  return %0, %1#0, %1#1, %2#1 : tensor<8x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<f32>
 }
 
 // CHECK-LABEL: func.func @collective_permute
@@ -456,6 +459,14 @@ func.func @collective_permute(%a: tensor<4xf32>) -> tensor<4xf32> {
   // CHECK: kiln.collective_permute %{{.*}} {channel_id = 3 : i64, source_target_pairs = dense<{{\[\[}}0, 1], [1, 2], [2, 0]]> : tensor<3x2xi64>} : (tensor<4xf32>) -> tensor<4xf32>
   %0 = kiln.collective_permute %a {source_target_pairs = dense<[[0, 1], [1, 2], [2, 0]]> : tensor<3x2xi64>, channel_id = 3 : i64} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// HLO's combined form: several operands, each sent whole.
+// CHECK-LABEL: func.func @collective_permute_combined
+func.func @collective_permute_combined(%a: tensor<4xf32>, %t: tensor<f32>) -> (tensor<4xf32>, tensor<f32>) {
+  // CHECK: kiln.collective_permute %{{.*}}, %{{.*}} {{{.*}}} : (tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<f32>)
+  %0:2 = kiln.collective_permute %a, %t {source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>} : (tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, tensor<f32>)
+  return %0#0, %0#1 : tensor<4xf32>, tensor<f32>
 }
 
 // A dynamic dimension agrees with any size.

@@ -847,15 +847,28 @@ LogicalResult AllToAllOp::verify() {
       failed(verifyTypes(*this, "result types", getOperands().getTypes(),
                          getResultTypes())))
     return failure();
-  // Without dimensions (HLO's tuple form) each operand is sent whole.
+  // Without dimensions (HLO's tuple form) each operand is sent whole, the
+  // j-th to the group's j-th member, so all have one type (as XLA checks).
   ArrayRef<int64_t> dims = getDimensions();
-  if (dims.empty())
+  if (dims.empty()) {
+    for (auto [i, operand] : llvm::enumerate(getOperands()))
+      if (operand.getType() != getOperands().front().getType())
+        return emitOpError() << "operand " << i << " type "
+                             << operand.getType()
+                             << " must equal operand 0's ("
+                             << getOperands().front().getType()
+                             << ") in the tuple form (without dimensions)";
     return success();
+  }
   FailureOr<int64_t> dim = getSingleDim(*this, dims);
   if (failed(dim))
     return failure();
   for (auto [i, operand] : llvm::enumerate(getOperands())) {
     RankedTensorType type = rankedType(operand);
+    // A scalar beside the tensors (PyTorch/XLA's token) has no dimension to
+    // split and passes through, as in all_gather and reduce_scatter.
+    if (type.getRank() == 0)
+      continue;
     if (failed(verifyDimIndex(*this, "dimensions[0]", *dim, type.getRank())) ||
         (*groupSize &&
          failed(verifyDivisible(*this, i, type, *dim, *groupSize))))
@@ -882,8 +895,10 @@ LogicalResult CollectivePermuteOp::verify() {
       return emitOpError() << "source_target_pairs must not repeat a " << role
                            << ", got " << *dup << " twice";
   }
-  return verifyType(*this, "result type", getOperand().getType(),
-                    getOutput().getType(), "the operand's");
+  if (failed(verifyCollectiveArity(*this, getOperands())))
+    return failure();
+  return verifyTypes(*this, "result types", getOperands().getTypes(),
+                     getResultTypes());
 }
 
 #define GET_OP_CLASSES

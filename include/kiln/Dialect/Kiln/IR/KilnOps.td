@@ -659,10 +659,16 @@ def Kiln_AllToAllOp : Kiln_GenericFormatOp<"all_to_all"> {
 
 def Kiln_CollectivePermuteOp : Kiln_GenericFormatOp<"collective_permute"> {
   let summary = "HLO collective-permute: sends to targets by (source, target) pairs";
-  let arguments = (ins Kiln_Tensor:$operand,
+  let description = [{
+    Each operand is sent whole: result i of a target is operand i of its
+    source (zeros where no pair names it as a target). Several operands are
+    HLO's combined form, which PyTorch/XLA writes with a scalar token beside
+    the tensors.
+  }];
+  let arguments = (ins Variadic<Kiln_Tensor>:$operands,
                    I64ElementsAttr:$source_target_pairs,
                    OptionalAttr<I64Attr>:$channel_id);
-  let results = (outs Kiln_Tensor:$output);
+  let results = (outs Variadic<Kiln_Tensor>:$outputs);
   let hasVerifier = 1;
 }
 
