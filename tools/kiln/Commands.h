@@ -78,6 +78,8 @@ struct CompileCommandOptions {
   /// whose key differs (the file changed since) is an error.
   std::string expectKey;
   bool timing = false;
+  /// Threads that compile a large graph's segments (0: one per core).
+  unsigned threads = 0;
   KeyOptions keys;
 };
 
@@ -88,11 +90,12 @@ int runCompile(const CompileCommandOptions &options);
 void registerCompilerDialects(mlir::MLIRContext &context);
 
 /// Compiles a loaded graph (in place: it is lowered) for the target of
-/// `keys` under the canonical options.
-mlir::FailureOr<CompiledGraph> compileLoadedGraph(mlir::ModuleOp module,
-                                                  const KeyOptions &keys,
-                                                  llvm::StringRef canonical,
-                                                  EmitKind emit, bool timing);
+/// `keys` under the canonical options, a segmented graph on `threads`
+/// threads (0: one per core).
+mlir::FailureOr<CompiledGraph>
+compileLoadedGraph(mlir::ModuleOp module, const KeyOptions &keys,
+                   llvm::StringRef canonical, EmitKind emit, bool timing,
+                   unsigned threads = 0);
 
 struct RunOptions {
   std::string input;

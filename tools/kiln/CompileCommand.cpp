@@ -37,10 +37,12 @@ void kiln::registerCompilerDialects(MLIRContext &context) {
 
 FailureOr<kiln::CompiledGraph>
 kiln::compileLoadedGraph(ModuleOp module, const KeyOptions &keys,
-                         llvm::StringRef canonical, EmitKind emit, bool timing) {
+                         llvm::StringRef canonical, EmitKind emit, bool timing,
+                         unsigned threads) {
   CpuCompileOptions options =
       getCpuCompileOptions(canonical, getKeyTarget(keys));
   options.timing = timing;
+  options.threads = threads;
   return compileForCpu(module, options, emit);
 }
 
@@ -189,7 +191,8 @@ int kiln::runCompile(const CompileCommandOptions &givenOptions) {
     }
   }
   FailureOr<CompiledGraph> compiled = compileLoadedGraph(
-      *module, options.keys, canonical, *emit, options.timing);
+      *module, options.keys, canonical, *emit, options.timing,
+      options.threads);
   if (failed(compiled)) {
     llvm::errs() << options.input << ": error: the graph was not compiled\n";
     // A cache records the failure with its log: kiln cache check says why,

@@ -42,6 +42,9 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/IR/Threading.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -51,6 +54,8 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
@@ -658,33 +663,38 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
   // LLVM module with the entry that calls them.
   SegmentedGraph segmented =
       kiln::splitIntoSegments(module, entry, options.segmentOps);
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> linked;
-  std::unique_ptr<llvm::Linker> linker;
   unsigned vectorLanes = getVectorLanes(*machine);
-  for (GraphSegment &segment : segmented.segments) {
+  size_t segmentCount = segmented.segments.size();
+  // Lowers, translates and optimizes segment `index` into `llvmContext`
+  // (each of its own with several segments: LLVM's contexts are not shared
+  // between threads) with `segmentMachine`; its times go to `times`.
+  auto compileSegment = [&](size_t index, llvm::LLVMContext &llvmContext,
+                            llvm::TargetMachine &segmentMachine,
+                            kiln::CompileTimes &times, std::string &text)
+      -> FailureOr<std::unique_ptr<llvm::Module>> {
+    GraphSegment &segment = segmented.segments[index];
     ModuleOp segmentModule = segment.module ? *segment.module : module;
-    start = Clock::now();
+    Clock::time_point begin = Clock::now();
     if (failed(lowerToLLVMDialect(
             segmentModule, vectorLanes,
             /*readOnlyInputs=*/static_cast<bool>(segment.module),
             options.timing ? &timingRoot : nullptr)))
       return failure();
-    compiled.times.lowering += secondsSince(start);
+    times.lowering += secondsSince(begin);
     if (emit == EmitKind::Mlir) {
-      llvm::raw_string_ostream(compiled.output) << segmentModule << "\n";
-      continue;
+      llvm::raw_string_ostream(text) << segmentModule << "\n";
+      return std::unique_ptr<llvm::Module>();
     }
 
-    start = Clock::now();
+    begin = Clock::now();
     std::unique_ptr<llvm::Module> llvmModule =
         translateModuleToLLVMIR(segmentModule, llvmContext, manifest.graphName);
     if (!llvmModule)
       return fail("the lowered module does not translate to LLVM IR");
     // The segment's MLIR is no longer needed.
     segment.module = nullptr;
-    llvmModule->setTargetTriple(machine->getTargetTriple());
-    llvmModule->setDataLayout(machine->createDataLayout());
+    llvmModule->setTargetTriple(segmentMachine.getTargetTriple());
+    llvmModule->setDataLayout(segmentMachine.createDataLayout());
     llvm::Function *function = llvmModule->getFunction(segment.function);
     if (!function ||
         function->arg_size() != segment.inputs.size() + segment.outputs.size())
@@ -708,21 +718,125 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
         other.addFnAttr(llvm::Attribute::OptimizeNone);
       }
     }
-    compiled.times.llvmTranslation += secondsSince(start);
+    times.llvmTranslation += secondsSince(begin);
 
-    start = Clock::now();
-    optimize(*llvmModule, *machine, options.optLevel);
-    compiled.times.llvmOptimization += secondsSince(start);
-    start = Clock::now();
+    begin = Clock::now();
+    optimize(*llvmModule, segmentMachine, options.optLevel);
+    times.llvmOptimization += secondsSince(begin);
+    return llvmModule;
+  };
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> linked;
+  std::unique_ptr<llvm::Linker> linker;
+  auto link = [&](std::unique_ptr<llvm::Module> llvmModule,
+                  const GraphSegment &segment) -> LogicalResult {
     // One linker for all segments: a linker reads the whole destination
     // module when it is made.
     if (!linked) {
       linked = std::move(llvmModule);
       linker = std::make_unique<llvm::Linker>(*linked);
-    } else if (linker->linkInModule(std::move(llvmModule))) {
-      return fail("segment @" + segment.function + " does not link");
+      return success();
     }
-    compiled.times.llvmTranslation += secondsSince(start);
+    if (linker->linkInModule(std::move(llvmModule)))
+      return fail("segment @" + segment.function + " does not link");
+    return success();
+  };
+
+  if (segmentCount == 1) {
+    // A graph compiled whole, in this thread and LLVM context.
+    std::string text;
+    FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
+        compileSegment(0, llvmContext, *machine, compiled.times, text);
+    if (failed(llvmModule))
+      return failure();
+    compiled.output += text;
+    if (emit != EmitKind::Mlir &&
+        failed(link(std::move(*llvmModule), segmented.segments[0])))
+      return failure();
+  } else {
+    // Several segments: each is compiled in an LLVM context of its own and
+    // handed over as bitcode, on up to `threads` threads (MLIR's context
+    // runs their passes side by side). The steps are the same for any
+    // number of threads, and segments are linked in their order, so the
+    // code is the same bit for bit.
+    struct SegmentResult {
+      llvm::SmallVector<char, 0> bitcode;
+      std::string text;
+      kiln::CompileTimes times;
+    };
+    std::vector<SegmentResult> results(segmentCount);
+    auto compileToBitcode = [&](size_t index) -> LogicalResult {
+      SegmentResult &result = results[index];
+      std::string error;
+      std::unique_ptr<llvm::TargetMachine> segmentMachine =
+          createTargetMachine(options.target, options.optLevel, error);
+      if (!segmentMachine)
+        return fail("no LLVM target for " + options.target.triple + ": " +
+                    error);
+      llvm::LLVMContext segmentContext;
+      FailureOr<std::unique_ptr<llvm::Module>> llvmModule = compileSegment(
+          index, segmentContext, *segmentMachine, result.times, result.text);
+      if (failed(llvmModule))
+        return failure();
+      if (*llvmModule) {
+        Clock::time_point begin = Clock::now();
+        llvm::raw_svector_ostream stream(result.bitcode);
+        llvm::WriteBitcodeToFile(**llvmModule, stream);
+        result.times.llvmTranslation += secondsSince(begin);
+      }
+      return success();
+    };
+    // Pass timing is one report of one thread's scopes.
+    unsigned threads =
+        options.timing ? 1
+        : options.threads
+            ? options.threads
+            : llvm::hardware_concurrency().compute_thread_count();
+    if (threads <= 1) {
+      for (size_t index = 0; index < segmentCount; ++index)
+        if (failed(compileToBitcode(index)))
+          return failure();
+    } else {
+      // Every dialect loaded first: loading one while passes run on other
+      // threads would race. A context that runs threads already keeps its
+      // own pool.
+      context->loadAllAvailableDialects();
+      std::optional<llvm::DefaultThreadPool> pool;
+      if (!context->isMultithreadingEnabled()) {
+        pool.emplace(llvm::hardware_concurrency(threads));
+        context->setThreadPool(*pool);
+      }
+      LogicalResult compiledAll = failableParallelForEach(
+          context, llvm::seq<size_t>(0, segmentCount), compileToBitcode);
+      if (pool)
+        context->disableMultithreading();
+      if (failed(compiledAll))
+        return failure();
+    }
+    for (auto [index, result] : llvm::enumerate(results)) {
+      compiled.output += result.text;
+      compiled.times.lowering += result.times.lowering;
+      compiled.times.llvmTranslation += result.times.llvmTranslation;
+      compiled.times.llvmOptimization += result.times.llvmOptimization;
+      if (emit == EmitKind::Mlir)
+        continue;
+      Clock::time_point begin = Clock::now();
+      llvm::Expected<std::unique_ptr<llvm::Module>> llvmModule =
+          llvm::parseBitcodeFile(
+              llvm::MemoryBufferRef(
+                  llvm::StringRef(result.bitcode.data(), result.bitcode.size()),
+                  segmented.segments[index].function),
+              llvmContext);
+      if (!llvmModule)
+        return fail("segment @" + segmented.segments[index].function +
+                    " does not read back: " +
+                    llvm::toString(llvmModule.takeError()));
+      result.bitcode = {};
+      if (failed(link(std::move(*llvmModule), segmented.segments[index])))
+        return failure();
+      compiled.times.llvmTranslation += secondsSince(begin);
+    }
   }
   if (emit == EmitKind::Mlir)
     return compiled;

@@ -42,6 +42,10 @@ struct CpuCompileOptions {
   /// key, since the code computes the same either way. The environment
   /// variable KILN_SEGMENT_OPS sets it, for tests and measurements.
   size_t segmentOps = 768;
+  /// Threads that compile a segmented graph's segments side by side (0:
+  /// one per core); not part of the key: the code is the same bit for bit
+  /// for any number.
+  unsigned threads = 1;
 };
 
 /// The compile options of `canonical` (canonicalizeOptions' `name=value`
