@@ -513,6 +513,13 @@ UnaryComplex kiln::interp::getUnaryComplexFunction(StringRef name) {
   return unaryComplex(name);
 }
 
+std::complex<double> kiln::interp::complexAtan2(std::complex<double> y,
+                                                std::complex<double> x) {
+  return std::complex<double>(0, -1) *
+         std::log((x + std::complex<double>(0, 1) * y) /
+                  std::sqrt(x * x + y * y));
+}
+
 bool kiln::interp::applyBinary(StringRef opName, const HostTensor &lhs,
                                int64_t i, const HostTensor &rhs, int64_t j,
                                HostTensor &out, int64_t k) {
@@ -547,10 +554,7 @@ bool kiln::interp::applyBinary(StringRef opName, const HostTensor &lhs,
     else if (name == "power")
       r = std::pow(a, b);
     else if (name == "atan2")
-      // atan2(y, x) = -i log((x + iy) / sqrt(x^2 + y^2)).
-      r = std::complex<double>(0, -1) *
-          std::log((b + std::complex<double>(0, 1) * a) /
-                   std::sqrt(b * b + a * a));
+      r = complexAtan2(a, b);
     else if (name == "maximum" || name == "minimum") {
       // Lexicographic: the real parts, then the imaginary parts.
       bool less = a.real() < b.real() ||

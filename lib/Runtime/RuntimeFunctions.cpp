@@ -136,15 +136,28 @@ llvm::StringRef getComplexFunctionName(SpecialFunction function) {
     return "cbrt";
   case SpecialFunction::ComplexLogistic:
     return "logistic";
+  case SpecialFunction::ComplexAcos:
+    return "acos";
+  case SpecialFunction::ComplexAsin:
+    return "asin";
   default:
     return "";
   }
 }
 
-/// A complex function over complex<f32> or complex<f64> elements, in
-/// double, each part rounded to the element's part type.
+/// A complex function over complex<f32> or complex<f64> elements (atan2's
+/// second operand in `second`), in double, each part rounded to the
+/// element's part type.
 void applyComplexFunction(SpecialFunction function, ElementKind kind,
-                          const char *in, char *out, int64_t count) {
+                          const char *in, const char *second, char *out,
+                          int64_t count) {
+  if (function == SpecialFunction::ComplexAtan2) {
+    for (int64_t i = 0; i < count; ++i)
+      storeComplex(out, kind, i,
+                   interp::complexAtan2(loadComplex(in, kind, i),
+                                        loadComplex(second, kind, i)));
+    return;
+  }
   interp::UnaryComplex fn =
       interp::getUnaryComplexFunction(getComplexFunctionName(function));
   for (int64_t i = 0; i < count; ++i)
@@ -163,7 +176,7 @@ extern "C" void kiln_rt_special(int64_t functionCode, int64_t elementCode,
   const char *b = reinterpret_cast<const char *>(secondAddress);
   char *out = reinterpret_cast<char *>(outputAddress);
   if (isComplex(kind))
-    return applyComplexFunction(function, kind, a, out, count);
+    return applyComplexFunction(function, kind, a, b, out, count);
   for (int64_t i = 0; i < count; ++i) {
     llvm::APFloat x = loadElement(a, kind, i);
     double v = toDouble(x), result = 0;

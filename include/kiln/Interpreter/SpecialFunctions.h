@@ -28,6 +28,10 @@ namespace kiln::interp {
 /// it has none for. Compiled code's runtime calls the same.
 using UnaryComplex = std::complex<double> (*)(std::complex<double>);
 UnaryComplex getUnaryComplexFunction(llvm::StringRef name);
+/// atan2 of complex numbers, -i log((x + iy) / sqrt(x^2 + y^2)): the
+/// evaluator's and compiled code's.
+std::complex<double> complexAtan2(std::complex<double> y,
+                                  std::complex<double> x);
 
 /// The x with erf(x) = y, for y in [-1, 1].
 double erfInv(double y);

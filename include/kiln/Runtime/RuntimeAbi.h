@@ -77,6 +77,9 @@ enum class SpecialFunction : int64_t {
   ComplexAtanh = 21,
   ComplexCbrt = 22,
   ComplexLogistic = 23,
+  ComplexAcos = 24,
+  ComplexAsin = 25,
+  ComplexAtan2 = 26, ///< of two operands
 };
 
 enum class CollectiveKind : int64_t {
