@@ -308,6 +308,11 @@ extern "C" void kiln_rt_collective(int64_t kindCode, int64_t reductionCode,
           members.push_back(*id);
     }
   }
+  // StableHLO's collective_broadcast gives zeros outside every group.
+  if (members.empty() && kind == CollectiveKind::Broadcast && groupCount > 0) {
+    std::memset(output, 0, outBytes);
+    return finish();
+  }
   if (members.empty()) {
     fail(output, outBytes,
          "participant " + std::to_string(me) + " is in no replica group");

@@ -55,6 +55,14 @@ private:
   FailureOr<Operation *> staticForm(Operation *op);
   /// dynamic_reshape's shape operand into one scalar per dimension.
   LogicalResult convertDynamicReshape(Operation *op);
+  /// An all_to_all that splits one dimension and concatenates another as
+  /// HLO's one-dimension all_to_all between a reshape and a transpose;
+  /// false when it splits and concatenates the same dimension.
+  FailureOr<bool> convertSplitConcatAllToAll(Operation *op);
+  /// A collective_broadcast whose last operand says each operand's root
+  /// (has_dynamic_root): each operand gathered from its group, then the
+  /// root's part sliced out; false without has_dynamic_root.
+  FailureOr<bool> convertDynamicRootBroadcast(Operation *op);
   /// `check.expect_*` and `@check.expect_*` custom calls into kiln.check.
   LogicalResult convertCheck(Operation *op, StringRef kind);
   /// CHLO ops that are exactly a few kiln ops (is_inf, conj, square, ...)
@@ -594,6 +602,166 @@ static std::string kilnNameFor(StringRef dialect, StringRef name) {
       .Default(("kiln." + name).str());
 }
 
+FailureOr<bool> Converter::convertSplitConcatAllToAll(Operation *op) {
+  NamedAttrList attrs = attributesOf(op);
+  auto split = dyn_cast_or_null<IntegerAttr>(attrs.get("split_dimension"));
+  auto concat = dyn_cast_or_null<IntegerAttr>(attrs.get("concat_dimension"));
+  auto count = dyn_cast_or_null<IntegerAttr>(attrs.get("split_count"));
+  if (!split || !concat || split.getInt() == concat.getInt())
+    return false;
+  takePosition(op);
+  int64_t s = split.getInt(), c = concat.getInt();
+  int64_t n = count ? count.getInt() : 0;
+  OpBuilder builder(op);
+  Location loc = op->getLoc();
+  llvm::SmallVector<Value> results;
+  for (auto [index, operand] : llvm::enumerate(op->getOperands())) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    auto resultType =
+        dyn_cast<RankedTensorType>(op->getResult(index).getType());
+    int64_t rank = type ? type.getRank() : 0;
+    if (!type || !resultType || !type.hasStaticShape() || s < 0 || c < 0 ||
+        s >= rank || c >= rank || n <= 0 || type.getDimSize(s) % n != 0)
+      return op->emitError("'stablehlo.all_to_all' operand ")
+             << index << " (" << operand.getType()
+             << ") does not split dimension " << s << " into " << n
+             << " parts and concatenate dimension " << c;
+    // [.., S_s, ..] as [.., n, S_s / n, ..]: part j of the split dimension
+    // is index j of the new one, which HLO's all_to_all exchanges.
+    llvm::SmallVector<int64_t> parts(type.getShape());
+    parts[s] /= n;
+    parts.insert(parts.begin() + s, n);
+    OperationState reshape(loc, "kiln.reshape");
+    reshape.addOperands(operand);
+    reshape.addTypes(RankedTensorType::get(parts, type.getElementType()));
+    Value value = builder.create(reshape)->getResult(0);
+    OperationState exchange(loc, "kiln.all_to_all");
+    exchange.addOperands(value);
+    exchange.addTypes(value.getType());
+    exchange.addAttribute("dimensions", b.getDenseI64ArrayAttr({s}));
+    if (Attribute groups = attrs.get("replica_groups"))
+      exchange.addAttribute("replica_groups", groups);
+    if (auto handle = dyn_cast_or_null<DictionaryAttr>(attrs.get("channel_handle")))
+      if (auto id = dyn_cast_or_null<IntegerAttr>(handle.get("handle")))
+        exchange.addAttribute("channel_id", b.getI64IntegerAttr(id.getInt()));
+    value = builder.create(exchange)->getResult(0);
+    // The received parts (index i from member i) just before the
+    // concatenated dimension, then merged with it in member order.
+    int64_t concatAt = c < s ? c : c + 1;
+    llvm::SmallVector<int64_t> order;
+    for (int64_t d = 0; d <= rank; ++d)
+      if (d != s)
+        order.push_back(d);
+    order.insert(llvm::find(order, concatAt), s);
+    llvm::SmallVector<int64_t> moved;
+    for (int64_t d : order)
+      moved.push_back(parts[d]);
+    OperationState transpose(loc, "kiln.transpose");
+    transpose.addOperands(value);
+    transpose.addTypes(RankedTensorType::get(moved, type.getElementType()));
+    transpose.addAttribute("dimensions", b.getDenseI64ArrayAttr(order));
+    value = builder.create(transpose)->getResult(0);
+    OperationState merge(loc, "kiln.reshape");
+    merge.addOperands(value);
+    merge.addTypes(resultType);
+    results.push_back(builder.create(merge)->getResult(0));
+  }
+  op->replaceAllUsesWith(results);
+  op->erase();
+  return true;
+}
+
+FailureOr<bool> Converter::convertDynamicRootBroadcast(Operation *op) {
+  NamedAttrList attrs = attributesOf(op);
+  if (!attrs.get("has_dynamic_root"))
+    return false;
+  takePosition(op);
+  // Without a channel, both collective_broadcast and all_gather group
+  // replicas; with one they group differently, which is not rebuilt here.
+  if (attrs.get("channel_handle"))
+    return op->emitError("'stablehlo.collective_broadcast' with "
+                         "has_dynamic_root and a channel_handle is not "
+                         "imported (without a channel it is)");
+  unsigned data = op->getNumOperands() - 1;
+  Value roots = op->getOperand(data);
+  auto rootsType = dyn_cast<RankedTensorType>(roots.getType());
+  if (op->getNumOperands() < 2 || op->getNumResults() != data || !rootsType ||
+      rootsType.getRank() != 1 || rootsType.getDimSize(0) != data ||
+      !rootsType.getElementType().isInteger())
+    return op->emitError("'stablehlo.collective_broadcast' with "
+                         "has_dynamic_root takes its operands and a 1-D "
+                         "integer tensor of one root per operand, and gives "
+                         "one result per operand");
+  OpBuilder builder(op);
+  Location loc = op->getLoc();
+  auto build = [&](StringRef name, ValueRange operands, Type type,
+                   ArrayRef<NamedAttribute> attributes = {}) {
+    OperationState state(loc, name);
+    state.addOperands(operands);
+    state.addTypes(type);
+    state.addAttributes(attributes);
+    return builder.create(state)->getResult(0);
+  };
+  auto indexType = RankedTensorType::get({}, rootsType.getElementType());
+  Value zero = build("kiln.constant", {}, indexType,
+                     {b.getNamedAttr("value", DenseElementsAttr::get(
+                                                  indexType, b.getZeroAttr(
+                                                      indexType.getElementType())))});
+  llvm::SmallVector<Value> results;
+  for (unsigned k = 0; k < data; ++k) {
+    Value operand = op->getOperand(k);
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type || !type.hasStaticShape() ||
+        op->getResult(k).getType() != type)
+      return op->emitError("'stablehlo.collective_broadcast' operand ")
+             << k << " must have a static shape and its result's type";
+    // Each member's operand at index i of a new leading dimension.
+    llvm::SmallVector<int64_t> one = {1};
+    llvm::append_range(one, type.getShape());
+    Value lifted = build("kiln.reshape", operand,
+                         RankedTensorType::get(one, type.getElementType()));
+    auto groups = dyn_cast_or_null<DenseIntElementsAttr>(
+        attrs.get("replica_groups"));
+    int64_t members =
+        groups && groups.getType().getRank() == 2 &&
+                groups.getType().getDimSize(1) > 0
+            ? groups.getType().getDimSize(1)
+            : 0;
+    if (!members)
+      return op->emitError("'stablehlo.collective_broadcast' with "
+                           "has_dynamic_root needs replica_groups");
+    llvm::SmallVector<int64_t> all(one);
+    all[0] = members;
+    llvm::SmallVector<NamedAttribute> gatherAttrs = {
+        b.getNamedAttr("dimensions", b.getDenseI64ArrayAttr({0})),
+        b.getNamedAttr("replica_groups", groups)};
+    Value gathered =
+        build("kiln.all_gather", lifted,
+              RankedTensorType::get(all, type.getElementType()), gatherAttrs);
+    // Root k's part (HLO's dynamic_slice clamps a root out of range).
+    Value root = build("kiln.slice", roots,
+                       RankedTensorType::get({1}, indexType.getElementType()),
+                       {b.getNamedAttr("start_indices",
+                                       b.getDenseI64ArrayAttr({(int64_t)k})),
+                        b.getNamedAttr("limit_indices",
+                                       b.getDenseI64ArrayAttr({(int64_t)k + 1})),
+                        b.getNamedAttr("strides", b.getDenseI64ArrayAttr({1}))});
+    root = build("kiln.reshape", root, indexType);
+    llvm::SmallVector<Value> starts = {root};
+    starts.append(type.getRank(), zero);
+    llvm::SmallVector<Value> sliceOperands = {gathered};
+    llvm::append_range(sliceOperands, starts);
+    Value part = build(
+        "kiln.dynamic_slice", sliceOperands,
+        RankedTensorType::get(one, type.getElementType()),
+        {b.getNamedAttr("dynamic_slice_sizes", b.getDenseI64ArrayAttr(one))});
+    results.push_back(build("kiln.reshape", part, type));
+  }
+  op->replaceAllUsesWith(results);
+  op->erase();
+  return true;
+}
+
 void Converter::takePosition(Operation *op) {
   auto position =
       dyn_cast_or_null<LocationAttr>(op->removeAttr(kiln::kPositionAttrName));
@@ -1052,6 +1220,16 @@ LogicalResult Converter::convert(Operation *op) {
     op = captureIntoLoop(op);
   if (full == "stablehlo.dynamic_reshape")
     return convertDynamicReshape(op);
+  if (full == "stablehlo.collective_broadcast") {
+    FailureOr<bool> converted = convertDynamicRootBroadcast(op);
+    if (failed(converted) || *converted)
+      return failure(failed(converted));
+  }
+  if (full == "stablehlo.all_to_all") {
+    FailureOr<bool> converted = convertSplitConcatAllToAll(op);
+    if (failed(converted) || *converted)
+      return failure(failed(converted));
+  }
   if (full == "stablehlo.dynamic_iota" ||
       full == "stablehlo.dynamic_broadcast_in_dim" ||
       full == "stablehlo.dynamic_pad" || full == "stablehlo.dynamic_gather" ||

@@ -106,6 +106,10 @@ LogicalResult resolveProgram(func::FuncOp program, int64_t replicas,
     for (int64_t rank = 0; rank < participants; ++rank) {
       std::optional<SmallVector<int64_t>> group =
           kiln::interp::gridGroupOf(op, name, rank, replicas, partitions);
+      // Outside every group of a collective_broadcast: zeros (the runtime
+      // gives them to a participant no group names).
+      if (!group && name == "kiln.collective_broadcast")
+        continue;
       if (!group)
         return op->emitError("participant ")
                << rank << " is in no replica group of '" << name << "'";
