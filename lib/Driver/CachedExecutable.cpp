@@ -83,7 +83,7 @@ kiln::loadThroughCache(TieredCache &cache, mlir::ModuleOp module,
                        .count();
   compiled->manifest.keyParts = loaded.parts.toJson();
   compiled->manifest.options = canonical;
-  std::string artifact = writeArtifact(compiled->manifest, compiled->output);
+  std::string artifact = writeArtifact(compiled->manifest, compiled->objects);
   bool stored = false;
   if (result.status != LookupStatus::Hit) {
     llvm::Expected<PublishOutcome> published = cache.publishArtifact(

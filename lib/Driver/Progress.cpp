@@ -37,10 +37,13 @@ void ProgressDisplay::jobFinished(const CompileJob &job,
   case JobStatus::Compiled:
     // A terminal shows the count moving; a log gets a line per graph.
     if (!live)
-      printLine(llvm::formatv("[{0}/{1}] compiled {2} in {3:F1} s (worker "
-                              "{4}, peak {5} MiB)",
-                              finished, total, where, outcome.seconds,
-                              outcome.worker, outcome.peakMemoryBytes >> 20));
+      printLine(llvm::formatv(
+          "[{0}/{1}] compiled {2} in {3:F1} s (worker {4}{5}, peak {6} MiB)",
+          finished, total, where, outcome.seconds, outcome.worker,
+          outcome.threads > 1
+              ? llvm::formatv(", {0} threads", outcome.threads).str()
+              : std::string(),
+          outcome.peakMemoryBytes >> 20));
     break;
   case JobStatus::CompiledElsewhere:
     if (!live)

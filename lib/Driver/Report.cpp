@@ -26,6 +26,8 @@ llvm::json::Value kiln::makeReport(llvm::ArrayRef<ReportGraph> graphs,
       row["reason"] = graph.reason;
     if (graph.worker >= 0)
       row["worker"] = graph.worker;
+    if (graph.threads > 1)
+      row["threads"] = graph.threads;
     if (graph.peakMemoryBytes)
       row["peak_memory_bytes"] = (int64_t)graph.peakMemoryBytes;
     if (!graph.logPath.empty())

@@ -46,6 +46,8 @@ llvm::StringRef kiln::getJobStatusName(JobStatus status) {
 struct Scheduler::Running {
   size_t job;
   int worker;
+  /// The other worker slots it holds (its threads beyond the first).
+  std::vector<int> spareWorkers;
   ChildProcess child;
   WorkerCommand command;
   double startedAt; ///< since the schedule began
@@ -233,10 +235,20 @@ bool Scheduler::startJob(size_t job, int worker) {
   const CompileJob &graph = jobs[job];
   JobOutcome &outcome = outcomes[job];
   ++outcome.attempts;
-  WorkerCommand command = buildCommand(graph, outcome.attempts);
+  // Spare slots (more free than the graphs that wait need) go to this
+  // graph, the largest waiting, as far as its size can use them.
+  // (`worker` is the last free one.)
+  unsigned threads = 1;
+  size_t waiting = queue.size() + deferred.size();
+  if (options.opsPerThread && freeWorkers.size() > waiting + 1)
+    threads = std::min<uint64_t>(
+        freeWorkers.size() - waiting,
+        std::max<uint64_t>(1, graph.ops / options.opsPerThread));
+  WorkerCommand command = buildCommand(graph, outcome.attempts, threads);
   ChildSpec spec;
   spec.argv = command.argv;
-  spec.memoryLimitBytes = options.jobMemoryBytes;
+  // Each slot brings its memory.
+  spec.memoryLimitBytes = options.jobMemoryBytes * threads;
   // A compiler's daemons and setsid children end with its graph.
   spec.containDescendants = true;
   spec.logPath = options.logDirectory + "/" + graph.key + ".log";
@@ -252,8 +264,16 @@ bool Scheduler::startJob(size_t job, int worker) {
     return false;
   }
   double now = getMonotonicSeconds();
-  running.push_back(Running{job, worker, std::move(*child), std::move(command),
-                            now - start, now});
+  // The spares are the highest-numbered free slots (the front; `worker`
+  // is the back), so that the slots that start processes stay the lowest,
+  // one per worker the trace shows.
+  std::vector<int> spareWorkers(freeWorkers.begin(),
+                                freeWorkers.begin() + (threads - 1));
+  freeWorkers.erase(freeWorkers.begin(), freeWorkers.begin() + (threads - 1));
+  outcome.threads = threads;
+  running.push_back(Running{job, worker, std::move(spareWorkers),
+                            std::move(*child), std::move(command), now - start,
+                            now});
   observer.jobStarted(graph, worker);
   return true;
 }
@@ -319,7 +339,8 @@ void Scheduler::finishJob(Running &run, const ChildExit &exit, bool timedOut) {
   double end = getMonotonicSeconds() - start;
   std::string log = readLog(outcome.logPath);
   auto record = [&](llvm::StringRef result) {
-    attempts.push_back({job, run.worker, run.startedAt, end, result.str()});
+    attempts.push_back({job, run.worker, run.startedAt, end, result.str(),
+                        (unsigned)run.spareWorkers.size() + 1});
   };
 
   std::string failure;
@@ -538,7 +559,11 @@ std::vector<JobOutcome> Scheduler::run() {
         continue;
       }
       changed = true;
+      freeWorkers.insert(freeWorkers.begin(), run.spareWorkers.begin(),
+                         run.spareWorkers.end());
       freeWorkers.push_back(run.worker);
+      // Lowest last, the next to start.
+      llvm::sort(freeWorkers, std::greater<int>());
       Running finished = std::move(run);
       running.erase(running.begin() + i);
       finishJob(finished, *exit, timedOut);

@@ -2,9 +2,11 @@
 //
 // This file writes and reads the artifact format: the line
 // `KILN-ARTIFACT 1`, the manifest's length in decimal and a newline, the
-// manifest (JSON), the object's length and a newline, the object. Lengths
-// are checked against the bytes, so a truncated artifact is an error, never
-// a shorter object.
+// manifest (JSON), then each object's length and a newline and the object
+// (one, or as many as the manifest's object_count: a graph compiled in
+// segments has one per segment after the entry's). Lengths and the count
+// are checked against the bytes, so a truncated artifact is an error,
+// never a shorter object or one object fewer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -172,11 +174,11 @@ llvm::Expected<std::vector<BufferSpec>> buffersFromJson(const Object &object,
   return buffers;
 }
 
-/// The object code must be a relocatable object whose sections lie within
-/// its bytes and that defines the entry: checked before the JIT linker sees
-/// it.
+/// Each object must be a relocatable object whose sections lie within its
+/// bytes, and the first (`entryObject`) must define the entry and the
+/// buffer record: checked before the JIT linker sees them.
 llvm::Error checkObject(llvm::StringRef object,
-                        const ArtifactManifest &manifest) {
+                        const ArtifactManifest &manifest, bool entryObject) {
   llvm::StringRef entry = manifest.entry;
   // (ELF readers need the bytes aligned, as the artifact does not keep them.)
   std::unique_ptr<llvm::MemoryBuffer> aligned =
@@ -196,6 +198,8 @@ llvm::Error checkObject(llvm::StringRef object,
       return malformed("a section of the object code lies outside it: " +
                        llvm::toString(contents.takeError()));
   }
+  if (!entryObject)
+    return llvm::Error::success();
   bool defined = false;
   std::optional<llvm::StringRef> record;
   for (const llvm::object::SymbolRef &symbol : (*file)->symbols()) {
@@ -317,7 +321,7 @@ Value ArtifactManifest::toJson() const {
   }
   for (const std::string &feature : requiredFeatures)
     features.push_back(feature);
-  return Object{{"entry", entry},
+  Object json{{"entry", entry},
                 {"graph", graphName},
                 {"target", targetTriple},
                 {"cpu", cpu},
@@ -329,6 +333,11 @@ Value ArtifactManifest::toJson() const {
                 {"input_output_alias", inputOutputAlias},
                 {"options", options},
                 {"key", Object(keyParts)}};
+  // Written only where there are several, so that a one-object artifact
+  // reads as before.
+  if (objectCount != 1)
+    json["object_count"] = objectCount;
+  return json;
 }
 
 llvm::Expected<ArtifactManifest>
@@ -372,6 +381,13 @@ ArtifactManifest::fromJson(const Value &value) {
                        *graphOutputs > (int64_t)manifest.outputs.size()))
     return malformed("graph_outputs is not a count of the outputs");
   manifest.graphOutputs = graphOutputs.value_or(manifest.outputs.size());
+  std::optional<int64_t> objectCount = object->getInteger("object_count");
+  if (objectCount && (*objectCount < 1 || *objectCount > kMaxArtifactObjects))
+    return malformed(llvm::formatv("object_count is {0}; an artifact holds 1 "
+                                   "to {1} objects",
+                                   *objectCount, kMaxArtifactObjects)
+                         .str());
+  manifest.objectCount = objectCount.value_or(1);
   uint64_t totalBytes = 0;
   for (const std::vector<BufferSpec> *buffers :
        {&manifest.inputs, &manifest.outputs})
@@ -418,13 +434,17 @@ ArtifactManifest::fromJson(const Value &value) {
 }
 
 std::string kiln::writeArtifact(const ArtifactManifest &manifest,
-                                llvm::StringRef object) {
+                                llvm::ArrayRef<std::string> objects) {
+  ArtifactManifest counted = manifest;
+  counted.objectCount = objects.size();
   std::string json;
-  llvm::raw_string_ostream(json) << manifest.toJson();
+  llvm::raw_string_ostream(json) << counted.toJson();
   std::string bytes = kMagic.str();
   bytes += std::to_string(json.size()) + "\n" + json;
-  bytes += std::to_string(object.size()) + "\n";
-  bytes.append(object.data(), object.size());
+  for (const std::string &object : objects) {
+    bytes += std::to_string(object.size()) + "\n";
+    bytes += object;
+  }
   return bytes;
 }
 
@@ -439,12 +459,6 @@ llvm::Expected<ParsedArtifact> kiln::readArtifact(llvm::StringRef bytes) {
   auto json = readSection(rest, "manifest");
   if (!json)
     return json.takeError();
-  auto object = readSection(rest, "object");
-  if (!object)
-    return object.takeError();
-  if (!rest.empty())
-    return malformed(llvm::formatv("{0} bytes after the object", rest.size())
-                         .str());
   if (json->size() > kMaxManifestBytes)
     return malformed(llvm::formatv("the manifest has {0} bytes; at most {1} "
                                    "are read",
@@ -457,7 +471,21 @@ llvm::Expected<ParsedArtifact> kiln::readArtifact(llvm::StringRef bytes) {
   auto manifest = ArtifactManifest::fromJson(*parsed);
   if (!manifest)
     return manifest.takeError();
-  if (llvm::Error error = checkObject(*object, *manifest))
-    return std::move(error);
-  return ParsedArtifact{std::move(*manifest), *object};
+  ParsedArtifact artifact{std::move(*manifest), {}};
+  for (unsigned index = 0; index < artifact.manifest.objectCount; ++index) {
+    auto object = readSection(
+        rest, index ? "object " + std::to_string(index) : std::string("object"));
+    if (!object)
+      return object.takeError();
+    artifact.objects.push_back(*object);
+  }
+  if (!rest.empty())
+    return malformed(llvm::formatv("{0} bytes after the object{1}", rest.size(),
+                                   artifact.objects.size() > 1 ? "s" : "")
+                         .str());
+  for (auto [index, object] : llvm::enumerate(artifact.objects))
+    if (llvm::Error error = checkObject(object, artifact.manifest,
+                                        /*entryObject=*/index == 0))
+      return std::move(error);
+  return artifact;
 }

@@ -214,10 +214,13 @@ Executable::load(llvm::StringRef artifact) {
   if (llvm::Error defined = (*jit)->getMainJITDylib().define(
           llvm::orc::absoluteSymbols(std::move(runtimeSymbols))))
     return std::move(defined);
-  if (llvm::Error added = (*jit)->addObjectFile(
-          llvm::MemoryBuffer::getMemBufferCopy(parsed->object,
-                                               manifest.graphName + ".o")))
-    return std::move(added);
+  for (auto [index, object] : llvm::enumerate(parsed->objects))
+    if (llvm::Error added = (*jit)->addObjectFile(
+            llvm::MemoryBuffer::getMemBufferCopy(
+                object, manifest.graphName +
+                            (index ? "." + std::to_string(index) : "") +
+                            ".o")))
+      return std::move(added);
   auto symbol = (*jit)->lookup(manifest.entry);
   if (!symbol)
     return symbol.takeError();

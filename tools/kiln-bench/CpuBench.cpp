@@ -96,7 +96,7 @@ std::unique_ptr<Executable> compileText(const std::string &text,
     return nullptr;
   compileSeconds = seconds(start);
   auto executable =
-      Executable::load(writeArtifact(compiled->manifest, compiled->output));
+      Executable::load(writeArtifact(compiled->manifest, compiled->objects));
   if (!executable) {
     llvm::errs() << llvm::toString(executable.takeError()) << "\n";
     return nullptr;

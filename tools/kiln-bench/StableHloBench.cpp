@@ -279,7 +279,7 @@ std::string compileModule(mlir::ModuleOp module, mlir::MLIRContext &context,
     if (mlir::failed(graph))
       answer('N', "compile: " + firstLine(diagnostics));
     auto executable =
-        Executable::load(writeArtifact(graph->manifest, graph->output));
+        Executable::load(writeArtifact(graph->manifest, graph->objects));
     if (!executable)
       answer('N', "load: " + llvm::toString(executable.takeError()));
     // A test harness's grid runs as that many participants, one thread

@@ -220,7 +220,7 @@ int kiln::runCompile(const CompileCommandOptions &givenOptions) {
   if (*emit == EmitKind::Artifact) {
     compiled->manifest.keyParts = parts.toJson();
     compiled->manifest.options = canonical;
-    output = writeArtifact(compiled->manifest, compiled->output);
+    output = writeArtifact(compiled->manifest, compiled->objects);
   }
   if (!options.output.empty() && !writeOutputFile(options.output, output))
     return ExitInputError;

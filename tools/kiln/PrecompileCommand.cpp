@@ -946,10 +946,16 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   // (A cluster node may take other nodes' graphs later: its workers are
   // not bounded by its own list. A task that shares its node with a first
   // one needs one, for what that one leaves.)
+  // With fewer graphs than workers, kiln's own worker compiles a large
+  // graph on the cores the others would have had (ScheduleOptions::
+  // opsPerThread): the scheduler gets them all as slots.
+  unsigned slots = std::max(1u, workers);
   workers = std::max(
       1u, cluster ? workers : std::min<unsigned>(workers, misses.size()));
   if (cluster && (*member)->localId > 0)
-    workers = 1;
+    workers = slots = 1;
+  if (external)
+    slots = workers;
 
   size_t cached = 0, failedBefore = 0;
   for (size_t i = 0; i < jobs.size(); ++i)
@@ -1002,7 +1008,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   // 4. Compile the misses.
   TieredCache &cache = *openedCache;
   WorkerCommandBuilder buildCommand = [&](const CompileJob &job,
-                                          unsigned attempt) -> WorkerCommand {
+                                          unsigned attempt,
+                                          unsigned threads) -> WorkerCommand {
     WorkerCommand command;
     command.outputPath = outputDirectory + "/" + job.key;
     if (external) {
@@ -1012,7 +1019,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       return command;
     }
     command.argv = {options.executable, "compile",      job.source, "-o",
-                    command.outputPath, "--expect-key", job.key};
+                    command.outputPath, "--expect-key", job.key,
+                    "--threads",        std::to_string(threads)};
     llvm::SmallVector<llvm::StringRef> lines;
     llvm::StringRef(canonical).split(lines, '\n', -1, false);
     for (llvm::StringRef line : lines) {
@@ -1029,7 +1037,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     return command;
   };
   ScheduleOptions schedule;
-  schedule.jobs = workers;
+  schedule.jobs = slots;
   schedule.jobMemoryBytes = *jobMemory;
   schedule.maxArtifactBytes = *maxArtifactBytes;
   schedule.timeoutSeconds = options.timeout;
@@ -1037,6 +1045,11 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   schedule.retryFailed = options.retryFailed;
   schedule.force = options.force;
   schedule.logDirectory = logDirectory;
+  // kiln's worker compiles a graph of more than one segment's ops on
+  // several threads; an external compiler gets one slot.
+  if (!external)
+    schedule.opsPerThread =
+        getCpuCompileOptions(canonical, getKeyTarget(options.keys)).segmentOps;
   // A node with a free worker takes graphs that other nodes listed since;
   // its first task waits for its other tasks' lists.
   if (cluster && (*member)->localId == 0) {
@@ -1127,6 +1140,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     row.reason = outcome.reason;
     row.seconds = outcome.seconds;
     row.worker = outcome.worker;
+    row.threads = outcome.threads;
     row.peakMemoryBytes = outcome.peakMemoryBytes;
     row.logPath = outcome.logPath;
     row.attempts = outcome.attempts;

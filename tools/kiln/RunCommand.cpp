@@ -646,7 +646,7 @@ int runCompiled(const kiln::RunOptions &given) {
       return ExitSomeFailed;
     }
     executable = kiln::Executable::load(
-        kiln::writeArtifact(compiled->manifest, compiled->output));
+        kiln::writeArtifact(compiled->manifest, compiled->objects));
   }
   if (!executable) {
     llvm::errs() << "kiln run: error: "

@@ -26,6 +26,7 @@ struct ReportGraph {
   std::string reason;
   double seconds = 0;
   int worker = -1;
+  unsigned threads = 1; ///< worker slots (threads) it was compiled on
   uint64_t peakMemoryBytes = 0;
   std::string logPath;
   unsigned attempts = 0;

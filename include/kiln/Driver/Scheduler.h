@@ -73,6 +73,7 @@ struct JobOutcome {
   bool recorded = false;
   double seconds = 0; ///< the last attempt's compile time
   int worker = -1;    ///< the worker slot that compiled it
+  unsigned threads = 1; ///< worker slots it had (ScheduleOptions::opsPerThread)
   uint64_t peakMemoryBytes = 0;
   std::string logPath; ///< the worker's output (the cache's log on failure)
   unsigned attempts = 0;
@@ -85,6 +86,7 @@ struct WorkerAttempt {
   double startSeconds; ///< since the schedule began
   double endSeconds;
   std::string result; ///< compiled, failed, crashed, ...
+  unsigned threads = 1;
 };
 
 /// How a job's worker is started, and where it leaves the artifact.
@@ -109,6 +111,13 @@ struct ScheduleOptions {
   /// quarter of this, so only a dead run's leases expire.
   unsigned leaseSeconds = 60;
   std::string logDirectory; ///< the workers' logs and outputs
+  /// A graph may be compiled on several threads (kiln's own worker
+  /// compiles a large graph's segments side by side): when fewer graphs
+  /// wait than workers are free, the graph started gets the spare
+  /// workers' slots, one per this many of its ops, so that at the end of
+  /// a run the largest graph is not compiled on one core while the others
+  /// idle. 0: one slot each (an external compiler).
+  uint64_t opsPerThread = 0;
   /// Asked for more jobs when a worker is free and the queue is empty (at
   /// most every two seconds, and once more before the run ends): a cluster
   /// node takes graphs that other nodes listed since (ClusterRun.h).
@@ -142,8 +151,9 @@ public:
   virtual void update(const ScheduleCounts &counts) {}
 };
 
-using WorkerCommandBuilder =
-    std::function<WorkerCommand(const CompileJob &job, unsigned attempt)>;
+/// The command of `job`'s `attempt`th try, on `threads` threads.
+using WorkerCommandBuilder = std::function<WorkerCommand(
+    const CompileJob &job, unsigned attempt, unsigned threads)>;
 
 /// Compiles `jobs` (misses already looked up) into `cache`; returns each
 /// job's outcome, in the order of `jobs`.

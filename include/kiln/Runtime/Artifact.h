@@ -12,6 +12,7 @@
 #ifndef KILN_RUNTIME_ARTIFACT_H
 #define KILN_RUNTIME_ARTIFACT_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -56,6 +57,8 @@ constexpr const char *kArtifactBufferRecordSymbol = "kiln_buffers";
 constexpr uint64_t kMaxManifestBytes = 64ull << 20;
 constexpr size_t kMaxArtifactBuffers = 1 << 16;
 constexpr uint64_t kMaxBufferBytes = 1ull << 40;
+/// The most objects one artifact holds (a segmented graph's, one each).
+constexpr int64_t kMaxArtifactObjects = 1 << 16;
 
 struct ArtifactManifest {
   /// `void entry(void **buffers)`: the parameters' buffers, then the
@@ -78,14 +81,18 @@ struct ArtifactManifest {
   llvm::json::Object keyParts;
   /// Compile options in canonical form.
   std::string options;
+  /// How many relocatable objects follow the manifest (writeArtifact sets
+  /// it): the entry's, then a segmented graph's segments'.
+  unsigned objectCount = 1;
 
   llvm::json::Value toJson() const;
   static llvm::Expected<ArtifactManifest> fromJson(const llvm::json::Value &);
 };
 
-/// The artifact's bytes: a magic line, the manifest as JSON, the object.
+/// The artifact's bytes: a magic line, the manifest as JSON, the objects
+/// (the entry's first).
 std::string writeArtifact(const ArtifactManifest &manifest,
-                          llvm::StringRef object);
+                          llvm::ArrayRef<std::string> objects);
 
 /// The manifest and object of an artifact's bytes, checked completely
 /// before anything is mapped: JSON size and depth, every buffer's type,
@@ -95,7 +102,9 @@ std::string writeArtifact(const ArtifactManifest &manifest,
 /// the field for anything else (a truncated, foreign or hostile file).
 struct ParsedArtifact {
   ArtifactManifest manifest;
-  llvm::StringRef object; ///< points into the bytes given
+  /// The entry's object, then the segments'; each points into the bytes
+  /// given.
+  std::vector<llvm::StringRef> objects;
 };
 llvm::Expected<ParsedArtifact> readArtifact(llvm::StringRef bytes);
 

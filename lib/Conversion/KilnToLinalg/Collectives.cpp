@@ -130,8 +130,8 @@ FailureOr<Value> emitCollective(ConversionPatternRewriter &rewriter,
       getConstantArray(rewriter, loc, module, groups),
       getI64(rewriter, loc, groupCount),
       getI64(rewriter, loc, groupSize)};
-  rewriter.create<func::CallOp>(loc, kCollectiveFunction, TypeRange(),
-                                arguments);
+  func::CallOp::create(rewriter, loc, kCollectiveFunction, TypeRange(),
+                       arguments);
   return kiln::bufferAsTensor(rewriter, loc, resultType, output);
 }
 
@@ -298,13 +298,12 @@ struct ParticipantIdLowering : public OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     declareRuntimeFunction(op->template getParentOfType<ModuleOp>(),
                            kParticipantFunction, 0, 1, rewriter);
-    Value id = rewriter
-                   .create<func::CallOp>(loc, kParticipantFunction,
-                                         TypeRange{rewriter.getI64Type()},
-                                         ValueRange())
+    Value id = func::CallOp::create(rewriter, loc, kParticipantFunction,
+                                    TypeRange{rewriter.getI64Type()},
+                                    ValueRange())
                    .getResult(0);
     Value narrowed =
-        rewriter.create<arith::TruncIOp>(loc, type.getElementType(), id);
+        arith::TruncIOp::create(rewriter, loc, type.getElementType(), id);
     rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, type, narrowed);
     return success();
   }

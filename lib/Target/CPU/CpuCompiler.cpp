@@ -63,6 +63,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 
 using namespace mlir;
@@ -264,6 +265,35 @@ void addBufferRecord(llvm::Module &module,
   new llvm::GlobalVariable(module, values->getType(), /*isConstant=*/true,
                            llvm::GlobalValue::ExternalLinkage, values,
                            kiln::kArtifactBufferRecordSymbol);
+}
+
+/// A pool of `threads` threads for compiling segments, one per count, kept
+/// for the process's life: a context that was lent one keeps pointing at
+/// it after its threading is turned off again.
+llvm::ThreadPoolInterface &getSegmentThreadPool(unsigned threads) {
+  static std::mutex mutex;
+  static auto *pools =
+      new std::map<unsigned, std::unique_ptr<llvm::DefaultThreadPool>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<llvm::DefaultThreadPool> &pool = (*pools)[threads];
+  if (!pool)
+    pool = std::make_unique<llvm::DefaultThreadPool>(
+        llvm::hardware_concurrency(threads));
+  return *pool;
+}
+
+/// Object code (or assembly) of `module` for `machine`; false when LLVM
+/// cannot emit that kind of file for its target.
+bool emitCode(llvm::Module &module, llvm::TargetMachine &machine,
+              llvm::CodeGenFileType kind, std::string &code) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  llvm::legacy::PassManager codegen;
+  if (machine.addPassesToEmitFile(codegen, stream, nullptr, kind))
+    return false;
+  codegen.run(module);
+  code.assign(buffer.begin(), buffer.end());
+  return true;
 }
 
 void optimize(llvm::Module &module, llvm::TargetMachine &machine,
@@ -755,13 +785,17 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
         failed(link(std::move(*llvmModule), segmented.segments[0])))
       return failure();
   } else {
-    // Several segments: each is compiled in an LLVM context of its own and
-    // handed over as bitcode, on up to `threads` threads (MLIR's context
-    // runs their passes side by side). The steps are the same for any
-    // number of threads, and segments are linked in their order, so the
-    // code is the same bit for bit.
+    // Several segments: each is compiled in an LLVM context of its own, on
+    // up to `threads` threads (MLIR's context runs their passes side by
+    // side). For an artifact each becomes an object of its own, and the
+    // entry's is the first (the loader links them); for LLVM IR or
+    // assembly each is handed over as bitcode and linked into one module.
+    // The steps are the same for any number of threads, and segments keep
+    // their order, so the code is the same bit for bit.
+    bool separateObjects = emit == EmitKind::Artifact;
     struct SegmentResult {
       llvm::SmallVector<char, 0> bitcode;
+      std::string object;
       std::string text;
       kiln::CompileTimes times;
     };
@@ -779,12 +813,19 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
           index, segmentContext, *segmentMachine, result.times, result.text);
       if (failed(llvmModule))
         return failure();
-      if (*llvmModule) {
-        Clock::time_point begin = Clock::now();
-        llvm::raw_svector_ostream stream(result.bitcode);
-        llvm::WriteBitcodeToFile(**llvmModule, stream);
-        result.times.llvmTranslation += secondsSince(begin);
+      if (!*llvmModule)
+        return success();
+      Clock::time_point begin = Clock::now();
+      if (separateObjects) {
+        if (!emitCode(**llvmModule, *segmentMachine,
+                      llvm::CodeGenFileType::ObjectFile, result.object))
+          return fail("LLVM cannot emit code for " + options.target.triple);
+        result.times.codeGeneration += secondsSince(begin);
+        return success();
       }
+      llvm::raw_svector_ostream stream(result.bitcode);
+      llvm::WriteBitcodeToFile(**llvmModule, stream);
+      result.times.llvmTranslation += secondsSince(begin);
       return success();
     };
     // Pass timing is one report of one thread's scopes.
@@ -802,23 +843,52 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
       // threads would race. A context that runs threads already keeps its
       // own pool.
       context->loadAllAvailableDialects();
-      std::optional<llvm::DefaultThreadPool> pool;
-      if (!context->isMultithreadingEnabled()) {
-        pool.emplace(llvm::hardware_concurrency(threads));
-        context->setThreadPool(*pool);
-      }
+      bool lent = !context->isMultithreadingEnabled();
+      if (lent)
+        context->setThreadPool(getSegmentThreadPool(threads));
       LogicalResult compiledAll = failableParallelForEach(
           context, llvm::seq<size_t>(0, segmentCount), compileToBitcode);
-      if (pool)
+      if (lent)
         context->disableMultithreading();
       if (failed(compiledAll))
         return failure();
     }
-    for (auto [index, result] : llvm::enumerate(results)) {
+    for (SegmentResult &result : results) {
       compiled.output += result.text;
       compiled.times.lowering += result.times.lowering;
       compiled.times.llvmTranslation += result.times.llvmTranslation;
       compiled.times.llvmOptimization += result.times.llvmOptimization;
+      compiled.times.codeGeneration += result.times.codeGeneration;
+    }
+    if (separateObjects) {
+      // The entry's object: the entry, calling each segment's function
+      // (defined by the objects that follow), and the buffer record.
+      start = Clock::now();
+      llvm::Module entryModule(manifest.entry, llvmContext);
+      entryModule.setTargetTriple(machine->getTargetTriple());
+      entryModule.setDataLayout(machine->createDataLayout());
+      auto *pointer = llvm::PointerType::get(llvmContext, 0);
+      for (const GraphSegment &segment : segmented.segments)
+        llvm::Function::Create(
+            llvm::FunctionType::get(
+                llvm::Type::getVoidTy(llvmContext),
+                SmallVector<llvm::Type *>(
+                    segment.inputs.size() + segment.outputs.size(), pointer),
+                false),
+            llvm::GlobalValue::ExternalLinkage, segment.function, entryModule);
+      addEntry(entryModule, segmented, manifest.entry);
+      addBufferRecord(entryModule, manifest);
+      compiled.objects.emplace_back();
+      if (!emitCode(entryModule, *machine, llvm::CodeGenFileType::ObjectFile,
+                    compiled.objects.back()))
+        return fail("LLVM cannot emit code for " + options.target.triple);
+      for (SegmentResult &result : results)
+        compiled.objects.push_back(std::move(result.object));
+      compiled.times.codeGeneration += secondsSince(start);
+      manifest.requiredFeatures = getTargetFeatures(*machine);
+      return compiled;
+    }
+    for (auto [index, result] : llvm::enumerate(results)) {
       if (emit == EmitKind::Mlir)
         continue;
       Clock::time_point begin = Clock::now();
@@ -848,19 +918,18 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
   }
 
   start = Clock::now();
-  llvm::SmallVector<char, 0> buffer;
-  {
-    llvm::raw_svector_ostream stream(buffer);
-    llvm::legacy::PassManager codegen;
-    if (machine->addPassesToEmitFile(codegen, stream, nullptr,
-                                     emit == EmitKind::Assembly
-                                         ? llvm::CodeGenFileType::AssemblyFile
-                                         : llvm::CodeGenFileType::ObjectFile))
-      return fail("LLVM cannot emit code for " + options.target.triple);
-    codegen.run(*linked);
-  }
-  compiled.times.codeGeneration = secondsSince(start);
-  compiled.output.assign(buffer.begin(), buffer.end());
+  std::string code;
+  if (!emitCode(*linked, *machine,
+                emit == EmitKind::Assembly
+                    ? llvm::CodeGenFileType::AssemblyFile
+                    : llvm::CodeGenFileType::ObjectFile,
+                code))
+    return fail("LLVM cannot emit code for " + options.target.triple);
+  compiled.times.codeGeneration += secondsSince(start);
+  if (emit == EmitKind::Artifact)
+    compiled.objects.push_back(std::move(code));
+  else
+    compiled.output = std::move(code);
   manifest.requiredFeatures = getTargetFeatures(*machine);
   return compiled;
 }

@@ -11,7 +11,8 @@ for graph in report["graphs"]:
         graph["name"], graph["status"], len(graph["files"]),
         "yes" if "worker" in graph else "no",
         "yes" if graph.get("peak_memory_bytes", 0) > 0 else "no",
-        graph["attempts"]))
+        graph["attempts"]) + (
+        " threads=%d" % graph["threads"] if "threads" in graph else ""))
 for line in sorted(lines, key=lambda l: (l.split()[0], -int(l.split()[2][6:]))):
     print(line)
 totals = report["totals"]

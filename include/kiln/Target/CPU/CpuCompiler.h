@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace kiln {
 
@@ -26,6 +27,10 @@ namespace kiln {
 /// (what kiln-frontend made of it), the lowered MLIR (LLVM dialect), LLVM
 /// IR, assembly, or the artifact (object code and manifest).
 enum class EmitKind { Frontend, Mlir, Llvm, Assembly, Artifact };
+
+/// Ops (nested ones included) per segment of a large graph, by default
+/// (CpuCompileOptions::segmentOps).
+constexpr size_t kDefaultSegmentOps = 768;
 
 struct CpuCompileOptions {
   /// The target (a canonical triple and CPU level, Target.h).
@@ -41,7 +46,7 @@ struct CpuCompileOptions {
   /// segments of about this many (GraphSegmentation.h); not part of the
   /// key, since the code computes the same either way. The environment
   /// variable KILN_SEGMENT_OPS sets it, for tests and measurements.
-  size_t segmentOps = 768;
+  size_t segmentOps = kDefaultSegmentOps;
   /// Threads that compile a segmented graph's segments side by side (0:
   /// one per core); not part of the key: the code is the same bit for bit
   /// for any number.
@@ -62,7 +67,11 @@ struct CompileTimes {
 
 struct CompiledGraph {
   ArtifactManifest manifest;
-  /// The object code (or, for another EmitKind, the text asked for).
+  /// For EmitKind::Artifact, the relocatable objects: the entry's first,
+  /// then, for a graph compiled in segments, one per segment (the loader
+  /// links them; writeArtifact keeps them in this order).
+  std::vector<std::string> objects;
+  /// For another EmitKind, the text asked for.
   std::string output;
   CompileTimes times;
 };
