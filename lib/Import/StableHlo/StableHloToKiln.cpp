@@ -513,14 +513,9 @@ LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
     move(in, out, "all_gather_dim", "dimensions", true);
     move(in, out, "scatter_dimension", "dimensions", true);
     if (name == "all_to_all") {
-      // HLO's all-to-all splits and concatenates along one dimension.
+      // HLO's all-to-all splits and concatenates along one dimension
+      // (another concatenated dimension: convertSplitConcatAllToAll).
       auto split = dyn_cast_or_null<IntegerAttr>(in.get("split_dimension"));
-      auto concat = dyn_cast_or_null<IntegerAttr>(in.get("concat_dimension"));
-      if (split && concat && split.getInt() != concat.getInt())
-        return op->emitError("stablehlo.all_to_all splits dimension ")
-               << split.getInt() << " and concatenates dimension "
-               << concat.getInt()
-               << "; kiln's all_to_all (HLO's) takes one dimension for both";
       if (split)
         out.set("dimensions", b.getDenseI64ArrayAttr({split.getInt()}));
       in.erase("split_dimension");

@@ -834,6 +834,7 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
         : options.threads
             ? options.threads
             : llvm::hardware_concurrency().compute_thread_count();
+    compiled.times.threads = std::max(1u, threads);
     if (threads <= 1) {
       for (size_t index = 0; index < segmentCount; ++index)
         if (failed(compileToBitcode(index)))

@@ -59,10 +59,13 @@ struct CpuCompileOptions {
 CpuCompileOptions getCpuCompileOptions(llvm::StringRef canonical,
                                        const TargetSpec &target);
 
-/// Time spent in each stage of one compilation, in seconds.
+/// Time spent in each stage of one compilation, in seconds: with several
+/// threads, each stage's time summed over them.
 struct CompileTimes {
   double frontend = 0, lowering = 0, llvmTranslation = 0, llvmOptimization = 0,
          codeGeneration = 0;
+  /// The threads that compiled the segments.
+  unsigned threads = 1;
 };
 
 struct CompiledGraph {
