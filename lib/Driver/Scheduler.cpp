@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -48,6 +49,8 @@ struct Scheduler::Running {
   int worker;
   /// The other worker slots it holds (its threads beyond the first).
   std::vector<int> spareWorkers;
+  /// The address-space limit it runs under (0: none).
+  uint64_t memoryLimitBytes;
   ChildProcess child;
   WorkerCommand command;
   double startedAt; ///< since the schedule began
@@ -231,7 +234,7 @@ bool Scheduler::claimOrDefer(size_t job) {
   return false;
 }
 
-bool Scheduler::startJob(size_t job, int worker) {
+bool Scheduler::startJob(size_t job, int worker, size_t alsoWaiting) {
   const CompileJob &graph = jobs[job];
   JobOutcome &outcome = outcomes[job];
   ++outcome.attempts;
@@ -239,7 +242,7 @@ bool Scheduler::startJob(size_t job, int worker) {
   // graph, the largest waiting, as far as its size can use them.
   // (`worker` is the last free one.)
   unsigned threads = 1;
-  size_t waiting = queue.size() + deferred.size();
+  size_t waiting = queue.size() + deferred.size() + alsoWaiting;
   if (options.opsPerThread && freeWorkers.size() > waiting + 1)
     threads = std::min<uint64_t>(
         freeWorkers.size() - waiting,
@@ -247,8 +250,13 @@ bool Scheduler::startJob(size_t job, int worker) {
   WorkerCommand command = buildCommand(graph, outcome.attempts, threads);
   ChildSpec spec;
   spec.argv = command.argv;
-  // Each slot brings its memory.
-  spec.memoryLimitBytes = options.jobMemoryBytes * threads;
+  // Each slot brings its memory (a product past 64 bits is no limit).
+  bool overflowed = false;
+  uint64_t memoryLimit = llvm::SaturatingMultiply<uint64_t>(
+      options.jobMemoryBytes, threads, &overflowed);
+  if (overflowed)
+    memoryLimit = 0;
+  spec.memoryLimitBytes = memoryLimit;
   // A compiler's daemons and setsid children end with its graph.
   spec.containDescendants = true;
   spec.logPath = options.logDirectory + "/" + graph.key + ".log";
@@ -272,8 +280,8 @@ bool Scheduler::startJob(size_t job, int worker) {
   freeWorkers.erase(freeWorkers.begin(), freeWorkers.begin() + (threads - 1));
   outcome.threads = threads;
   running.push_back(Running{job, worker, std::move(spareWorkers),
-                            std::move(*child), std::move(command), now - start,
-                            now});
+                            memoryLimit, std::move(*child), std::move(command),
+                            now - start, now});
   observer.jobStarted(graph, worker);
   return true;
 }
@@ -345,7 +353,7 @@ void Scheduler::finishJob(Running &run, const ChildExit &exit, bool timedOut) {
 
   std::string failure;
   bool crashed = false;
-  uint64_t limit = options.jobMemoryBytes;
+  uint64_t limit = run.memoryLimitBytes;
   // Under an address-space limit an allocation fails rather than the
   // process being killed: kiln's worker says so by its status, others in
   // their output (a device's "out of memory" is not the host's).
@@ -355,7 +363,7 @@ void Scheduler::finishJob(Running &run, const ChildExit &exit, bool timedOut) {
       limit && !exit.succeeded() &&
       ((run.command.outOfMemoryStatus >= 0 && !exit.signaled &&
         exit.code == run.command.outOfMemoryStatus) ||
-       exit.peakMemoryBytes >= limit * 9 / 10 || mentionsHostOutOfMemory(log));
+       exit.peakMemoryBytes >= limit / 10 * 9 || mentionsHostOutOfMemory(log));
   // A failure while the work directory's disk is full may be for want of
   // room to write (its log may be empty for that reason).
   bool diskFull = !exit.succeeded() && !timedOut &&
@@ -526,7 +534,7 @@ std::vector<JobOutcome> Scheduler::run() {
       lastDeferredTry = now;
       std::vector<size_t> retry;
       retry.swap(deferred);
-      for (size_t job : retry) {
+      for (auto [index, job] : llvm::enumerate(retry)) {
         if (freeWorkers.empty() || !claimOrDefer(job)) {
           if (freeWorkers.empty())
             deferred.push_back(job);
@@ -534,7 +542,8 @@ std::vector<JobOutcome> Scheduler::run() {
         }
         changed = true;
         int worker = freeWorkers.back();
-        if (startJob(job, worker))
+        // The retries not tried yet wait too.
+        if (startJob(job, worker, retry.size() - index - 1))
           freeWorkers.pop_back();
       }
     }

@@ -226,9 +226,20 @@ LogicalResult evaluateAcrossRanks(Operation *op, StringRef name, Operands in,
     };
     for (size_t i = 0; i + 1 < values.size(); i += 2) {
       int64_t source = global(values[i]), target = global(values[i + 1]);
-      if (target == rank && source >= 0 && source < (int64_t)all->size())
-        for (size_t k = 0; k < results.size(); ++k)
-          results[k] = (*all)[source][k];
+      if (target != rank || source < 0 || source >= (int64_t)all->size())
+        continue;
+      // The source must send what this participant receives: as many
+      // operands, of the same types.
+      const std::vector<HostTensor> &sent = (*all)[source];
+      bool same = sent.size() == results.size();
+      for (size_t k = 0; same && k < sent.size(); ++k)
+        same = sent[k].type == results[k].type;
+      if (!same)
+        return op->emitError("participant ")
+               << source << " sends '" << name << "' other operand types "
+               << "than participant " << rank << " receives";
+      for (size_t k = 0; k < results.size(); ++k)
+        results[k] = sent[k];
     }
     return success();
   }

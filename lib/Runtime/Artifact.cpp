@@ -198,8 +198,6 @@ llvm::Error checkObject(llvm::StringRef object,
       return malformed("a section of the object code lies outside it: " +
                        llvm::toString(contents.takeError()));
   }
-  if (!entryObject)
-    return llvm::Error::success();
   bool defined = false;
   std::optional<llvm::StringRef> record;
   for (const llvm::object::SymbolRef &symbol : (*file)->symbols()) {
@@ -211,6 +209,16 @@ llvm::Error checkObject(llvm::StringRef object,
     if (!flags)
       return malformed("the object code's symbol table is damaged: " +
                        llvm::toString(flags.takeError()));
+    bool definesOurs =
+        (*name == kArtifactBufferRecordSymbol || *name == entry) &&
+        !(*flags & llvm::object::BasicSymbolRef::SF_Undefined);
+    // A segment's object defines neither the entry nor the buffer record.
+    if (!entryObject) {
+      if (definesOurs)
+        return malformed("a segment's object defines " + *name +
+                         ", which only the first object may");
+      continue;
+    }
     if (*name == kArtifactBufferRecordSymbol &&
         !(*flags & llvm::object::BasicSymbolRef::SF_Undefined)) {
       // The record's bytes, within its section's.
@@ -244,6 +252,8 @@ llvm::Error checkObject(llvm::StringRef object,
       defined |= *type == llvm::object::SymbolRef::ST_Function;
     }
   }
+  if (!entryObject)
+    return llvm::Error::success();
   if (!defined)
     return malformed("the object code does not define the function " + entry);
   if (!record)

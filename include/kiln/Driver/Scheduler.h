@@ -169,7 +169,9 @@ public:
 
 private:
   struct Running;
-  bool startJob(size_t job, int worker);
+  /// Starts `job` on `worker`'s slot (and spare ones, when fewer than
+  /// the free slots wait: the queue, the deferred and `alsoWaiting`).
+  bool startJob(size_t job, int worker, size_t alsoWaiting = 0);
   void finishJob(Running &running, const ChildExit &exit, bool timedOut);
   /// Ends `job` as failed, and ends its lease. With `record`, the failure
   /// is the graph's and is recorded in the cache with `log`.

@@ -677,16 +677,18 @@ FailureOr<bool> Converter::convertDynamicRootBroadcast(Operation *op) {
     return op->emitError("'stablehlo.collective_broadcast' with "
                          "has_dynamic_root and a channel_handle is not "
                          "imported (without a channel it is)");
-  unsigned data = op->getNumOperands() - 1;
-  Value roots = op->getOperand(data);
-  auto rootsType = dyn_cast<RankedTensorType>(roots.getType());
-  if (op->getNumOperands() < 2 || op->getNumResults() != data || !rootsType ||
+  unsigned data = op->getNumOperands() ? op->getNumOperands() - 1 : 0;
+  auto rootsType =
+      data ? dyn_cast<RankedTensorType>(op->getOperand(data).getType())
+           : nullptr;
+  if (!data || op->getNumResults() != data || !rootsType ||
       rootsType.getRank() != 1 || rootsType.getDimSize(0) != data ||
       !rootsType.getElementType().isInteger())
     return op->emitError("'stablehlo.collective_broadcast' with "
                          "has_dynamic_root takes its operands and a 1-D "
                          "integer tensor of one root per operand, and gives "
                          "one result per operand");
+  Value roots = op->getOperand(data);
   OpBuilder builder(op);
   Location loc = op->getLoc();
   auto build = [&](StringRef name, ValueRange operands, Type type,

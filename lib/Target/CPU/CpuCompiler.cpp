@@ -835,15 +835,17 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
             ? options.threads
             : llvm::hardware_concurrency().compute_thread_count();
     compiled.times.threads = std::max(1u, threads);
+    // Every dialect loaded first, for any number of threads: loading one
+    // while passes run on other threads would race, and canonicalization
+    // takes its patterns from the loaded dialects, which must not depend
+    // on the number of threads.
+    context->loadAllAvailableDialects();
     if (threads <= 1) {
       for (size_t index = 0; index < segmentCount; ++index)
         if (failed(compileToBitcode(index)))
           return failure();
     } else {
-      // Every dialect loaded first: loading one while passes run on other
-      // threads would race. A context that runs threads already keeps its
-      // own pool.
-      context->loadAllAvailableDialects();
+      // A context that runs threads already keeps its own pool.
       bool lent = !context->isMultithreadingEnabled();
       if (lent)
         context->setThreadPool(getSegmentThreadPool(threads));

@@ -1482,6 +1482,14 @@ func.func @all_to_all_tuple_types(%a: tensor<8x4xf32>, %b: tensor<4xf32>) -> (te
 
 // -----
 
+func.func @all_to_all_tuple_count(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  // expected-error @+1 {{'kiln.all_to_all' op takes one operand per member of its group (2) in the tuple form, got 3}}
+  %0:3 = kiln.all_to_all %a, %a, %a {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return %0#0, %0#1, %0#2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
 func.func @collective_permute_arity(%a: tensor<4xf32>, %t: tensor<f32>) -> tensor<4xf32> {
   // expected-error @+1 {{'kiln.collective_permute' op expects 2 results (one per operand), got 1}}
   %0 = kiln.collective_permute %a, %t {source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>

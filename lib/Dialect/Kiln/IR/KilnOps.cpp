@@ -858,6 +858,11 @@ LogicalResult AllToAllOp::verify() {
                              << " must equal operand 0's ("
                              << getOperands().front().getType()
                              << ") in the tuple form (without dimensions)";
+    // One operand for each member of the group.
+    if (*groupSize && (int64_t)getOperands().size() != *groupSize)
+      return emitOpError() << "takes one operand per member of its group ("
+                           << *groupSize << ") in the tuple form, got "
+                           << getOperands().size();
     return success();
   }
   FailureOr<int64_t> dim = getSingleDim(*this, dims);

@@ -5,7 +5,8 @@ after the manifest), for graph-segmentation.test:
 
 prints the manifest's object_count and each object's length, then writes
 OUTDIR/last-object-dropped.kart (the last whole object cut off at its
-boundary), OUTDIR/extra.kart (bytes after the objects),
+boundary), OUTDIR/entry-twice.kart (the entry's object again after it),
+OUTDIR/extra.kart (bytes after the objects),
 OUTDIR/count-zero.kart and OUTDIR/count-huge.kart (object_count 0 and
 100000, the lengths kept right).
 """
@@ -39,6 +40,10 @@ def write(name, manifest, objects, tail=b""):
 
 
 write("last-object-dropped.kart", manifest, objects[:-1])
+# The entry's object again, as a segment's.
+twice = dict(manifest)
+twice["object_count"] = len(objects) + 1
+write("entry-twice.kart", twice, objects[:1] + objects)
 write("extra.kart", manifest, objects, b"12\nmore objects")
 for name, count in (("count-zero.kart", 0), ("count-huge.kart", 100000)):
     changed = dict(manifest)
