@@ -176,10 +176,12 @@ int main(int argc, char **argv) {
   addSignatureOptions(compile, compileOptions.signatures);
   compile->add_flag("--timing", compileOptions.timing,
                     "Print MLIR's pass timing and the time of each stage");
-  compile->add_option("--threads", compileOptions.threads,
-                      "Threads that compile a large graph's segments side by "
-                      "side (default 0: one per core); the code is the same "
-                      "for any number");
+  compile
+      ->add_option("--threads", compileOptions.threads,
+                   "Threads that compile a large graph's segments side by "
+                   "side (default 0: one per core); the code is the same "
+                   "for any number")
+      ->check(CLI::Range(0, 1024));
   addCompileOptions(compile, compileOptions.keys);
 
   kiln::RunOptions runOptions;

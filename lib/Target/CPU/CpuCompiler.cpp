@@ -829,11 +829,13 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
       return success();
     };
     // Pass timing is one report of one thread's scopes.
-    unsigned threads =
+    // No more threads than segments.
+    unsigned threads = std::min<size_t>(
+        segmentCount,
         options.timing ? 1
         : options.threads
             ? options.threads
-            : llvm::hardware_concurrency().compute_thread_count();
+            : llvm::hardware_concurrency().compute_thread_count());
     compiled.times.threads = std::max(1u, threads);
     // Every dialect loaded first, for any number of threads: loading one
     // while passes run on other threads would race, and canonicalization
