@@ -60,8 +60,8 @@ private:
   /// false when it splits and concatenates the same dimension.
   FailureOr<bool> convertSplitConcatAllToAll(Operation *op);
   /// A collective_broadcast whose last operand says each operand's root
-  /// (has_dynamic_root): each operand gathered from its group, then the
-  /// root's part sliced out; false without has_dynamic_root.
+  /// (has_dynamic_root): one broadcast from each possible root, the root's
+  /// selected; false without has_dynamic_root.
   FailureOr<bool> convertDynamicRootBroadcast(Operation *op);
   /// `check.expect_*` and `@check.expect_*` custom calls into kiln.check.
   LogicalResult convertCheck(Operation *op, StringRef kind);
@@ -671,12 +671,6 @@ FailureOr<bool> Converter::convertDynamicRootBroadcast(Operation *op) {
   if (!attrs.get("has_dynamic_root"))
     return false;
   takePosition(op);
-  // Without a channel, both collective_broadcast and all_gather group
-  // replicas; with one they group differently, which is not rebuilt here.
-  if (attrs.get("channel_handle"))
-    return op->emitError("'stablehlo.collective_broadcast' with "
-                         "has_dynamic_root and a channel_handle is not "
-                         "imported (without a channel it is)");
   unsigned data = op->getNumOperands() ? op->getNumOperands() - 1 : 0;
   auto rootsType =
       data ? dyn_cast<RankedTensorType>(op->getOperand(data).getType())
@@ -700,10 +694,28 @@ FailureOr<bool> Converter::convertDynamicRootBroadcast(Operation *op) {
     return builder.create(state)->getResult(0);
   };
   auto indexType = RankedTensorType::get({}, rootsType.getElementType());
-  Value zero = build("kiln.constant", {}, indexType,
-                     {b.getNamedAttr("value", DenseElementsAttr::get(
-                                                  indexType, b.getZeroAttr(
-                                                      indexType.getElementType())))});
+  auto groups =
+      dyn_cast_or_null<DenseIntElementsAttr>(attrs.get("replica_groups"));
+  int64_t members = groups && groups.getType().getRank() == 2
+                        ? groups.getType().getDimSize(1)
+                        : 0;
+  if (!members)
+    return op->emitError("'stablehlo.collective_broadcast' with "
+                         "has_dynamic_root needs replica_groups");
+  // The groups with member j first, for each j: the broadcast from each
+  // group's j-th member.
+  auto rows = llvm::to_vector(groups.getValues<int64_t>());
+  llvm::SmallVector<DenseIntElementsAttr> fromMember;
+  for (int64_t j = 0; j < members; ++j) {
+    llvm::SmallVector<int64_t> rotated;
+    for (size_t row = 0; row < rows.size(); row += members) {
+      rotated.push_back(rows[row + j]);
+      for (int64_t m = 0; m < members; ++m)
+        if (m != j)
+          rotated.push_back(rows[row + m]);
+    }
+    fromMember.push_back(DenseIntElementsAttr::get(groups.getType(), rotated));
+  }
   llvm::SmallVector<Value> results;
   for (unsigned k = 0; k < data; ++k) {
     Value operand = op->getOperand(k);
@@ -712,30 +724,6 @@ FailureOr<bool> Converter::convertDynamicRootBroadcast(Operation *op) {
         op->getResult(k).getType() != type)
       return op->emitError("'stablehlo.collective_broadcast' operand ")
              << k << " must have a static shape and its result's type";
-    // Each member's operand at index i of a new leading dimension.
-    llvm::SmallVector<int64_t> one = {1};
-    llvm::append_range(one, type.getShape());
-    Value lifted = build("kiln.reshape", operand,
-                         RankedTensorType::get(one, type.getElementType()));
-    auto groups = dyn_cast_or_null<DenseIntElementsAttr>(
-        attrs.get("replica_groups"));
-    int64_t members =
-        groups && groups.getType().getRank() == 2 &&
-                groups.getType().getDimSize(1) > 0
-            ? groups.getType().getDimSize(1)
-            : 0;
-    if (!members)
-      return op->emitError("'stablehlo.collective_broadcast' with "
-                           "has_dynamic_root needs replica_groups");
-    llvm::SmallVector<int64_t> all(one);
-    all[0] = members;
-    llvm::SmallVector<NamedAttribute> gatherAttrs = {
-        b.getNamedAttr("dimensions", b.getDenseI64ArrayAttr({0})),
-        b.getNamedAttr("replica_groups", groups)};
-    Value gathered =
-        build("kiln.all_gather", lifted,
-              RankedTensorType::get(all, type.getElementType()), gatherAttrs);
-    // Root k's part (HLO's dynamic_slice clamps a root out of range).
     Value root = build("kiln.slice", roots,
                        RankedTensorType::get({1}, indexType.getElementType()),
                        {b.getNamedAttr("start_indices",
@@ -744,15 +732,40 @@ FailureOr<bool> Converter::convertDynamicRootBroadcast(Operation *op) {
                                        b.getDenseI64ArrayAttr({(int64_t)k + 1})),
                         b.getNamedAttr("strides", b.getDenseI64ArrayAttr({1}))});
     root = build("kiln.reshape", root, indexType);
-    llvm::SmallVector<Value> starts = {root};
-    starts.append(type.getRank(), zero);
-    llvm::SmallVector<Value> sliceOperands = {gathered};
-    llvm::append_range(sliceOperands, starts);
-    Value part = build(
-        "kiln.dynamic_slice", sliceOperands,
-        RankedTensorType::get(one, type.getElementType()),
-        {b.getNamedAttr("dynamic_slice_sizes", b.getDenseI64ArrayAttr(one))});
-    results.push_back(build("kiln.reshape", part, type));
+    // From member 0, then from member j where the root is j or more: a
+    // root out of range is clamped (as HLO's dynamic_slice clamps), and a
+    // participant in no group gets zeros from every broadcast.
+    Value result;
+    for (int64_t j = 0; j < members; ++j) {
+      llvm::SmallVector<NamedAttribute> broadcastAttrs = {
+          b.getNamedAttr("replica_groups", fromMember[j])};
+      if (auto handle =
+              dyn_cast_or_null<DictionaryAttr>(attrs.get("channel_handle")))
+        if (auto id = dyn_cast_or_null<IntegerAttr>(handle.get("handle")))
+          broadcastAttrs.push_back(
+              b.getNamedAttr("channel_id", b.getI64IntegerAttr(id.getInt())));
+      Value broadcast = build("kiln.collective_broadcast", operand, type,
+                              broadcastAttrs);
+      if (j == 0) {
+        result = broadcast;
+        continue;
+      }
+      Value index = build(
+          "kiln.constant", {}, indexType,
+          {b.getNamedAttr("value",
+                          DenseElementsAttr::get(
+                              indexType, b.getIntegerAttr(
+                                             indexType.getElementType(), j)))});
+      auto predicate = RankedTensorType::get({}, b.getI1Type());
+      Value atLeast = build("kiln.compare", {root, index}, predicate,
+                            {b.getNamedAttr("direction", b.getStringAttr("GE"))});
+      Value chosen = build(
+          "kiln.broadcast_in_dim", atLeast,
+          RankedTensorType::get(type.getShape(), b.getI1Type()),
+          {b.getNamedAttr("dimensions", b.getDenseI64ArrayAttr({}))});
+      result = build("kiln.select", {chosen, broadcast, result}, type);
+    }
+    results.push_back(result);
   }
   op->replaceAllUsesWith(results);
   op->erase();
