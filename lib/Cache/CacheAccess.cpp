@@ -9,6 +9,8 @@
 
 #include "kiln/Cache/Signing.h"
 
+#include "CacheInternal.h"
+
 #include "llvm/ADT/StringExtras.h"
 
 using namespace kiln;
@@ -16,9 +18,7 @@ using llvm::Error;
 using llvm::Expected;
 using llvm::StringRef;
 
-static Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
-}
+using cache_detail::makeError;
 
 Expected<std::string> kiln::resolveCacheDirectory(StringRef given) {
   std::string directory =

@@ -264,6 +264,10 @@ LogicalResult evaluateAcrossRanks(Operation *op, StringRef name, Operands in,
   int64_t position = llvm::find(*group, rank) - group->begin();
   int64_t size = group->size();
   llvm::ArrayRef<int64_t> dims = dimsAttr(op, "dimensions");
+  // The ops that split or gather along dimensions[0] (a scalar among their
+  // operands passes through).
+  bool alongDim = name == "kiln.all_gather" || name == "kiln.reduce_scatter" ||
+                  (name == "kiln.all_to_all" && !dims.empty());
   // Every member must give what this rank gives, and the result types must
   // be what the op makes of them: anything else would read out of bounds.
   for (int64_t member : *group) {
@@ -282,9 +286,6 @@ LogicalResult evaluateAcrossRanks(Operation *op, StringRef name, Operands in,
       return op->emitError("'") << name << "' over tokens is not evaluated";
     llvm::ArrayRef<int64_t> operandShape = in[k]->shape();
     bool fits = true;
-    bool alongDim = name == "kiln.all_gather" ||
-                    name == "kiln.reduce_scatter" ||
-                    (name == "kiln.all_to_all" && !dims.empty());
     if (alongDim && operandShape.empty()) {
       // A scalar beside the tensors passes through (the verifier's rule).
       fits = result == in[k]->type;
@@ -325,9 +326,7 @@ LogicalResult evaluateAcrossRanks(Operation *op, StringRef name, Operands in,
   };
   for (unsigned k = 0; k < op->getNumResults(); ++k) {
     Type type = op->getResult(k).getType();
-    bool sharded = name == "kiln.all_gather" || name == "kiln.reduce_scatter" ||
-                   (name == "kiln.all_to_all" && !dims.empty());
-    if (sharded && in[k]->shape().empty()) {
+    if (alongDim && in[k]->shape().empty()) {
       results.push_back(*in[k]);
       continue;
     }

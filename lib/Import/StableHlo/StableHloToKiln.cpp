@@ -15,8 +15,10 @@
 
 #include "StableHloSyntax.h"
 
-#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "kiln/Dialect/Kiln/IR/GenericOpBuilder.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -333,6 +335,15 @@ static ArrayAttr stringList(Builder &b, Attribute attr) {
   return b.getArrayAttr(strings);
 }
 
+/// StableHLO's channel_handle as kiln's (HLO's) channel_id; null without
+/// one.
+static IntegerAttr channelIdOf(Builder &b, Attribute channelHandle) {
+  auto handle = dyn_cast_or_null<DictionaryAttr>(channelHandle);
+  auto id = handle ? dyn_cast_or_null<IntegerAttr>(handle.get("handle"))
+                   : IntegerAttr();
+  return id ? b.getI64IntegerAttr(id.getInt()) : IntegerAttr();
+}
+
 LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
                                            NamedAttrList &in,
                                            NamedAttrList &out) {
@@ -522,9 +533,8 @@ LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
       in.erase("concat_dimension");
       in.erase("split_count");
     }
-    if (auto handle = dyn_cast_or_null<DictionaryAttr>(in.erase("channel_handle")))
-      if (auto id = dyn_cast_or_null<IntegerAttr>(handle.get("handle")))
-        out.set("channel_id", b.getI64IntegerAttr(id.getInt()));
+    if (IntegerAttr channel = channelIdOf(b, in.erase("channel_handle")))
+      out.set("channel_id", channel);
   } else if (name == "reduce_precision") {
     for (const char *field : {"exponent_bits", "mantissa_bits"})
       if (auto integer = dyn_cast_or_null<IntegerAttr>(in.erase(field)))
@@ -626,20 +636,16 @@ FailureOr<bool> Converter::convertSplitConcatAllToAll(Operation *op) {
     llvm::SmallVector<int64_t> parts(type.getShape());
     parts[s] /= n;
     parts.insert(parts.begin() + s, n);
-    OperationState reshape(loc, "kiln.reshape");
-    reshape.addOperands(operand);
-    reshape.addTypes(RankedTensorType::get(parts, type.getElementType()));
-    Value value = builder.create(reshape)->getResult(0);
-    OperationState exchange(loc, "kiln.all_to_all");
-    exchange.addOperands(value);
-    exchange.addTypes(value.getType());
-    exchange.addAttribute("dimensions", b.getDenseI64ArrayAttr({s}));
+    Value value = kiln::buildKilnOp(builder, loc, "kiln.reshape", operand,
+                          RankedTensorType::get(parts, type.getElementType()));
+    llvm::SmallVector<NamedAttribute> exchange = {
+        b.getNamedAttr("dimensions", b.getDenseI64ArrayAttr({s}))};
     if (Attribute groups = attrs.get("replica_groups"))
-      exchange.addAttribute("replica_groups", groups);
-    if (auto handle = dyn_cast_or_null<DictionaryAttr>(attrs.get("channel_handle")))
-      if (auto id = dyn_cast_or_null<IntegerAttr>(handle.get("handle")))
-        exchange.addAttribute("channel_id", b.getI64IntegerAttr(id.getInt()));
-    value = builder.create(exchange)->getResult(0);
+      exchange.push_back(b.getNamedAttr("replica_groups", groups));
+    if (IntegerAttr channel = channelIdOf(b, attrs.get("channel_handle")))
+      exchange.push_back(b.getNamedAttr("channel_id", channel));
+    value = kiln::buildKilnOp(builder, loc, "kiln.all_to_all", value, value.getType(),
+                    exchange);
     // The received parts (index i from member i) just before the
     // concatenated dimension, then merged with it in member order.
     int64_t concatAt = c < s ? c : c + 1;
@@ -651,15 +657,12 @@ FailureOr<bool> Converter::convertSplitConcatAllToAll(Operation *op) {
     llvm::SmallVector<int64_t> moved;
     for (int64_t d : order)
       moved.push_back(parts[d]);
-    OperationState transpose(loc, "kiln.transpose");
-    transpose.addOperands(value);
-    transpose.addTypes(RankedTensorType::get(moved, type.getElementType()));
-    transpose.addAttribute("dimensions", b.getDenseI64ArrayAttr(order));
-    value = builder.create(transpose)->getResult(0);
-    OperationState merge(loc, "kiln.reshape");
-    merge.addOperands(value);
-    merge.addTypes(resultType);
-    results.push_back(builder.create(merge)->getResult(0));
+    value = kiln::buildKilnOp(builder, loc, "kiln.transpose", value,
+                    RankedTensorType::get(moved, type.getElementType()),
+                    {b.getNamedAttr("dimensions",
+                                    b.getDenseI64ArrayAttr(order))});
+    results.push_back(
+        kiln::buildKilnOp(builder, loc, "kiln.reshape", value, resultType));
   }
   op->replaceAllUsesWith(results);
   op->erase();
@@ -687,11 +690,7 @@ FailureOr<bool> Converter::convertDynamicRootBroadcast(Operation *op) {
   Location loc = op->getLoc();
   auto build = [&](StringRef name, ValueRange operands, Type type,
                    ArrayRef<NamedAttribute> attributes = {}) {
-    OperationState state(loc, name);
-    state.addOperands(operands);
-    state.addTypes(type);
-    state.addAttributes(attributes);
-    return builder.create(state)->getResult(0);
+    return kiln::buildKilnOp(builder, loc, name, operands, type, attributes);
   };
   auto indexType = RankedTensorType::get({}, rootsType.getElementType());
   auto groups =
@@ -739,11 +738,8 @@ FailureOr<bool> Converter::convertDynamicRootBroadcast(Operation *op) {
     for (int64_t j = 0; j < members; ++j) {
       llvm::SmallVector<NamedAttribute> broadcastAttrs = {
           b.getNamedAttr("replica_groups", fromMember[j])};
-      if (auto handle =
-              dyn_cast_or_null<DictionaryAttr>(attrs.get("channel_handle")))
-        if (auto id = dyn_cast_or_null<IntegerAttr>(handle.get("handle")))
-          broadcastAttrs.push_back(
-              b.getNamedAttr("channel_id", b.getI64IntegerAttr(id.getInt())));
+      if (IntegerAttr channel = channelIdOf(b, attrs.get("channel_handle")))
+        broadcastAttrs.push_back(b.getNamedAttr("channel_id", channel));
       Value broadcast = build("kiln.collective_broadcast", operand, type,
                               broadcastAttrs);
       if (j == 0) {
@@ -796,11 +792,7 @@ FailureOr<bool> Converter::decomposeChlo(Operation *op, StringRef name) {
   Type resultType = op->getResult(0).getType();
   auto create = [&](StringRef opName, ValueRange operands, Type type,
                     llvm::ArrayRef<NamedAttribute> attrs = {}) -> Value {
-    OperationState state(loc, opName);
-    state.addOperands(operands);
-    state.addTypes(type);
-    state.addAttributes(attrs);
-    return builder.create(state)->getResult(0);
+    return kiln::buildKilnOp(builder, loc, opName, operands, type, attrs);
   };
   auto shaped = dyn_cast<RankedTensorType>(x.getType());
   auto floatType = shaped ? dyn_cast<FloatType>(shaped.getElementType())

@@ -800,7 +800,8 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
       kiln::CompileTimes times;
     };
     std::vector<SegmentResult> results(segmentCount);
-    auto compileToBitcode = [&](size_t index) -> LogicalResult {
+    // Segment `index` into its result: an object, or bitcode to link.
+    auto compileSegmentCode = [&](size_t index) -> LogicalResult {
       SegmentResult &result = results[index];
       std::string error;
       std::unique_ptr<llvm::TargetMachine> segmentMachine =
@@ -844,7 +845,7 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
     context->loadAllAvailableDialects();
     if (threads <= 1) {
       for (size_t index = 0; index < segmentCount; ++index)
-        if (failed(compileToBitcode(index)))
+        if (failed(compileSegmentCode(index)))
           return failure();
     } else {
       // A context that runs threads already keeps its own pool.
@@ -852,7 +853,7 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
       if (lent)
         context->setThreadPool(getSegmentThreadPool(threads));
       LogicalResult compiledAll = failableParallelForEach(
-          context, llvm::seq<size_t>(0, segmentCount), compileToBitcode);
+          context, llvm::seq<size_t>(0, segmentCount), compileSegmentCode);
       if (lent)
         context->disableMultithreading();
       if (failed(compiledAll))

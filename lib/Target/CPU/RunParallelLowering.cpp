@@ -2,6 +2,7 @@
 
 #include "RunParallelLowering.h"
 
+#include "kiln/Dialect/Kiln/IR/GenericOpBuilder.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Interpreter/CollectiveGroups.h"
 #include "kiln/Target/CPU/CpuCompiler.h"
@@ -15,18 +16,8 @@ using namespace mlir;
 
 namespace {
 
-Value createOp(OpBuilder &builder, Location loc, StringRef name,
-               ValueRange operands, Type type,
-               ArrayRef<NamedAttribute> attributes = {}) {
-  OperationState state(loc, name);
-  state.addOperands(operands);
-  state.addTypes(type);
-  state.addAttributes(attributes);
-  return builder.create(state)->getResult(0);
-}
-
 Value constant(OpBuilder &builder, Location loc, Attribute value) {
-  return createOp(builder, loc, "kiln.constant", {},
+  return kiln::buildKilnOp(builder, loc, "kiln.constant", {},
                   cast<TypedAttr>(value).getType(),
                   {builder.getNamedAttr("value", value)});
 }
@@ -69,14 +60,14 @@ LogicalResult resolveProgram(func::FuncOp program, int64_t replicas,
     if (name == "kiln.partition_id" || name == "kiln.replica_id") {
       // The participant's number, replica * partitions + partition.
       Type type = op->getResult(0).getType();
-      Value flat = createOp(builder, loc, "kiln.partition_id", {}, type);
+      Value flat = kiln::buildKilnOp(builder, loc, "kiln.partition_id", {}, type);
       Value count = constant(
           builder, loc,
           DenseElementsAttr::get(
               cast<ShapedType>(type),
               builder.getIntegerAttr(cast<ShapedType>(type).getElementType(),
                                      partitions)));
-      Value id = createOp(builder, loc,
+      Value id = kiln::buildKilnOp(builder, loc,
                           name == "kiln.partition_id" ? "kiln.remainder"
                                                       : "kiln.divide",
                           {flat, count}, type);
@@ -229,7 +220,7 @@ LogicalResult kiln::lowerRunParallel(ModuleOp module) {
   OpBuilder builder(harness);
   Location loc = harness->getLoc();
   auto u32 = RankedTensorType::get({}, builder.getIntegerType(32, false));
-  Value flat = createOp(builder, loc, "kiln.partition_id", {}, u32);
+  Value flat = kiln::buildKilnOp(builder, loc, "kiln.partition_id", {}, u32);
   auto pred = RankedTensorType::get({}, builder.getI1Type());
   SmallVector<Value> isSlot;
   for (int64_t k = 0; k < participants; ++k) {
@@ -237,12 +228,12 @@ LogicalResult kiln::lowerRunParallel(ModuleOp module) {
         constant(builder, loc,
                  DenseElementsAttr::get(
                      u32, builder.getIntegerAttr(u32.getElementType(), k)));
-    isSlot.push_back(createOp(
+    isSlot.push_back(kiln::buildKilnOp(
         builder, loc, "kiln.compare", {flat, number}, pred,
         {builder.getNamedAttr("direction", builder.getStringAttr("EQ"))}));
   }
   auto pick = [&](Value onTrue, Value onFalse, int64_t k) {
-    return createOp(builder, loc, "kiln.select", {isSlot[k], onTrue, onFalse},
+    return kiln::buildKilnOp(builder, loc, "kiln.select", {isSlot[k], onTrue, onFalse},
                     onTrue.getType());
   };
   SmallVector<Value> mine;
@@ -291,7 +282,7 @@ LogicalResult kiln::lowerRunParallel(ModuleOp module) {
     block->addArgument(scalar, loc);
     OpBuilder body = OpBuilder::atBlockEnd(block);
     Value sum =
-        createOp(body, loc, "kiln.add",
+        kiln::buildKilnOp(body, loc, "kiln.add",
                  {block->getArgument(0), block->getArgument(1)}, scalar);
     OperationState returned(loc, "kiln.return");
     returned.addOperands(sum);
