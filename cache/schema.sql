@@ -50,17 +50,21 @@ CREATE TABLE IF NOT EXISTS leases (
 -- (content, XXH3-128) were keyed by this kiln build (compiler) before has
 -- this signature, sketch and module name, so it need not be imported
 -- again. A row of another build is never read; the oldest rows go when the
--- memo grows past its bound.
+-- memo grows past its bound. A rowid table with the sketch (8 bytes per op)
+-- last: a lookup searches the small (content, compiler) index and reads the
+-- row's leading columns, never the sketch's overflow pages (a WITHOUT ROWID
+-- table compares whole records while it searches, reading every sketch on
+-- the way).
 CREATE TABLE IF NOT EXISTS graph_memo (
   content          TEXT NOT NULL,
   compiler         TEXT NOT NULL,
   signature        TEXT NOT NULL,
   graph_name       TEXT NOT NULL,
   elided_constants INTEGER NOT NULL,
-  sketch           BLOB,
   used_ms          INTEGER NOT NULL,
-  PRIMARY KEY (content, compiler)
-) WITHOUT ROWID;
+  sketch           BLOB,
+  UNIQUE (content, compiler)
+);
 
 CREATE INDEX IF NOT EXISTS graph_memo_by_use ON graph_memo (used_ms);
 

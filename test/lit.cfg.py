@@ -40,6 +40,10 @@ tools = [
 ]
 llvm_config.add_tool_substitutions(tools, [config.kiln_tools_dir, config.llvm_tools_dir])
 
+# kiln's binaries carry MLIR and LLVM (the default) or load libMLIR.so.
+if config.kiln_link_mlir_dylib.upper() not in ("ON", "TRUE", "YES", "1"):
+    config.available_features.add("static-mlir")
+
 # tmux runs kiln under a pseudo-terminal (precompile's live progress line).
 if shutil.which("tmux"):
     config.available_features.add("tmux")

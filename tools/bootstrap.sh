@@ -19,8 +19,9 @@ for arg in "$@"; do
 done
 
 # Build: cmake, ninja, g++, ccache (optional, speeds up rebuilds); LLVM/MLIR 22
-# (headers, libMLIR.so, mlir-tblgen); CLI11 (the kiln command); xxHash (XXH3
-# signatures and keys); SQLite (the cache index). Tests: lit and FileCheck
+# (headers, the static libMLIR*.a and libLLVM*.a that kiln links, mlir-tblgen);
+# CLI11 (the kiln command); xxHash (XXH3 signatures and keys); SQLite (the
+# cache index). Tests: lit and FileCheck
 # (llvm-22-tools, run by python3), GoogleTest (libgtest-dev pulls googletest),
 # NumPy (tests read the arrays that `kiln run -o` writes). Benchmarks: OpenBLAS
 # (kiln-bench cpu opens libopenblas.so.0 at run time as its baseline; kiln

@@ -83,11 +83,15 @@ Cache::findEntriesWithSignature(StringRef signature) {
 }
 
 Expected<std::map<std::string, SignatureMemo>>
-Cache::findSignatureMemos(llvm::ArrayRef<std::string> contents) {
+Cache::findSignatureMemos(llvm::ArrayRef<std::string> contents,
+                          bool withSketches) {
   std::map<std::string, SignatureMemo> found;
   sqlite::Statement select(
-      db, "SELECT signature, graph_name, elided_constants, sketch FROM "
-          "graph_memo WHERE content = ?1 AND compiler = ?2");
+      db, withSketches
+              ? "SELECT signature, graph_name, elided_constants, sketch FROM "
+                "graph_memo WHERE content = ?1 AND compiler = ?2"
+              : "SELECT signature, graph_name, elided_constants FROM "
+                "graph_memo WHERE content = ?1 AND compiler = ?2");
   if (Error error = select.takePrepareError())
     return std::move(error);
   std::string compiler = getCompilerIdentity();
@@ -107,7 +111,8 @@ Cache::findSignatureMemos(llvm::ArrayRef<std::string> contents) {
     memo.signature = *signature;
     memo.graphName = select.getText(1);
     memo.elidedConstants = select.getInt(2);
-    memo.sketch = select.getWords(3);
+    if (withSketches)
+      memo.sketch = select.getWords(3);
     found.emplace(content, std::move(memo));
   }
   return found;

@@ -22,6 +22,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/Program.h"
 
 #include <atomic>
@@ -641,4 +643,28 @@ void ChildProcess::kill() {
   if (ownGroup)
     ::kill(-pid, SIGKILL);
   ::kill(pid, SIGKILL);
+}
+
+uint64_t kiln::getProgramImageBytes(llvm::StringRef program) {
+  llvm::Expected<llvm::object::OwningBinary<llvm::object::Binary>> binary =
+      llvm::object::createBinary(program);
+  if (!binary) {
+    llvm::consumeError(binary.takeError());
+    return 0;
+  }
+  auto *elf =
+      llvm::dyn_cast<llvm::object::ELF64LEObjectFile>(binary->getBinary());
+  if (!elf)
+    return 0;
+  auto headers = elf->getELFFile().program_headers();
+  if (!headers) {
+    llvm::consumeError(headers.takeError());
+    return 0;
+  }
+  uint64_t bytes = 0;
+  for (const auto &header : *headers)
+    if (header.p_type == llvm::ELF::PT_LOAD)
+      bytes = llvm::SaturatingAdd<uint64_t>(
+          bytes, llvm::alignTo(header.p_memsz + header.p_vaddr % 4096, 4096));
+  return bytes;
 }

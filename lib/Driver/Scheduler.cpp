@@ -256,7 +256,9 @@ bool Scheduler::startJob(size_t job, int worker, size_t alsoWaiting) {
       options.jobMemoryBytes, threads, &overflowed);
   if (overflowed)
     memoryLimit = 0;
-  spec.memoryLimitBytes = memoryLimit;
+  spec.memoryLimitBytes =
+      memoryLimit ? llvm::SaturatingAdd(memoryLimit, command.programImageBytes)
+                  : 0;
   // A compiler's daemons and setsid children end with its graph.
   spec.containDescendants = true;
   spec.logPath = options.logDirectory + "/" + graph.key + ".log";

@@ -132,6 +132,10 @@ int randomWorker(const std::string &root, const std::string &state, unsigned id,
         ++counts.corruptLookups;
         problem("lookup of " + key + " says corrupt: " + result->problem);
         break;
+      case LookupStatus::Untrusted:
+        // Nothing here is signed or trusts keys.
+        problem("lookup of " + key + " says untrusted: " + result->problem);
+        break;
       case LookupStatus::Hit: {
         ++counts.hits;
         // The entry may be evicted (and even published again by another

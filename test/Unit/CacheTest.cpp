@@ -81,6 +81,8 @@ std::string lookupStatus(Cache &cache, llvm::StringRef key, bool verify) {
     return "failed";
   case LookupStatus::Corrupt:
     return "corrupt";
+  case LookupStatus::Untrusted:
+    return "untrusted";
   }
   return "?";
 }

@@ -170,7 +170,7 @@ int kiln::bench::runRemoteBench(const RemoteBenchOptions &options) {
     return 1;
   }
   std::string dir = root.str().str();
-  auto cleanUp = llvm::make_scope_exit([&] {
+  llvm::scope_exit cleanUp([&] {
     llvm::sys::fs::remove_directories(dir);
   });
 

@@ -134,8 +134,11 @@ MissReason describeMiss(Cache &cache, const GraphKey &graph,
     for (CacheEntry &entry : *recent)
       llvm::sort(entry.sketch);
   }
+  const std::vector<CacheEntry> &candidates = same->empty() ? *recent : *same;
   MissExplanation explanation = explainMiss(
-      graph.parts, graph.graphName, graph.sketch, same->empty() ? *recent : *same);
+      graph.parts, graph.graphName,
+      candidates.empty() ? graph.sketch : loadMemoSketch(cache, graph),
+      candidates);
   MissReason reason{getMissReason(explanation).str(), ""};
   switch (explanation.kind) {
   case MissExplanation::Kind::EmptyCache:
@@ -178,8 +181,10 @@ int runCheck(TieredCache &tiers, const CacheOptions &options) {
   std::string canonical;
   if (!canonicalizeKeyOptions(options.keys, canonical))
     return ExitInputError;
+  // Sketches are read only for the misses explained.
   std::vector<GraphKey> keys = keyGraphsWithMemo(
-      cache, expandGraphPaths(options.graphs), options.keys, canonical);
+      cache, expandGraphPaths(options.graphs), options.keys, canonical,
+      /*keepText=*/false, /*exportHlo=*/false, /*memoSketches=*/false);
   reportGraphProblems(keys);
   unsigned hits = 0, misses = 0, failed = 0, errors = 0;
   unsigned remoteHits = 0, fetched = 0;

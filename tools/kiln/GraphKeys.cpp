@@ -185,6 +185,23 @@ kiln::expandGraphPaths(const std::vector<std::string> &inputs) {
   return paths;
 }
 
+/// Runs `worker` on `jobs` threads (0: one per core), no more than there
+/// are `items`; each worker takes its items from a counter of its own.
+static void runWorkers(unsigned jobs, size_t items,
+                       llvm::function_ref<void()> worker) {
+  if (jobs == 0)
+    jobs = llvm::hardware_concurrency().compute_thread_count();
+  jobs = std::max(1u, std::min<unsigned>(jobs, items));
+  if (jobs == 1) {
+    worker();
+    return;
+  }
+  llvm::DefaultThreadPool pool(llvm::hardware_concurrency(jobs));
+  for (unsigned j = 0; j < jobs; ++j)
+    pool.async([worker] { worker(); });
+  pool.wait();
+}
+
 std::vector<kiln::GraphKey> kiln::computeGraphKeys(
     const std::vector<std::string> &paths, const KeyOptions &options,
     const std::string &canonicalOptions, bool keepText, bool exportHlo) {
@@ -192,11 +209,6 @@ std::vector<kiln::GraphKey> kiln::computeGraphKeys(
   std::vector<GraphKey> keys(count);
   if (count == 0)
     return keys;
-  unsigned jobs = options.jobs
-                      ? options.jobs
-                      : llvm::hardware_concurrency().compute_thread_count();
-  jobs = std::max(1u, std::min<unsigned>(jobs, count));
-
   std::atomic<size_t> next{0};
   auto work = [&]() {
     MLIRContext context(MLIRContext::Threading::DISABLED);
@@ -247,14 +259,7 @@ std::vector<kiln::GraphKey> kiln::computeGraphKeys(
       key.ok = true;
     }
   };
-  if (jobs == 1) {
-    work();
-  } else {
-    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(jobs));
-    for (unsigned j = 0; j < jobs; ++j)
-      pool.async(work);
-    pool.wait();
-  }
+  runWorkers(options.jobs, count, work);
   return keys;
 }
 
@@ -279,17 +284,23 @@ void kiln::reportGraphProblems(const std::vector<GraphKey> &keys) {
 std::vector<kiln::GraphKey>
 kiln::keyGraphsWithMemo(Cache &cache, const std::vector<std::string> &paths,
                         const KeyOptions &options, const std::string &canonical,
-                        bool keepText, bool exportHlo) {
+                        bool keepText, bool exportHlo, bool memoSketches) {
+  // Each file's bytes hashed, on --jobs threads (reading and hashing is
+  // all a check of known files does besides one query).
   std::vector<std::string> contents(paths.size());
-  for (size_t i = 0; i < paths.size(); ++i) {
-    auto bytes = llvm::MemoryBuffer::getFile(paths[i], /*IsText=*/false,
-                                             /*RequiresNullTerminator=*/false);
-    if (bytes) // an unreadable file is reported by the import below
-      contents[i] = Hash128::of((*bytes)->getBuffer()).toHex();
-  }
+  std::atomic<size_t> next{0};
+  auto hashFiles = [&]() {
+    for (size_t i = next++; i < paths.size(); i = next++) {
+      auto bytes = llvm::MemoryBuffer::getFile(
+          paths[i], /*IsText=*/false, /*RequiresNullTerminator=*/false);
+      if (bytes) // an unreadable file is reported by the import below
+        contents[i] = Hash128::of((*bytes)->getBuffer()).toHex();
+    }
+  };
+  runWorkers(options.jobs, paths.size(), hashFiles);
   std::map<std::string, SignatureMemo> memos;
   llvm::Expected<std::map<std::string, SignatureMemo>> found =
-      cache.findSignatureMemos(contents);
+      cache.findSignatureMemos(contents, memoSketches);
   if (found)
     memos = std::move(*found);
   else // the memo only saves time
@@ -313,6 +324,7 @@ kiln::keyGraphsWithMemo(Cache &cache, const std::vector<std::string> &paths,
     key.parts = makeGraphKeyParts(memo->second.signature, options, canonical);
     key.graphName = memo->second.graphName;
     key.sketch = memo->second.sketch;
+    key.sketchDeferred = !memoSketches;
     key.elidedConstants = memo->second.elidedConstants;
   }
   std::vector<GraphKey> imported =
@@ -328,4 +340,19 @@ kiln::keyGraphsWithMemo(Cache &cache, const std::vector<std::string> &paths,
   if (cache.canWrite() && !cache.isReadOnly())
     llvm::consumeError(cache.storeSignatureMemos(learnt));
   return keys;
+}
+
+std::vector<uint64_t> kiln::loadMemoSketch(Cache &cache,
+                                           const GraphKey &graph) {
+  if (!graph.sketchDeferred)
+    return graph.sketch;
+  llvm::Expected<std::map<std::string, SignatureMemo>> found =
+      cache.findSignatureMemos({graph.content});
+  if (!found) { // an explanation without it compares fewer ops
+    llvm::consumeError(found.takeError());
+    return {};
+  }
+  auto memo = found->find(graph.content);
+  return memo == found->end() ? std::vector<uint64_t>()
+                              : std::move(memo->second.sketch);
 }

@@ -30,6 +30,9 @@ struct GraphKey {
   std::string content;
   /// Whether the key came from the cache's memo instead of an import.
   bool fromMemo = false;
+  /// Whether `sketch` was left in the memo (keyGraphsWithMemo without
+  /// sketches): loadMemoSketch reads it when a miss is explained.
+  bool sketchDeferred = false;
   /// The bytes that were keyed, when asked for (an entry keeps them).
   std::string text;
   std::vector<uint64_t> sketch;
@@ -97,11 +100,17 @@ KeyParts makeGraphKeyParts(const Hash128 &signature, const KeyOptions &options,
 /// file whose bytes this kiln build keyed before from the cache's memo
 /// instead of importing it (those keys are `fromMemo`: no text, no HLO
 /// export), and remembers the others'; `keepText` and `exportHlo` are for
-/// the graphs imported, as for computeGraphKeys.
+/// the graphs imported, as for computeGraphKeys. Without `memoSketches`,
+/// a memo's sketch is left unread (`sketchDeferred`): a warm check reads
+/// only what tells hit from miss.
 std::vector<GraphKey>
 keyGraphsWithMemo(Cache &cache, const std::vector<std::string> &paths,
                   const KeyOptions &options, const std::string &canonical,
-                  bool keepText = false, bool exportHlo = false);
+                  bool keepText = false, bool exportHlo = false,
+                  bool memoSketches = true);
+
+/// `graph`'s sketch, read from the memo if it was deferred.
+std::vector<uint64_t> loadMemoSketch(Cache &cache, const GraphKey &graph);
 
 /// Prints each failed graph's diagnostics and each elided-constant warning
 /// to stderr, in input order.

@@ -1007,6 +1007,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
 
   // 4. Compile the misses.
   TieredCache &cache = *openedCache;
+  // The worker is this binary: the code it maps is not the graph's memory.
+  uint64_t programImageBytes = getProgramImageBytes(options.executable);
   WorkerCommandBuilder buildCommand = [&](const CompileJob &job,
                                           unsigned attempt,
                                           unsigned threads) -> WorkerCommand {
@@ -1034,6 +1036,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       command.argv.insert(command.argv.end(),
                           {"--target-cpu", options.keys.cpu});
     command.outOfMemoryStatus = kExitOutOfMemory;
+    command.programImageBytes = programImageBytes;
     return command;
   };
   ScheduleOptions schedule;

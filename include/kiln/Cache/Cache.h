@@ -278,8 +278,12 @@ public:
 
   /// The memos of these file contents made by this kiln build, by content
   /// (contents without one are left out).
+  /// Without `withSketches` each memo's sketch is left empty: a sketch is
+  /// 8 bytes per op, most of what a memo holds, and only explaining a miss
+  /// reads it.
   llvm::Expected<std::map<std::string, SignatureMemo>>
-  findSignatureMemos(llvm::ArrayRef<std::string> contents);
+  findSignatureMemos(llvm::ArrayRef<std::string> contents,
+                     bool withSketches = true);
   /// Remembers `memos` for this kiln build, in one transaction; the oldest
   /// memos go past kMaxSignatureMemos. Does nothing on a read-only cache.
   llvm::Error storeSignatureMemos(llvm::ArrayRef<SignatureMemo> memos);
@@ -366,6 +370,9 @@ public:
 private:
   Cache();
   llvm::Error initializeSchema();
+  /// Makes a memo table of the earlier WITHOUT ROWID layout again, empty,
+  /// in the rowid layout (a lookup there read every sketch it passed).
+  llvm::Error remakeWithoutRowidMemo();
   /// publishArtifact of an entry whose header is made: synced unless not
   /// `durable`.
   llvm::Expected<PublishOutcome> publishEntry(const ArtifactHeader &header,

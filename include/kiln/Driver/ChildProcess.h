@@ -50,6 +50,13 @@ struct ChildSpec {
   bool containDescendants = false;
 };
 
+/// The address space that `program`'s loadable segments take (the sum of
+/// its ELF PT_LOAD memory sizes, page-rounded); 0 when it is not a 64-bit
+/// ELF file that can be read. An address-space limit meant for what a
+/// program allocates adds this: kiln's static binary maps about 180 MiB of
+/// code, most of it never resident.
+uint64_t getProgramImageBytes(llvm::StringRef program);
+
 /// How a child ended.
 struct ChildExit {
   bool signaled = false; ///< killed by a signal (then `signal` is set)

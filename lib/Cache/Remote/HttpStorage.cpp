@@ -7,19 +7,19 @@
 // bucket behind a gateway, or a cache server takes them. An optional bearer
 // token is read from a file (`bearer-token-file=PATH`), never from the
 // command line. HTTP has no compare-and-set, so this tier holds no leases:
-// they come from the next tier that has them.
+// they come from the next tier that has them. libcurl is opened with the
+// first HTTP tier (LibCurl.h), not linked.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Cache/Remote/RemoteStorage.h"
 
+#include "LibCurl.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
-#include <curl/curl.h>
-
-#include <mutex>
 
 using namespace kiln;
 using llvm::Error;
@@ -72,9 +72,8 @@ size_t readUpload(char *buffer, size_t size, size_t count, void *user) {
 
 class HttpStorage : public RemoteStorage {
 public:
-  HttpStorage(RemoteSpec spec) : RemoteStorage(std::move(spec)) {
-    static std::once_flag initialized;
-    std::call_once(initialized, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  HttpStorage(RemoteSpec spec, const LibCurl &lib)
+      : RemoteStorage(std::move(spec)), lib(lib) {
     base = StringRef(this->spec.url).rtrim('/').str();
     auto prefix = this->spec.attributes.find("prefix");
     if (prefix != this->spec.attributes.end())
@@ -82,9 +81,9 @@ public:
   }
   ~HttpStorage() override {
     if (curl)
-      curl_easy_cleanup(curl);
+      lib.easyCleanup(curl);
     if (headers)
-      curl_slist_free_all(headers);
+      lib.slistFreeAll(headers);
   }
 
   /// Reads the bearer token, if any; an error message if it cannot be.
@@ -105,8 +104,8 @@ public:
     if (token.empty() || token.find_first_of("\r\n") != std::string::npos)
       return "bearer-token-file " + file->second +
              " must hold one token on one line";
-    headers = curl_slist_append(headers,
-                                ("Authorization: Bearer " + token).c_str());
+    headers = lib.slistAppend(headers,
+                              ("Authorization: Bearer " + token).c_str());
     return "";
   }
 
@@ -183,40 +182,40 @@ private:
   Expected<Response> perform(StringRef method, const std::string &url,
                              StringRef upload = {}) {
     if (!curl) {
-      curl = curl_easy_init();
+      curl = lib.easyInit();
       if (!curl)
         return makeRemoteError(getName() + ": libcurl could not start");
     }
-    curl_easy_reset(curl);
+    lib.easyReset(curl);
     Response response;
     Upload body{upload};
-    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+    lib.easySetopt(curl, CURLOPT_URL, url.c_str());
+    lib.easySetopt(curl, CURLOPT_NOSIGNAL, 1L);
+    lib.easySetopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
                      (long)spec.connectTimeoutMs);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)spec.operationTimeoutMs);
-    curl_easy_setopt(curl, CURLOPT_USERAGENT, "kiln");
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    lib.easySetopt(curl, CURLOPT_TIMEOUT_MS, (long)spec.operationTimeoutMs);
+    lib.easySetopt(curl, CURLOPT_USERAGENT, "kiln");
+    lib.easySetopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
     if (headers)
-      curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, appendBody);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
+      lib.easySetopt(curl, CURLOPT_HTTPHEADER, headers);
+    lib.easySetopt(curl, CURLOPT_WRITEFUNCTION, appendBody);
+    lib.easySetopt(curl, CURLOPT_WRITEDATA, &response.body);
     if (method == "GET") {
-      curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, readHeader);
-      curl_easy_setopt(curl, CURLOPT_HEADERDATA, &response.body);
+      lib.easySetopt(curl, CURLOPT_HEADERFUNCTION, readHeader);
+      lib.easySetopt(curl, CURLOPT_HEADERDATA, &response.body);
     }
     if (method == "HEAD") {
-      curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+      lib.easySetopt(curl, CURLOPT_NOBODY, 1L);
     } else if (method == "PUT") {
-      curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
-      curl_easy_setopt(curl, CURLOPT_READFUNCTION, readUpload);
-      curl_easy_setopt(curl, CURLOPT_READDATA, &body);
-      curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE,
+      lib.easySetopt(curl, CURLOPT_UPLOAD, 1L);
+      lib.easySetopt(curl, CURLOPT_READFUNCTION, readUpload);
+      lib.easySetopt(curl, CURLOPT_READDATA, &body);
+      lib.easySetopt(curl, CURLOPT_INFILESIZE_LARGE,
                        (curl_off_t)upload.size());
     } else if (method == "DELETE") {
-      curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "DELETE");
+      lib.easySetopt(curl, CURLOPT_CUSTOMREQUEST, "DELETE");
     }
-    CURLcode code = curl_easy_perform(curl);
+    CURLcode code = lib.easyPerform(curl);
     if (code != CURLE_OK) {
       bool timedOut = code == CURLE_OPERATION_TIMEDOUT;
       std::string shown = hidePassword(url);
@@ -225,13 +224,14 @@ private:
                                     ": the answer is larger than an entry "
                                     "may be");
       return makeRemoteError(getName() + ": " + method + " " + shown + ": " +
-                                 curl_easy_strerror(code),
+                                 lib.easyStrerror(code),
                              timedOut);
     }
-    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
+    lib.easyGetinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
     return std::move(response);
   }
 
+  const LibCurl &lib;
   std::string base;
   CURL *curl = nullptr;
   curl_slist *headers = nullptr;
@@ -241,7 +241,10 @@ private:
 
 std::unique_ptr<RemoteStorage> kiln::createHttpStorage(const RemoteSpec &spec,
                                                        std::string &error) {
-  auto storage = std::make_unique<HttpStorage>(spec);
+  const LibCurl *lib = LibCurl::get(error);
+  if (!lib)
+    return nullptr;
+  auto storage = std::make_unique<HttpStorage>(spec, *lib);
   error = storage->readToken();
   if (!error.empty())
     return nullptr;
