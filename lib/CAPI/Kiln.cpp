@@ -314,10 +314,11 @@ struct ImportedGraph {
 /// What kilnCacheLookup and kilnExecutableLoad (and their text forms)
 /// share: the options resolved, the graph read (the file at `path`, or
 /// `size` bytes of `graphText` named `path`) and imported.
-KilnStatus importForCache(KilnCache cache, const char *path,
-                          const char *graphText, size_t size,
-                          const char *const *options,
-                          mlir::MLIRContext &context, ImportedGraph &graph) {
+static KilnStatus importForCache(KilnCache cache, const char *path,
+                                 const char *graphText, size_t size,
+                                 const char *const *options,
+                                 mlir::MLIRContext &context,
+                                 ImportedGraph &graph) {
   if (llvm::Error error =
           resolveKeyOptions(cache, options, graph.canonical, graph.target))
     return makeStatus(std::move(error));

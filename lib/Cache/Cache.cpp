@@ -376,9 +376,10 @@ Expected<std::unique_ptr<Cache>> Cache::open(StringRef directory,
     // A WAL kept across processes (persistent, above) must not keep its
     // frames: the next process to open the index reads every valid frame to
     // rebuild its index (7.7 MB after a check of 35 graphs, a third of a
-    // warm check's time). With a size limit, the last connection to close
-    // truncates the checkpointed WAL to nothing, and a checkpoint during a
-    // run trims it to 4 MiB.
+    // warm check's time). With a size limit, a writable connection that
+    // closes last truncates the checkpointed WAL to nothing (a read-only
+    // one cannot checkpoint), and a checkpoint during a run trims it to
+    // 4 MiB.
     if (Error error = sqlite::execute(cache->db, "PRAGMA journal_mode=WAL;"
                                                  "PRAGMA synchronous=NORMAL;"
                                                  "PRAGMA journal_size_limit="
@@ -408,20 +409,27 @@ Expected<std::unique_ptr<Cache>> Cache::open(StringRef directory,
 }
 
 Error Cache::remakeWithoutRowidMemo() {
-  sqlite::Statement layout(db, "SELECT sql FROM sqlite_master WHERE type = "
-                               "'table' AND name = 'graph_memo'");
-  if (Error error = layout.takePrepareError())
-    return error;
-  Expected<bool> row = layout.step();
-  if (!row)
-    return row.takeError();
-  if (!*row || !StringRef(layout.getText(0)).contains_insensitive(
-                   "WITHOUT ROWID"))
-    return Error::success();
-  layout.reset();
+  auto oldLayout = [&]() -> Expected<bool> {
+    sqlite::Statement layout(db, "SELECT sql FROM sqlite_master WHERE type = "
+                                 "'table' AND name = 'graph_memo'");
+    if (Error error = layout.takePrepareError())
+      return std::move(error);
+    Expected<bool> row = layout.step();
+    if (!row)
+      return row.takeError();
+    return *row && StringRef(layout.getText(0))
+                       .contains_insensitive("WITHOUT ROWID");
+  };
+  Expected<bool> old = oldLayout();
+  if (!old || !*old)
+    return old ? Error::success() : old.takeError();
   sqlite::WriteTransaction transaction(db);
   if (Error error = transaction.begin())
     return error;
+  // Another opener may have made it again meanwhile.
+  old = oldLayout();
+  if (!old || !*old)
+    return old ? Error::success() : old.takeError();
   // The schema's statements make only what is missing: the memo.
   if (Error error = sqlite::execute(db, std::string("DROP TABLE IF EXISTS "
                                                     "graph_memo;") +
@@ -453,8 +461,12 @@ Error Cache::initializeSchema() {
   };
   if (Error error = checkNewer(*version))
     return error;
-  if (*version == (int64_t)kCacheFormatVersion)
-    return readOnly ? Error::success() : remakeWithoutRowidMemo();
+  if (*version == (int64_t)kCacheFormatVersion) {
+    // Memos only save time: a memo that cannot be made again stays.
+    if (!readOnly)
+      llvm::consumeError(remakeWithoutRowidMemo());
+    return Error::success();
+  }
   if (readOnly)
     return makeError("the cache at " + directory + " has format version " +
                      llvm::Twine(*version) +

@@ -22,8 +22,9 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/Object/ELFObjectFile.h"
-#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
 #include <atomic>
@@ -645,26 +646,32 @@ void ChildProcess::kill() {
   ::kill(pid, SIGKILL);
 }
 
-uint64_t kiln::getProgramImageBytes(llvm::StringRef program) {
-  llvm::Expected<llvm::object::OwningBinary<llvm::object::Binary>> binary =
-      llvm::object::createBinary(program);
-  if (!binary) {
-    llvm::consumeError(binary.takeError());
+uint64_t kiln::getLoadedCodeBytes() {
+  auto maps = llvm::MemoryBuffer::getFileAsStream("/proc/self/maps");
+  if (!maps)
     return 0;
-  }
-  auto *elf =
-      llvm::dyn_cast<llvm::object::ELF64LEObjectFile>(binary->getBinary());
-  if (!elf)
-    return 0;
-  auto headers = elf->getELFFile().program_headers();
-  if (!headers) {
-    llvm::consumeError(headers.takeError());
-    return 0;
-  }
+  std::string exe;
+  if (auto path = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+      !path.empty())
+    exe = path;
   uint64_t bytes = 0;
-  for (const auto &header : *headers)
-    if (header.p_type == llvm::ELF::PT_LOAD)
-      bytes = llvm::SaturatingAdd<uint64_t>(
-          bytes, llvm::alignTo(header.p_memsz + header.p_vaddr % 4096, 4096));
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*maps)->getBuffer().split(lines, '\n', -1, false);
+  for (llvm::StringRef line : lines) {
+    // START-END PERMS OFFSET DEVICE INODE PATH
+    llvm::SmallVector<llvm::StringRef, 6> fields;
+    line.split(fields, ' ', 5, false);
+    if (fields.size() < 6)
+      continue;
+    llvm::StringRef path = fields[5].trim();
+    llvm::StringRef name = llvm::sys::path::filename(path);
+    if (path != exe && !name.ends_with(".so") && !name.contains(".so."))
+      continue;
+    auto [start, end] = fields[0].split('-');
+    uint64_t from, to;
+    if (start.getAsInteger(16, from) || end.getAsInteger(16, to) || to < from)
+      continue;
+    bytes += to - from;
+  }
   return bytes;
 }

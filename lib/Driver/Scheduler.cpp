@@ -93,7 +93,8 @@ std::string readLog(const std::string &path) {
 /// address-space limit (which fails allocations instead of killing).
 bool mentionsHostOutOfMemory(llvm::StringRef log) {
   for (llvm::StringRef phrase :
-       {"Cannot allocate memory", "failed to map segment", "std::bad_alloc",
+       {"Cannot allocate memory", "failed to map segment",
+        "cannot allocate TLS data structures", "std::bad_alloc",
         "MemoryError"})
     if (log.contains(phrase))
       return true;

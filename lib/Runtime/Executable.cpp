@@ -187,6 +187,14 @@ Executable::load(llvm::StringRef artifact) {
   if (!generator)
     return generator.takeError();
   (*jit)->getMainJITDylib().addGenerator(std::move(*generator));
+  // The compiler's own helpers that LLVM calls (f16 conversions without
+  // F16C, 128-bit division) are libgcc's; a kiln linked with a static
+  // libgcc carries them unexported, so they come from its shared copy.
+  if (auto libgcc = llvm::orc::DynamicLibrarySearchGenerator::Load(
+          "libgcc_s.so.1", (*jit)->getDataLayout().getGlobalPrefix()))
+    (*jit)->getMainJITDylib().addGenerator(std::move(*libgcc));
+  else
+    llvm::consumeError(libgcc.takeError());
   llvm::orc::SymbolMap runtimeSymbols;
   // What compiled code calls in the runtime (RuntimeAbi.h).
   for (auto [name, address] : getRuntimeSymbols())

@@ -134,11 +134,16 @@ MissReason describeMiss(Cache &cache, const GraphKey &graph,
     for (CacheEntry &entry : *recent)
       llvm::sort(entry.sketch);
   }
-  const std::vector<CacheEntry> &candidates = same->empty() ? *recent : *same;
+  // Only a comparison with other computations reads the sketch; one left
+  // in the memo is read now (none if the memo lost it meanwhile: no text).
+  std::vector<uint64_t> sketch = graph.sketch;
+  if (same->empty() && !recent->empty() && graph.sketchDeferred) {
+    sketch = loadMemoSketch(cache, graph);
+    if (sketch.empty())
+      return {"computation", ""};
+  }
   MissExplanation explanation = explainMiss(
-      graph.parts, graph.graphName,
-      candidates.empty() ? graph.sketch : loadMemoSketch(cache, graph),
-      candidates);
+      graph.parts, graph.graphName, sketch, same->empty() ? *recent : *same);
   MissReason reason{getMissReason(explanation).str(), ""};
   switch (explanation.kind) {
   case MissExplanation::Kind::EmptyCache:

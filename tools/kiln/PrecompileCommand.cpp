@@ -1007,8 +1007,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
 
   // 4. Compile the misses.
   TieredCache &cache = *openedCache;
-  // The worker is this binary: the code it maps is not the graph's memory.
-  uint64_t programImageBytes = getProgramImageBytes(options.executable);
+  // The worker is this program: the code it maps is not the graph's memory.
+  uint64_t programImageBytes = getLoadedCodeBytes();
   WorkerCommandBuilder buildCommand = [&](const CompileJob &job,
                                           unsigned attempt,
                                           unsigned threads) -> WorkerCommand {

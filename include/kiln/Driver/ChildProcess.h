@@ -50,12 +50,13 @@ struct ChildSpec {
   bool containDescendants = false;
 };
 
-/// The address space that `program`'s loadable segments take (the sum of
-/// its ELF PT_LOAD memory sizes, page-rounded); 0 when it is not a 64-bit
-/// ELF file that can be read. An address-space limit meant for what a
-/// program allocates adds this: kiln's static binary maps about 180 MiB of
-/// code, most of it never resident.
-uint64_t getProgramImageBytes(llvm::StringRef program);
+/// The address space that this process's program and shared libraries map
+/// (their file-backed mappings in /proc/self/maps); 0 where that cannot be
+/// read. A worker that runs this same program maps as much before it
+/// allocates anything, so an address-space limit meant for what it
+/// allocates adds this: kiln maps about 180 MiB of code (static) or 250 MiB
+/// (libMLIR.so and libLLVM.so), most of it never resident.
+uint64_t getLoadedCodeBytes();
 
 /// How a child ended.
 struct ChildExit {

@@ -96,8 +96,8 @@ struct WorkerCommand {
   /// An exit status by which the worker says it ran out of memory (kiln's
   /// own worker); -1: none.
   int outOfMemoryStatus = -1;
-  /// The address space the worker's own program maps (kiln's static binary:
-  /// about 240 MiB of code, mostly never resident), added to its limit, so
+  /// The address space the worker's own program maps (getLoadedCodeBytes:
+  /// kiln's code, mostly never resident), added to its limit, so
   /// that --job-memory bounds what a compilation allocates and a small limit
   /// is reached by an allocation kiln reports, not by exec failing.
   uint64_t programImageBytes = 0;
