@@ -410,15 +410,12 @@ Expected<std::unique_ptr<Cache>> Cache::open(StringRef directory,
 
 Error Cache::remakeWithoutRowidMemo() {
   auto oldLayout = [&]() -> Expected<bool> {
-    sqlite::Statement layout(db, "SELECT sql FROM sqlite_master WHERE type = "
-                                 "'table' AND name = 'graph_memo'");
-    if (Error error = layout.takePrepareError())
-      return std::move(error);
-    Expected<bool> row = layout.step();
-    if (!row)
-      return row.takeError();
-    return *row && StringRef(layout.getText(0))
-                       .contains_insensitive("WITHOUT ROWID");
+    Expected<std::optional<std::string>> sql = cache_detail::readEntryText(
+        db, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?1",
+        "graph_memo");
+    if (!sql)
+      return sql.takeError();
+    return *sql && StringRef(**sql).contains_insensitive("WITHOUT ROWID");
   };
   Expected<bool> old = oldLayout();
   if (!old || !*old)

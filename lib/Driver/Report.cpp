@@ -85,6 +85,7 @@ llvm::json::Value kiln::makeChromeTrace(llvm::ArrayRef<CompileJob> jobs,
                             {"source", job.source},
                             {"result", attempt.result},
                             {"ops", (int64_t)job.ops},
+                            {"threads", (int64_t)attempt.threads},
                             {"estimate_seconds", job.estimateSeconds}}}});
   }
   return llvm::json::Object{{"traceEvents", std::move(events)},

@@ -258,7 +258,7 @@ bool Scheduler::startJob(size_t job, int worker, size_t alsoWaiting) {
   if (overflowed)
     memoryLimit = 0;
   spec.memoryLimitBytes =
-      memoryLimit ? llvm::SaturatingAdd(memoryLimit, command.programImageBytes)
+      memoryLimit ? llvm::SaturatingAdd(memoryLimit, command.loadedCodeBytes)
                   : 0;
   // A compiler's daemons and setsid children end with its graph.
   spec.containDescendants = true;

@@ -136,11 +136,13 @@ MissReason describeMiss(Cache &cache, const GraphKey &graph,
   }
   // Only a comparison with other computations reads the sketch; one left
   // in the memo is read now (none if the memo lost it meanwhile: no text).
-  std::vector<uint64_t> sketch = graph.sketch;
+  std::vector<uint64_t> loaded;
+  llvm::ArrayRef<uint64_t> sketch = graph.sketch;
   if (same->empty() && !recent->empty() && graph.sketchDeferred) {
-    sketch = loadMemoSketch(cache, graph);
-    if (sketch.empty())
+    loaded = loadMemoSketch(cache, graph);
+    if (loaded.empty())
       return {"computation", ""};
+    sketch = loaded;
   }
   MissExplanation explanation = explainMiss(
       graph.parts, graph.graphName, sketch, same->empty() ? *recent : *same);

@@ -344,8 +344,6 @@ kiln::keyGraphsWithMemo(Cache &cache, const std::vector<std::string> &paths,
 
 std::vector<uint64_t> kiln::loadMemoSketch(Cache &cache,
                                            const GraphKey &graph) {
-  if (!graph.sketchDeferred)
-    return graph.sketch;
   llvm::Expected<std::map<std::string, SignatureMemo>> found =
       cache.findSignatureMemos({graph.content});
   if (!found) { // an explanation without it compares fewer ops

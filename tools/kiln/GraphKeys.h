@@ -109,7 +109,8 @@ keyGraphsWithMemo(Cache &cache, const std::vector<std::string> &paths,
                   bool keepText = false, bool exportHlo = false,
                   bool memoSketches = true);
 
-/// `graph`'s sketch, read from the memo if it was deferred.
+/// The sketch of a `sketchDeferred` key, read from the memo; empty if the
+/// memo no longer has it.
 std::vector<uint64_t> loadMemoSketch(Cache &cache, const GraphKey &graph);
 
 /// Prints each failed graph's diagnostics and each elided-constant warning

@@ -1008,7 +1008,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
   // 4. Compile the misses.
   TieredCache &cache = *openedCache;
   // The worker is this program: the code it maps is not the graph's memory.
-  uint64_t programImageBytes = getLoadedCodeBytes();
+  uint64_t loadedCodeBytes = getLoadedCodeBytes();
   WorkerCommandBuilder buildCommand = [&](const CompileJob &job,
                                           unsigned attempt,
                                           unsigned threads) -> WorkerCommand {
@@ -1036,7 +1036,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
       command.argv.insert(command.argv.end(),
                           {"--target-cpu", options.keys.cpu});
     command.outOfMemoryStatus = kExitOutOfMemory;
-    command.programImageBytes = programImageBytes;
+    command.loadedCodeBytes = loadedCodeBytes;
     return command;
   };
   ScheduleOptions schedule;

@@ -96,11 +96,11 @@ struct WorkerCommand {
   /// An exit status by which the worker says it ran out of memory (kiln's
   /// own worker); -1: none.
   int outOfMemoryStatus = -1;
-  /// The address space the worker's own program maps (getLoadedCodeBytes:
-  /// kiln's code, mostly never resident), added to its limit, so
-  /// that --job-memory bounds what a compilation allocates and a small limit
-  /// is reached by an allocation kiln reports, not by exec failing.
-  uint64_t programImageBytes = 0;
+  /// The address space the worker's own code maps (getLoadedCodeBytes for
+  /// kiln's worker, mostly never resident), added to its limit, so that
+  /// --job-memory bounds what a compilation allocates and a small limit is
+  /// reached by an allocation kiln reports, not by exec failing.
+  uint64_t loadedCodeBytes = 0;
 };
 
 struct ScheduleOptions {

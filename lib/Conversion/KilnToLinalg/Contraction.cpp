@@ -15,6 +15,7 @@
 
 #include "ScalarOps.h"
 #include "kiln/Conversion/KilnToLinalg/KilnToLinalg.h"
+#include "kiln/Dialect/Kiln/IR/GenericOpBuilder.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/BandBlocks.h"
 
@@ -846,11 +847,8 @@ struct RaggedDotLowering : public OpConversionPattern<kiln::RaggedDotOp> {
     Type index = sizesType.getElementType();
     auto make = [&](StringRef name, ValueRange operands, Type type,
                     llvm::ArrayRef<NamedAttribute> attributes = {}) {
-      OperationState state(loc, name);
-      state.addOperands(operands);
-      state.addTypes(type);
-      state.addAttributes(attributes);
-      return rewriter.create(state)->getResult(0);
+      return kiln::buildKilnOp(rewriter, loc, name, operands, type,
+                               attributes);
     };
     auto dimsAttr = [&](StringRef name, llvm::ArrayRef<int64_t> values) {
       return rewriter.getNamedAttr(name, rewriter.getDenseI64ArrayAttr(values));

@@ -1,8 +1,9 @@
 //===- GenericOpBuilder.h - a kiln op built by name -------------*- C++ -*-===//
 //
 // Passes that assemble kiln ops from other ops' pieces (the StableHLO
-// importer's decompositions, the test harness's lowering) build them by
-// name, as the generic format spells them.
+// importer's decompositions, the test harness's lowering, the masked
+// contractions' lowering) build them by name, as the generic format spells
+// them.
 //
 //===----------------------------------------------------------------------===//
 
