@@ -10,6 +10,7 @@
 #include "kiln/Runtime/Executable.h"
 #include "kiln/Runtime/BufferPool.h"
 #include "kiln/Runtime/RuntimeFunctions.h"
+#include "PerfMap.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
@@ -181,6 +182,7 @@ Executable::load(llvm::StringRef artifact) {
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit)
     return jit.takeError();
+  addPerfMapIfRequested(**jit);
   auto generator =
       llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
           (*jit)->getDataLayout().getGlobalPrefix());

@@ -241,6 +241,16 @@ private:
     return mask.getAs<TypedAttr>("kept");
   }
 
+  /// The one element of a splat constant tensor, if `value` is one.
+  static std::optional<TypedAttr> splatValueOf(Value value) {
+    auto constant = value.getDefiningOp<arith::ConstantOp>();
+    auto elements =
+        constant ? dyn_cast<SplatElementsAttr>(constant.getValue()) : nullptr;
+    if (!elements)
+      return std::nullopt;
+    return elements.getSplatValue<TypedAttr>();
+  }
+
   /// The column blocks [from, to) of the rows from `rowStart`: the op
   /// tiled to them, reading `accumulated` as its output, with its cheap
   /// producers computed in the tile (a mask wholly `inside` the band is its
@@ -278,13 +288,19 @@ private:
       auto slice = dyn_cast<tensor::ExtractSliceOp>(generated);
       if (!slice)
         continue;
-      auto producer = slice.getSource().getDefiningOp<linalg::GenericOp>();
-      if (!producer || !isCheapProducer(producer))
-        continue;
       OpBuilder at(slice);
-      if (std::optional<TypedAttr> kept =
-              inside ? maskOf(slice.getSource()) : std::nullopt) {
-        Value constant = arith::ConstantOp::create(at, loc, *kept);
+      // A slice of one value everywhere (the kept value of a mask wholly
+      // inside the band, or a splat constant such as the -inf a select
+      // puts outside it) is a fill, which the fusion of fills folds into
+      // the op as a scalar: a slice of a splat constant would keep the
+      // whole constant (16 MB at S = 2048) in the artifact and make every
+      // block read it.
+      std::optional<TypedAttr> fillValue = splatValueOf(slice.getSource());
+      auto producer = slice.getSource().getDefiningOp<linalg::GenericOp>();
+      if (!fillValue && producer && isCheapProducer(producer) && inside)
+        fillValue = maskOf(slice.getSource());
+      if (fillValue) {
+        Value constant = arith::ConstantOp::create(at, loc, *fillValue);
         Value filled =
             linalg::FillOp::create(at, loc, ValueRange{constant},
                                    ValueRange{tensor::EmptyOp::create(
@@ -295,6 +311,8 @@ private:
         slice.erase();
         continue;
       }
+      if (!producer || !isCheapProducer(producer))
+        continue;
       FailureOr<TilingResult> fused =
           tensor::replaceExtractSliceWithTiledProducer(
               at, slice, cast<OpResult>(slice.getSource()));

@@ -16,6 +16,7 @@
 #include "ContractionTiling.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -45,6 +46,17 @@ int64_t dividingTile(int64_t size, int64_t wanted, int64_t step) {
     if (size % tile == 0)
       return tile;
   return 0;
+}
+
+/// Whether `operand` is a block of a larger tensor whose rows are longer
+/// than the block's, so that the block's rows are not contiguous.
+bool isRowsOfLargerMatrix(Value operand) {
+  auto slice = operand.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice)
+    return false;
+  ArrayRef<int64_t> source = slice.getSourceType().getShape();
+  ArrayRef<int64_t> block = slice.getResultType().getShape();
+  return !source.empty() && !block.empty() && source.back() != block.back();
 }
 
 } // namespace
@@ -90,9 +102,13 @@ LogicalResult kiln::tileAndVectorizeContractions(ModuleOp module,
     // outer products): as many as divide the cache tile, up to
     // registerDepth.
     int64_t registerDepth = dividingTile(cacheDepth, t.registerDepth, 1);
-    // Packing pays where the operands are larger than the cache tiles;
-    // a matmul that is one tile reads its operands in place.
-    bool pack = cacheRows < m || cacheColumns < n || cacheDepth < k;
+    // Packing pays where the operands are larger than the cache tiles, or
+    // are blocks of larger matrices (causal attention's blocks of the
+    // band): rows a power-of-two stride apart share a few sets of L1, so
+    // a register tile reading them in place misses on every row. A
+    // matmul that is one tile of contiguous operands reads them in place.
+    bool pack = cacheRows < m || cacheColumns < n || cacheDepth < k ||
+                llvm::any_of(op.getDpsInputs(), isRowsOfLargerMatrix);
     auto config = std::make_tuple(batched, cacheRows, cacheColumns, cacheDepth,
                                   element.isF64(), pack, registerDepth);
     auto [found, inserted] = configs.insert({config, id});
