@@ -1,12 +1,16 @@
 //===- ContractionTiling.cpp - contractions tiled and vectorized -*- C++ -*-=//
 //
-// This file applies one transform-dialect script to the lowered module: each
-// matmul (and batch_matmul) is tiled for the caches, its operands' cache
-// tiles packed into buffers of their own (contiguous rows, which the
-// register tiles then read without the strides of the whole operands
-// aliasing in L1), then tiled into register
-// tiles of `rows x columns` outputs over one step of the contraction, which
-// are vectorized (masked where a tile is partial) and lowered to outer
+// This file applies one transform-dialect script to the lowered module,
+// which blocks each matmul (and batch_matmul) as BLAS libraries do: cache
+// tiles of rows x one register tile's columns x depth, their loops running
+// rows, depth, then columns; the lhs block of a (rows, depth) packed once
+// into a buffer of its own, which L2 holds, and each rhs panel (depth x
+// register columns) packed into one that stays in L1 while every register
+// tile of the rows reads it. Contiguous, neither aliases in L1, as the
+// rows of whole operands (or of blocks of them) a power-of-two stride apart
+// do. The cache tiles are then tiled into register tiles of
+// `rows x columns` outputs over one step of the contraction, which are
+// vectorized (masked where a tile is partial) and lowered to outer
 // products: per step, one broadcast of each row's lhs element and one load
 // of the rhs row feed rows x columns / lanes FMAs. The tile sizes come from
 // one place, getContractionTiles, which knows the target's vector width.
@@ -33,6 +37,7 @@ kiln::ContractionTiles kiln::getContractionTiles(unsigned lanes) {
   // room for the rhs vectors and the broadcasts.
   tiles.registerColumns = 2 * lanes;
   tiles.registerRows = lanes >= 16 ? 8 : 4;
+  tiles.cacheColumns = tiles.registerColumns;
   return tiles;
 }
 
@@ -132,21 +137,39 @@ LogicalResult kiln::tileAndVectorizeContractions(ModuleOp module,
                              "!transform.any_op to !transform.any_op",
                              id)
                    .str();
+    // The lhs block is packed once for all the rhs panels of its rows and
+    // depth: the cache tile's loops run rows, depth, then columns (the
+    // innermost), and the lhs block's packing leaves the columns' loop.
+    // Where it cannot (a shape whose loops were folded away), the block
+    // is packed in that loop instead: slower, never wrong.
+    std::string hoisting = pack ? llvm::formatv(
+                                      R"(
+      transform.sequence %packed{0} : !transform.any_op failures(suppress) {{
+      ^bb1(%p{0}: !transform.any_op):
+        %lhsPad{0} = transform.get_producer_of_operand %p{0}[0] : (!transform.any_op) -> !transform.any_op
+        %hoisted{0} = transform.structured.hoist_pad %lhsPad{0} by 1 loops : (!transform.any_op) -> !transform.any_op
+      }
+)",
+                                      id)
+                                      .str()
+                                : "";
+    std::string interchange =
+        batched ? "interchange = [0, 1, 3, 2]" : "interchange = [0, 2, 1]";
     std::string handles = batched ? ", !transform.any_op" : "";
     sequences += llvm::formatv(
         R"(
     %ops{0} = transform.structured.match ops{{["{1}"]} attributes{{kiln.contraction_tile = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
     transform.foreach %ops{0} : !transform.any_op {{
     ^bb0(%op{0}: !transform.any_op):
-      %cache{0}, %cl{0}:{8} = transform.structured.tile_using_for %op{0} tile_sizes [{2}{3}, {4}, {5}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op{9})
-{10}
+      %cache{0}, %cl{0}:{8} = transform.structured.tile_using_for %op{0} tile_sizes [{2}{3}, {4}, {5}] {12} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op{9})
+{10}{13}
       %regs{0}, %rl{0}:{8} = transform.structured.tile_using_for %packed{0} tile_sizes [{2}{6}, {7}, {11}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op{9})
       transform.structured.vectorize %regs{0} : !transform.any_op
     }
 )",
         id, op->getName().getStringRef(), batch, cacheRows, cacheColumns,
         cacheDepth, t.registerRows, t.registerColumns, batched ? 4 : 3, handles,
-        packing, registerDepth);
+        packing, registerDepth, interchange, hoisting);
     ++id;
   });
   if (id == 0)
