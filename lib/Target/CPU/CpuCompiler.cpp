@@ -111,9 +111,13 @@ constexpr llvm::StringLiteral kStructuredPipeline =
 /// buffer directly, which upstream cannot do when a function returns one
 /// value twice), and functions take bare pointers (static shapes, identity
 /// layouts), so that the entry's signature is one pointer per parameter
-/// and per result.
+/// and per result. An empty tensor that an op fills and a tensor.insert_slice
+/// puts into a larger tensor becomes that slice of it
+/// (eliminate-empty-tensors): the band's blocks (BandRestriction.cpp) then
+/// write their part of the whole value in place, where each block was
+/// computed into a buffer of its own and copied.
 constexpr llvm::StringLiteral kBufferizationPipeline =
-    "func.func(lower-vector-mask),"
+    "func.func(lower-vector-mask),eliminate-empty-tensors,"
     "one-shot-bufferize{bufferize-function-boundaries "
     "allow-return-allocs-from-loops "
     "function-boundary-type-conversion=identity-layout-map},"
