@@ -150,8 +150,7 @@ llvm::Expected<std::vector<BufferSpec>> buffersFromJson(const Object &object,
     for (auto [d, size] : llvm::enumerate(*shape)) {
       std::optional<int64_t> dim = size.getAsInteger();
       if (!dim || *dim < 0 || *dim != parsed->shape[d])
-        return malformed(where + ".shape does not match its type " +
-                         spec.type);
+        return malformed(where + ".shape does not match its type " + spec.type);
       spec.shape.push_back(*dim);
       if (*dim != 0 && elements > kMaxBufferBytes / (uint64_t)*dim)
         return malformed(llvm::formatv("{0} ({1}) is larger than {2} bytes",
@@ -165,8 +164,8 @@ llvm::Expected<std::vector<BufferSpec>> buffersFromJson(const Object &object,
                            .str());
     int64_t expected = elements * parsed->elementBytes;
     if (*bytes != expected)
-      return malformed(llvm::formatv("{0}.bytes is {1}; a {2} takes {3}",
-                                     where, *bytes, spec.type, expected)
+      return malformed(llvm::formatv("{0}.bytes is {1}; a {2} takes {3}", where,
+                                     *bytes, spec.type, expected)
                            .str());
     spec.bytes = *bytes;
     buffers.push_back(std::move(spec));
@@ -332,21 +331,17 @@ Value ArtifactManifest::toJson() const {
   for (const std::string &feature : requiredFeatures)
     features.push_back(feature);
   Object json{{"entry", entry},
-                {"graph", graphName},
-                {"target", targetTriple},
-                {"cpu", cpu},
-                {"required_features", std::move(features)},
-                {"inputs", std::move(inputArray)},
-                {"outputs", std::move(outputArray)},
-                {"graph_outputs", graphOutputs},
-                {"checks", std::move(checkArray)},
-                {"input_output_alias", inputOutputAlias},
-                {"options", options},
-                {"key", Object(keyParts)}};
-  // Written only where there are several, so that a one-object artifact
-  // reads as before.
-  if (objectCount != 1)
-    json["object_count"] = objectCount;
+              {"graph", graphName},
+              {"target", targetTriple},
+              {"cpu", cpu},
+              {"required_features", std::move(features)},
+              {"inputs", std::move(inputArray)},
+              {"outputs", std::move(outputArray)},
+              {"graph_outputs", graphOutputs},
+              {"checks", std::move(checkArray)},
+              {"input_output_alias", inputOutputAlias},
+              {"options", options},
+              {"key", Object(keyParts)}};
   return json;
 }
 
@@ -362,8 +357,8 @@ ArtifactManifest::fromJson(const Value &value) {
       into = text->str();
     return text.has_value();
   };
-  if (!string("entry", manifest.entry) || !string("target", manifest.targetTriple) ||
-      !string("cpu", manifest.cpu))
+  if (!string("entry", manifest.entry) ||
+      !string("target", manifest.targetTriple) || !string("cpu", manifest.cpu))
     return malformed("the manifest has no entry, target or cpu");
   // Only kiln's entry is ever called: a manifest naming `abort` or
   // `system` names a function of this process, not of the artifact.
@@ -387,17 +382,10 @@ ArtifactManifest::fromJson(const Value &value) {
     return outputs.takeError();
   manifest.outputs = std::move(*outputs);
   std::optional<int64_t> graphOutputs = object->getInteger("graph_outputs");
-  if (graphOutputs && (*graphOutputs < 0 ||
-                       *graphOutputs > (int64_t)manifest.outputs.size()))
+  if (graphOutputs &&
+      (*graphOutputs < 0 || *graphOutputs > (int64_t)manifest.outputs.size()))
     return malformed("graph_outputs is not a count of the outputs");
   manifest.graphOutputs = graphOutputs.value_or(manifest.outputs.size());
-  std::optional<int64_t> objectCount = object->getInteger("object_count");
-  if (objectCount && (*objectCount < 1 || *objectCount > kMaxArtifactObjects))
-    return malformed(llvm::formatv("object_count is {0}; an artifact holds 1 "
-                                   "to {1} objects",
-                                   *objectCount, kMaxArtifactObjects)
-                         .str());
-  manifest.objectCount = objectCount.value_or(1);
   uint64_t totalBytes = 0;
   for (const std::vector<BufferSpec> *buffers :
        {&manifest.inputs, &manifest.outputs})
@@ -426,11 +414,11 @@ ArtifactManifest::fromJson(const Value &value) {
       spec.minUlps = check->getInteger("min_ulp_difference").value_or(0);
       if (auto location = check->getString("location"))
         spec.location = location->str();
-      if (const llvm::json::Array *answers =
-              check->getArray("answer_results"))
+      if (const llvm::json::Array *answers = check->getArray("answer_results"))
         for (const llvm::json::Value &answer : *answers) {
           std::optional<int64_t> index = answer.getAsInteger();
-          if (!index || *index < 0 || *index >= (int64_t)manifest.outputs.size())
+          if (!index || *index < 0 ||
+              *index >= (int64_t)manifest.outputs.size())
             return malformed("a check's answer names an output that is not "
                              "there");
           spec.answerResults.push_back((unsigned)*index);
@@ -445,10 +433,14 @@ ArtifactManifest::fromJson(const Value &value) {
 
 std::string kiln::writeArtifact(const ArtifactManifest &manifest,
                                 llvm::ArrayRef<std::string> objects) {
-  ArtifactManifest counted = manifest;
-  counted.objectCount = objects.size();
+  Value manifestJson = manifest.toJson();
+  // How many objects follow is a fact of these bytes, not of the graph:
+  // written only where there are several, so that a one-object artifact
+  // reads as before.
+  if (objects.size() != 1)
+    (*manifestJson.getAsObject())["object_count"] = (int64_t)objects.size();
   std::string json;
-  llvm::raw_string_ostream(json) << counted.toJson();
+  llvm::raw_string_ostream(json) << manifestJson;
   std::string bytes = kMagic.str();
   bytes += std::to_string(json.size()) + "\n" + json;
   for (const std::string &object : objects) {
@@ -481,10 +473,17 @@ llvm::Expected<ParsedArtifact> kiln::readArtifact(llvm::StringRef bytes) {
   auto manifest = ArtifactManifest::fromJson(*parsed);
   if (!manifest)
     return manifest.takeError();
+  std::optional<int64_t> objectCount =
+      parsed->getAsObject()->getInteger("object_count");
+  if (objectCount && (*objectCount < 1 || *objectCount > kMaxArtifactObjects))
+    return malformed(llvm::formatv("object_count is {0}; an artifact holds 1 "
+                                   "to {1} objects",
+                                   *objectCount, kMaxArtifactObjects)
+                         .str());
   ParsedArtifact artifact{std::move(*manifest), {}};
-  for (unsigned index = 0; index < artifact.manifest.objectCount; ++index) {
-    auto object = readSection(
-        rest, index ? "object " + std::to_string(index) : std::string("object"));
+  for (int64_t index = 0; index < objectCount.value_or(1); ++index) {
+    auto object = readSection(rest, index ? "object " + std::to_string(index)
+                                          : std::string("object"));
     if (!object)
       return object.takeError();
     artifact.objects.push_back(*object);

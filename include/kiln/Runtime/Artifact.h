@@ -81,9 +81,6 @@ struct ArtifactManifest {
   llvm::json::Object keyParts;
   /// Compile options in canonical form.
   std::string options;
-  /// How many relocatable objects follow the manifest (writeArtifact sets
-  /// it): the entry's, then a segmented graph's segments'.
-  unsigned objectCount = 1;
 
   llvm::json::Value toJson() const;
   static llvm::Expected<ArtifactManifest> fromJson(const llvm::json::Value &);
