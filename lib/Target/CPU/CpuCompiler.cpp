@@ -34,6 +34,7 @@
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Threading.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
@@ -42,7 +43,6 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "mlir/IR/Threading.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/IRBuilder.h"
@@ -203,7 +203,9 @@ createTargetMachine(const kiln::TargetSpec &target, unsigned optLevel,
 /// buffer pointer and calls the segments in order, each on its inputs' and
 /// outputs' buffers; a temporary comes from the runtime's pool
 /// (BufferPool.h) before the segment that writes it and goes back after
-/// the last that reads it. Every other function becomes internal.
+/// the last that reads it. Every other function the module defines becomes
+/// internal; a segment it does not define is declared, for the loader to
+/// link from the segment's own object.
 void addEntry(llvm::Module &module, const kiln::SegmentedGraph &graph,
               llvm::StringRef name) {
   llvm::LLVMContext &context = module.getContext();
@@ -245,7 +247,13 @@ void addEntry(llvm::Module &module, const kiln::SegmentedGraph &graph,
             {builder.getInt64(graph.temporaryBytes[output - graphBuffers])});
       arguments.push_back(buffers[output]);
     }
-    builder.CreateCall(module.getFunction(segment.function), arguments);
+    // Declared here where the segments are objects of their own.
+    llvm::FunctionCallee callee = module.getOrInsertFunction(
+        segment.function,
+        llvm::FunctionType::get(
+            voidType,
+            llvm::SmallVector<llvm::Type *>(arguments.size(), pointer), false));
+    builder.CreateCall(callee, arguments);
     for (unsigned temporary : freedAfter[index])
       builder.CreateCall(release, {buffers[temporary]});
   }
@@ -702,10 +710,10 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
   // Lowers, translates and optimizes segment `index` into `llvmContext`
   // (each of its own with several segments: LLVM's contexts are not shared
   // between threads) with `segmentMachine`; its times go to `times`.
-  auto compileSegment = [&](size_t index, llvm::LLVMContext &llvmContext,
-                            llvm::TargetMachine &segmentMachine,
-                            kiln::CompileTimes &times, std::string &text)
-      -> FailureOr<std::unique_ptr<llvm::Module>> {
+  auto compileSegment =
+      [&](size_t index, llvm::LLVMContext &llvmContext,
+          llvm::TargetMachine &segmentMachine, kiln::CompileTimes &times,
+          std::string &text) -> FailureOr<std::unique_ptr<llvm::Module>> {
     GraphSegment &segment = segmented.segments[index];
     ModuleOp segmentModule = segment.module ? *segment.module : module;
     Clock::time_point begin = Clock::now();
@@ -777,6 +785,11 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
     return success();
   };
 
+  // Where the segments are objects of their own (an artifact of several),
+  // the entry and the buffer record go into a module of their own, whose
+  // object comes first; otherwise into the linked graph.
+  bool separateObjects = emit == EmitKind::Artifact && segmentCount > 1;
+  std::vector<std::string> segmentObjects;
   if (segmentCount == 1) {
     // A graph compiled whole, in this thread and LLVM context.
     std::string text;
@@ -796,7 +809,6 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
     // assembly each is handed over as bitcode and linked into one module.
     // The steps are the same for any number of threads, and segments keep
     // their order, so the code is the same bit for bit.
-    bool separateObjects = emit == EmitKind::Artifact;
     struct SegmentResult {
       llvm::SmallVector<char, 0> bitcode;
       std::string object;
@@ -870,36 +882,11 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
       compiled.times.llvmOptimization += result.times.llvmOptimization;
       compiled.times.codeGeneration += result.times.codeGeneration;
     }
-    if (separateObjects) {
-      // The entry's object: the entry, calling each segment's function
-      // (defined by the objects that follow), and the buffer record.
-      start = Clock::now();
-      llvm::Module entryModule(manifest.entry, llvmContext);
-      entryModule.setTargetTriple(machine->getTargetTriple());
-      entryModule.setDataLayout(machine->createDataLayout());
-      auto *pointer = llvm::PointerType::get(llvmContext, 0);
-      for (const GraphSegment &segment : segmented.segments)
-        llvm::Function::Create(
-            llvm::FunctionType::get(
-                llvm::Type::getVoidTy(llvmContext),
-                SmallVector<llvm::Type *>(
-                    segment.inputs.size() + segment.outputs.size(), pointer),
-                false),
-            llvm::GlobalValue::ExternalLinkage, segment.function, entryModule);
-      addEntry(entryModule, segmented, manifest.entry);
-      addBufferRecord(entryModule, manifest);
-      compiled.objects.emplace_back();
-      if (!emitCode(entryModule, *machine, llvm::CodeGenFileType::ObjectFile,
-                    compiled.objects.back()))
-        return fail("LLVM cannot emit code for " + options.target.triple);
+    if (separateObjects)
       for (SegmentResult &result : results)
-        compiled.objects.push_back(std::move(result.object));
-      compiled.times.codeGeneration += secondsSince(start);
-      manifest.requiredFeatures = getTargetFeatures(*machine);
-      return compiled;
-    }
+        segmentObjects.push_back(std::move(result.object));
     for (auto [index, result] : llvm::enumerate(results)) {
-      if (emit == EmitKind::Mlir)
+      if (emit == EmitKind::Mlir || separateObjects)
         continue;
       Clock::time_point begin = Clock::now();
       llvm::Expected<std::unique_ptr<llvm::Module>> llvmModule =
@@ -909,9 +896,9 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
                   segmented.segments[index].function),
               llvmContext);
       if (!llvmModule)
-        return fail("segment @" + segmented.segments[index].function +
-                    " does not read back: " +
-                    llvm::toString(llvmModule.takeError()));
+        return fail(
+            "segment @" + segmented.segments[index].function +
+            " does not read back: " + llvm::toString(llvmModule.takeError()));
       result.bitcode = {};
       if (failed(link(std::move(*llvmModule), segmented.segments[index])))
         return failure();
@@ -920,26 +907,36 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
   }
   if (emit == EmitKind::Mlir)
     return compiled;
-  addEntry(*linked, segmented, manifest.entry);
-  addBufferRecord(*linked, manifest);
+  start = Clock::now();
+  std::unique_ptr<llvm::Module> entryOnly;
+  llvm::Module *entryModule = linked.get();
+  if (separateObjects) {
+    entryOnly = std::make_unique<llvm::Module>(manifest.entry, llvmContext);
+    entryOnly->setTargetTriple(machine->getTargetTriple());
+    entryOnly->setDataLayout(machine->createDataLayout());
+    entryModule = entryOnly.get();
+  }
+  addEntry(*entryModule, segmented, manifest.entry);
+  addBufferRecord(*entryModule, manifest);
   if (emit == EmitKind::Llvm) {
-    llvm::raw_string_ostream(compiled.output) << *linked;
+    llvm::raw_string_ostream(compiled.output) << *entryModule;
     return compiled;
   }
 
-  start = Clock::now();
   std::string code;
-  if (!emitCode(*linked, *machine,
-                emit == EmitKind::Assembly
-                    ? llvm::CodeGenFileType::AssemblyFile
-                    : llvm::CodeGenFileType::ObjectFile,
+  if (!emitCode(*entryModule, *machine,
+                emit == EmitKind::Assembly ? llvm::CodeGenFileType::AssemblyFile
+                                           : llvm::CodeGenFileType::ObjectFile,
                 code))
     return fail("LLVM cannot emit code for " + options.target.triple);
   compiled.times.codeGeneration += secondsSince(start);
-  if (emit == EmitKind::Artifact)
+  if (emit == EmitKind::Artifact) {
     compiled.objects.push_back(std::move(code));
-  else
+    for (std::string &object : segmentObjects)
+      compiled.objects.push_back(std::move(object));
+  } else {
     compiled.output = std::move(code);
+  }
   manifest.requiredFeatures = getTargetFeatures(*machine);
   return compiled;
 }
