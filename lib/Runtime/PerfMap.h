@@ -1,5 +1,4 @@
-//===- PerfMap.h - compiled code named for perf ------------------*- C++
-//-*-===//
+//===- PerfMap.h - compiled code named for perf -----------------*- C++ -*-===//
 //
 // Compiled code lives in memory the JIT maps, which `perf report` cannot
 // name: its samples land in "[unknown]". With KILN_PERF_MAP=1 in the

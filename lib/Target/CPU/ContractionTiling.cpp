@@ -37,7 +37,6 @@ kiln::ContractionTiles kiln::getContractionTiles(unsigned lanes) {
   // room for the rhs vectors and the broadcasts.
   tiles.registerColumns = 2 * lanes;
   tiles.registerRows = lanes >= 16 ? 8 : 4;
-  tiles.cacheColumns = tiles.registerColumns;
   return tiles;
 }
 
@@ -101,7 +100,8 @@ LogicalResult kiln::tileAndVectorizeContractions(ModuleOp module,
     if (m % t.registerRows || n % t.registerColumns)
       return;
     int64_t cacheRows = dividingTile(m, t.cacheRows, t.registerRows);
-    int64_t cacheColumns = dividingTile(n, t.cacheColumns, t.registerColumns);
+    // One rhs panel (ContractionTiles), which divides n as checked above.
+    int64_t cacheColumns = t.registerColumns;
     int64_t cacheDepth = dividingTile(k, t.cacheDepth, 1);
     // Steps of the contraction a register tile takes at once (unrolled
     // outer products): as many as divide the cache tile, up to
@@ -140,8 +140,9 @@ LogicalResult kiln::tileAndVectorizeContractions(ModuleOp module,
     // The lhs block is packed once for all the rhs panels of its rows and
     // depth: the cache tile's loops run rows, depth, then columns (the
     // innermost), and the lhs block's packing leaves the columns' loop.
-    // Where it cannot (a shape whose loops were folded away), the block
-    // is packed in that loop instead: slower, never wrong.
+    // Should hoist_pad refuse a shape (none of the lit tests' or the
+    // StableHLO conformance run's did, run with failures propagated), the
+    // block is packed in that loop instead: slower, never wrong.
     std::string hoisting = pack ? llvm::formatv(
                                       R"(
       transform.sequence %packed{0} : !transform.any_op failures(suppress) {{

@@ -14,16 +14,16 @@
 
 namespace kiln {
 
-/// The tile sizes of one target: a cache tile (rows, columns, depth) and a
-/// register tile (rows, columns), columns a whole number of vectors. The
-/// cache tile's columns are one register tile's: its rhs block is a panel
+/// The tile sizes of one target: a cache tile (rows, depth) and a register
+/// tile (rows, columns), columns a whole number of vectors. The cache
+/// tile's columns are always one register tile's: its rhs block is a panel
 /// of `cacheDepth` rows of `registerColumns`, contiguous once packed, that
 /// stays in L1 while every register tile of the cache tile's rows reads it
 /// (a wider rhs block has rows a power-of-two stride apart, which share a
 /// few sets of L1 and came from L2 on every step); the lhs block (512 x
 /// 256 f32, half a MiB) is packed once for all the panels.
 struct ContractionTiles {
-  int64_t cacheRows = 512, cacheColumns = 16, cacheDepth = 256;
+  int64_t cacheRows = 512, cacheDepth = 256;
   int64_t registerRows = 4, registerColumns = 16;
   /// Steps of the contraction per register tile, unrolled.
   int64_t registerDepth = 8;
