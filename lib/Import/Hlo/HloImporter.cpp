@@ -152,11 +152,12 @@ private:
   LogicalResult checkSignature(const Computation &computation,
                                llvm::ArrayRef<Type> parameterTypes,
                                llvm::ArrayRef<Type> resultTypes);
-  LogicalResult topologicalOrder(const Computation &computation,
+  /// Also resolves each operand's producer (OperandRef::producer).
+  LogicalResult topologicalOrder(Computation &computation,
                                  llvm::SmallVectorImpl<unsigned> &order);
   /// `isFunction`: the computation is a function's body (not a region).
   LogicalResult importInstruction(const Computation &computation,
-                                  const Instruction &inst,
+                                  unsigned index,
                                   std::vector<InstructionState> &states,
                                   bool isFunction);
   LogicalResult importGeneric(const Instruction &inst, Location loc,
@@ -204,6 +205,9 @@ private:
   FailureOr<Location> getInstructionLocation(const Instruction &inst);
   FailureOr<Location> getMetadataLocation(const AttrRef &metadata);
   Location getFrameLocation(int64_t frameId);
+  /// Parses the shape of `inst`. A dump spells a few shapes thousands of
+  /// times (`f32[8192,896]{1,0}`), so a spelling parsed once is copied.
+  LogicalResult parseInstructionShape(const Instruction &inst, Shape &shape);
   /// Places the cursor at an attribute's value.
   void seek(const AttrRef &attr) { cursor.resetTo(attr.valueBegin); }
   /// Checks that the cursor consumed exactly the attribute's value.
@@ -237,11 +241,31 @@ private:
     return success();
   }
   llvm::StringMap<Location> metadataLocations;
+  /// Shapes parsed, by spelling; see parseInstructionShape.
+  llvm::DenseMap<llvm::StringRef, Shape> shapesBySpelling;
   llvm::DenseMap<int64_t, Location> frameLocations;
   llvm::DenseSet<int64_t> framesInProgress;
 };
 
 } // namespace
+
+LogicalResult Importer::parseInstructionShape(const Instruction &inst,
+                                              Shape &shape) {
+  llvm::StringRef spelling(inst.shapeBegin, inst.shapeEnd - inst.shapeBegin);
+  auto cached = shapesBySpelling.find(spelling);
+  if (cached != shapesBySpelling.end()) {
+    shape = cached->second;
+    return success();
+  }
+  cursor.resetTo(inst.shapeBegin);
+  if (failed(values.parseShape(shape)))
+    return failure();
+  // Only a spelling that the first phase and the shape parser end at the
+  // same place is known to be the whole shape.
+  if (cursor.lastTokenEnd() == inst.shapeEnd)
+    shapesBySpelling.try_emplace(spelling, shape);
+  return success();
+}
 
 LogicalResult Importer::finish(const AttrRef &attr) {
   if (cursor.lastTokenEnd() != attr.valueEnd)
@@ -361,7 +385,7 @@ LogicalResult Importer::importRegion(unsigned index, Region &region,
 }
 
 LogicalResult
-Importer::topologicalOrder(const Computation &computation,
+Importer::topologicalOrder(Computation &computation,
                            llvm::SmallVectorImpl<unsigned> &order) {
   enum : uint8_t { Unvisited, Visiting, Visited };
   size_t count = computation.instructions.size();
@@ -379,20 +403,21 @@ Importer::topologicalOrder(const Computation &computation,
     mark[start] = Visiting;
     while (!stack.empty()) {
       Frame &frame = stack.back();
-      const Instruction &inst = computation.instructions[frame.index];
+      Instruction &inst = computation.instructions[frame.index];
       if (frame.nextOperand == inst.operands.size()) {
         mark[frame.index] = Visited;
         order.push_back(frame.index);
         stack.pop_back();
         continue;
       }
-      const OperandRef &operand = inst.operands[frame.nextOperand++];
+      OperandRef &operand = inst.operands[frame.nextOperand++];
       auto it = computation.instructionByName.find(operand.name);
       if (it == computation.instructionByName.end())
         return positions.emitError(operand.loc)
                << "use of undefined instruction '" << operand.name
                << "' in computation '" << computation.name << "'";
       unsigned next = it->second;
+      operand.producer = next;
       if (mark[next] == Visiting)
         return positions.emitError(operand.loc)
                << "instruction '" << inst.name << "' uses '" << operand.name
@@ -542,8 +567,7 @@ Importer::importBody(unsigned index, Block *block, bool isFunction,
     unsigned i = parameterByNumber[number];
     const Instruction &inst = computation.instructions[i];
     InstructionState &state = states[i];
-    cursor.resetTo(inst.shapeBegin);
-    if (failed(values.parseShape(state.shape)))
+    if (failed(parseInstructionShape(inst, state.shape)))
       return failure();
     FailureOr<Location> loc = getInstructionLocation(inst);
     if (failed(loc))
@@ -574,7 +598,7 @@ Importer::importBody(unsigned index, Block *block, bool isFunction,
   }
 
   llvm::SmallVector<unsigned> order;
-  if (failed(topologicalOrder(computation, order)))
+  if (failed(topologicalOrder(text.computations[index], order)))
     return failure();
 
   OpBuilder::InsertionGuard guard(builder);
@@ -583,7 +607,7 @@ Importer::importBody(unsigned index, Block *block, bool isFunction,
     const Instruction &inst = computation.instructions[i];
     if (inst.opcode == "parameter")
       continue;
-    if (failed(importInstruction(computation, inst, states, isFunction)))
+    if (failed(importInstruction(computation, i, states, isFunction)))
       return failure();
   }
 
@@ -646,8 +670,12 @@ FailureOr<Location> Importer::getInstructionLocation(const Instruction &inst) {
   if (isa<UnknownLoc>(*meta))
     return position;
   // The HLO position comes first so that diagnostics point into the dump;
-  // the metadata part points at the user's Python line.
-  return FusedLoc::get(context, {position, *meta});
+  // the metadata part points at the user's Python line. Neither is fused or
+  // unknown, so the two are fused as they are, without the general
+  // builder's flattening and deduplication.
+  if (position == *meta)
+    return position;
+  return Location(FusedLoc::get(context, {position, *meta}, Attribute()));
 }
 
 FailureOr<Location> Importer::getMetadataLocation(const AttrRef &attr) {
@@ -1033,13 +1061,12 @@ LogicalResult Importer::convertAttr(const Instruction &inst,
 }
 
 LogicalResult Importer::importInstruction(const Computation &computation,
-                                          const Instruction &inst,
+                                          unsigned index,
                                           std::vector<InstructionState> &states,
                                           bool isFunction) {
-  InstructionState &state =
-      states[computation.instructionByName.lookup(inst.name)];
-  cursor.resetTo(inst.shapeBegin);
-  if (failed(values.parseShape(state.shape)))
+  const Instruction &inst = computation.instructions[index];
+  InstructionState &state = states[index];
+  if (failed(parseInstructionShape(inst, state.shape)))
     return failure();
   FailureOr<Location> instLoc = getInstructionLocation(inst);
   if (failed(instLoc))
@@ -1054,8 +1081,7 @@ LogicalResult Importer::importInstruction(const Computation &computation,
   llvm::SmallVector<std::pair<const InstructionState *, unsigned>, 4>
       operandNodes;
   for (const OperandRef &ref : inst.operands) {
-    const InstructionState &producer =
-        states[computation.instructionByName.lookup(ref.name)];
+    const InstructionState &producer = states[ref.producer];
     unsigned node = 0;
     if (ref.tupleIndex >= 0) {
       const ShapeNode &root = producer.shape.root();

@@ -11,6 +11,10 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/MLIRContext.h"
 
+#include <algorithm>
+#include <array>
+#include <cstring>
+
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::hlo;
@@ -18,15 +22,49 @@ using namespace kiln::hlo;
 SourcePositions::SourcePositions(llvm::SourceMgr &sourceMgr, unsigned bufferId,
                                  MLIRContext *context)
     : sourceMgr(sourceMgr), bufferId(bufferId), context(context) {
-  fileName = StringAttr::get(
-      context, sourceMgr.getMemoryBuffer(bufferId)->getBufferIdentifier());
+  const llvm::MemoryBuffer *memoryBuffer = sourceMgr.getMemoryBuffer(bufferId);
+  fileName = StringAttr::get(context, memoryBuffer->getBufferIdentifier());
+  buffer = memoryBuffer->getBuffer();
+}
+
+std::pair<unsigned, unsigned>
+SourcePositions::getLineAndColumn(const char *pos) const {
+  if (pos < buffer.begin() || pos > buffer.end())
+    return sourceMgr.getLineAndColumn(llvm::SMLoc::getFromPointer(pos),
+                                      bufferId);
+  if (lineStarts.empty()) {
+    lineStarts.push_back(buffer.begin());
+    for (const char *p = buffer.begin(); p < buffer.end(); ++p) {
+      p = static_cast<const char *>(std::memchr(p, '\n', buffer.end() - p));
+      if (!p)
+        break;
+      lineStarts.push_back(p + 1);
+    }
+  }
+  // Nearby lines after the last answer first, then a binary search.
+  size_t line = lastLine;
+  if (lineStarts[line] > pos) {
+    line = std::upper_bound(lineStarts.begin(), lineStarts.end(), pos) -
+           lineStarts.begin() - 1;
+  } else {
+    unsigned steps = 0;
+    while (line + 1 < lineStarts.size() && lineStarts[line + 1] <= pos) {
+      if (++steps == 8) {
+        line =
+            std::upper_bound(lineStarts.begin() + line, lineStarts.end(), pos) -
+            lineStarts.begin() - 1;
+        break;
+      }
+      ++line;
+    }
+  }
+  lastLine = line;
+  return {line + 1, pos - lineStarts[line] + 1};
 }
 
 Location SourcePositions::getLocation(const char *pos) const {
-  auto lineAndColumn =
-      sourceMgr.getLineAndColumn(llvm::SMLoc::getFromPointer(pos), bufferId);
-  return FileLineColLoc::get(fileName, lineAndColumn.first,
-                             lineAndColumn.second);
+  auto [line, column] = getLineAndColumn(pos);
+  return FileLineColLoc::get(fileName, line, column);
 }
 
 InFlightDiagnostic TokenCursor::emitExpected(llvm::Twine what) const {
@@ -38,20 +76,110 @@ InFlightDiagnostic TokenCursor::emitError(llvm::Twine message) const {
   return positions.emitError(tok.loc()) << message;
 }
 
-LogicalResult TokenCursor::expect(Token::Kind kind, llvm::StringRef what) {
-  if (!tok.is(kind))
-    return emitExpected(what);
-  consume();
-  return success();
+/// How `scanBalancedGroup` treats each byte.
+enum class ByteClass : uint8_t {
+  Other,  ///< starts no token: leave the group to the lexer's errors
+  Plain,  ///< whitespace, a word's byte or a one-byte token
+  Open,   ///< `{`, `[`, `(`
+  Close,  ///< `}`, `]`, `)`
+  Quote,  ///< a string starts
+  Slash,  ///< a comment starts, or an error
+  Percent ///< a `%name` starts, or an error
+};
+
+static const std::array<ByteClass, 256> &getByteClasses() {
+  static const std::array<ByteClass, 256> classes = [] {
+    std::array<ByteClass, 256> table;
+    table.fill(ByteClass::Other);
+    for (unsigned c = 0; c < 256; ++c)
+      if (isWordChar(c))
+        table[c] = ByteClass::Plain;
+    for (char c : llvm::StringRef(" \t\n\r,=:#*?;<>"))
+      table[(unsigned char)c] = ByteClass::Plain;
+    for (char c : llvm::StringRef("{[("))
+      table[(unsigned char)c] = ByteClass::Open;
+    for (char c : llvm::StringRef("}])"))
+      table[(unsigned char)c] = ByteClass::Close;
+    table['"'] = ByteClass::Quote;
+    table['/'] = ByteClass::Slash;
+    table['%'] = ByteClass::Percent;
+    return table;
+  }();
+  return classes;
+}
+
+/// Finds the end of the bracketed group that starts at `begin`, byte by
+/// byte, without making tokens: attribute values (metadata above all) are
+/// most of a dump's bytes, and the first phase only needs to step over them.
+/// Returns null where the lexer would see something wrong (a mismatched or
+/// unclosed bracket, an unterminated string or comment, a byte that starts
+/// no token) or the nesting is unusually deep; the token-by-token skip then
+/// reports it.
+static const char *scanBalancedGroup(const char *begin, const char *end) {
+  const std::array<ByteClass, 256> &classes = getByteClasses();
+  constexpr unsigned kMaxDepth = 64;
+  char expected[kMaxDepth];
+  unsigned depth = 0;
+  for (const char *p = begin; p < end; ++p) {
+    switch (classes[(unsigned char)*p]) {
+    case ByteClass::Plain:
+      continue;
+    case ByteClass::Open:
+      if (depth == kMaxDepth)
+        return nullptr;
+      expected[depth++] = *p == '{' ? '}' : *p == '[' ? ']' : ')';
+      continue;
+    case ByteClass::Close:
+      if (depth == 0 || expected[depth - 1] != *p)
+        return nullptr;
+      if (--depth == 0)
+        return p + 1;
+      continue;
+    case ByteClass::Quote:
+      for (++p; p < end && *p != '"'; ++p)
+        if (*p == '\\')
+          ++p;
+      if (p >= end)
+        return nullptr;
+      continue;
+    case ByteClass::Slash:
+      if (p + 1 < end && p[1] == '/') {
+        while (p < end && *p != '\n')
+          ++p;
+        continue;
+      }
+      if (p + 1 < end && p[1] == '*') {
+        const char *close = p + 2;
+        while (close + 1 < end && !(close[0] == '*' && close[1] == '/'))
+          ++close;
+        if (close + 1 >= end)
+          return nullptr;
+        p = close + 1;
+        continue;
+      }
+      return nullptr;
+    case ByteClass::Percent:
+      if (p + 1 < end && isWordChar(p[1]))
+        continue;
+      return nullptr;
+    case ByteClass::Other:
+      return nullptr;
+    }
+  }
+  return nullptr;
 }
 
 LogicalResult TokenCursor::skipBalanced() {
-  // Brackets of the three kinds must nest properly; a mismatch or the end of
-  // the file inside a group is an error at the opening bracket.
-  llvm::SmallVector<Token, 8> open;
   if (!tok.is(Token::LBrace) && !tok.is(Token::LSquare) &&
       !tok.is(Token::LParen))
     return emitExpected("'{', '[' or '('");
+  if (const char *groupEnd = scanBalancedGroup(tok.loc(), getBufferEnd())) {
+    resetTo(groupEnd);
+    return success();
+  }
+  // Brackets of the three kinds must nest properly; a mismatch or the end of
+  // the file inside a group is an error at the opening bracket.
+  llvm::SmallVector<Token, 8> open;
   do {
     switch (tok.kind) {
     case Token::LBrace:
@@ -217,7 +345,7 @@ LogicalResult ModuleTextParser::parseAttr(AttrRef &attr) {
   attr.name = cursor.current().spelling;
   cursor.consume();
   if (failed(cursor.expect(Token::Equal,
-                           ("'=' after attribute '" + attr.name + "'").str())))
+                           "'=' after attribute '" + attr.name + "'")))
     return failure();
   attr.valueBegin = cursor.current().loc();
   if (failed(cursor.skipValue()))
@@ -304,7 +432,7 @@ LogicalResult ModuleTextParser::parseComputation() {
       return failure();
   }
   if (failed(cursor.expect(Token::LBrace, "'{' to start computation '" +
-                                              computation.name.str() + "'")))
+                                              computation.name + "'")))
     return failure();
   while (!cursor.consumeIf(Token::RBrace)) {
     if (cursor.current().is(Token::Eof))
@@ -369,12 +497,13 @@ LogicalResult ModuleTextParser::parseInstruction(Computation &computation) {
   }
   if (failed(cursor.parseName(inst.name, "an instruction name")))
     return failure();
-  if (failed(cursor.expect(Token::Equal, "'=' after instruction name '" +
-                                             inst.name.str() + "'")))
+  if (failed(cursor.expect(Token::Equal,
+                           "'=' after instruction name '" + inst.name + "'")))
     return failure();
   inst.shapeBegin = cursor.current().loc();
   if (failed(skipShape()))
     return failure();
+  inst.shapeEnd = cursor.lastTokenEnd();
   if (!cursor.current().is(Token::Word))
     return cursor.emitExpected("an opcode after the shape of '" +
                                inst.name.str() + "'");
@@ -409,7 +538,7 @@ LogicalResult ModuleTextParser::parseInstruction(Computation &computation) {
 
 LogicalResult ModuleTextParser::parseOperands(Instruction &inst) {
   if (failed(cursor.expect(Token::LParen,
-                           "'(' after opcode '" + inst.opcode.str() + "'")))
+                           "'(' after opcode '" + inst.opcode + "'")))
     return failure();
   if (inst.opcode == "parameter") {
     if (failed(cursor.parseInt(inst.parameterNumber, "a parameter number")))
@@ -464,8 +593,8 @@ LogicalResult ModuleTextParser::parseOperands(Instruction &inst) {
     }
     inst.operands.push_back(operand);
   } while (cursor.consumeIf(Token::Comma));
-  return cursor.expect(Token::RParen, "',' or ')' in the operand list of '" +
-                                          inst.name.str() + "'");
+  return cursor.expect(Token::RParen,
+                       "',' or ')' in the operand list of '" + inst.name + "'");
 }
 
 LogicalResult hlo::parseModuleText(llvm::StringRef buffer,

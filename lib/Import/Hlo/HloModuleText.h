@@ -42,10 +42,18 @@ public:
   mlir::MLIRContext *getContext() const { return context; }
 
 private:
+  /// The 1-based line and column of `pos`. The second phase asks for nearly
+  /// every line, mostly in order, so the line starts are found once with
+  /// memchr and the search starts from the previous answer.
+  std::pair<unsigned, unsigned> getLineAndColumn(const char *pos) const;
+
   llvm::SourceMgr &sourceMgr;
   unsigned bufferId;
   mlir::MLIRContext *context;
   mlir::StringAttr fileName;
+  llvm::StringRef buffer;
+  mutable std::vector<const char *> lineStarts;
+  mutable size_t lastLine = 0;
 };
 
 /// An operand reference: `%name`, `name`, or `%name#N` (element N of a tuple).
@@ -53,6 +61,10 @@ struct OperandRef {
   llvm::StringRef name;
   const char *loc = nullptr;
   int64_t tupleIndex = -1;
+  /// The index of the instruction named, in its computation; resolved once
+  /// by the second phase (which reports a name that is not defined) so that
+  /// building each op looks no name up again.
+  unsigned producer = 0;
 };
 
 /// `name=value`; the value is kept as its source span for the second phase.
@@ -71,6 +83,8 @@ struct Instruction {
   const char *loc = nullptr;
   bool isRoot = false;
   const char *shapeBegin = nullptr;
+  /// Where the shape's last token ends: equal spellings are one shape.
+  const char *shapeEnd = nullptr;
   llvm::StringRef opcode;
   const char *opcodeLoc = nullptr;
   llvm::SmallVector<OperandRef, 3> operands;
@@ -96,7 +110,8 @@ struct Computation {
   /// The `(` of `name (p: shape, ...) -> shape`, when the dump has it.
   const char *signatureBegin = nullptr;
   std::vector<Instruction> instructions;
-  llvm::StringMap<unsigned> instructionByName;
+  /// Keys point into the buffer: no copy of each name.
+  llvm::DenseMap<llvm::StringRef, unsigned> instructionByName;
   /// Index of the ROOT instruction (the last one when none is marked).
   int rootIndex = -1;
 };
@@ -158,8 +173,15 @@ public:
   mlir::InFlightDiagnostic emitError(llvm::Twine message) const;
   const SourcePositions &getPositions() const { return positions; }
 
-  /// Consumes a token of `kind` or reports what was expected.
-  mlir::LogicalResult expect(Token::Kind kind, llvm::StringRef what);
+  /// Consumes a token of `kind` or reports what was expected. `what` is a
+  /// Twine so that a message naming the instruction is only assembled when
+  /// it is reported: the import meets every one of these on every line.
+  mlir::LogicalResult expect(Token::Kind kind, const llvm::Twine &what) {
+    if (!tok.is(kind))
+      return emitExpected(what);
+    consume();
+    return mlir::success();
+  }
   bool consumeIf(Token::Kind kind) {
     if (!tok.is(kind))
       return false;

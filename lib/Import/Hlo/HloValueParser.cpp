@@ -137,8 +137,8 @@ FailureOr<unsigned> ValueParser::parseShapeInto(Shape &shape) {
   llvm::StringRef elementName = tok.spelling;
   const char *elementLoc = tok.loc();
   cursor.consume();
-  if (failed(cursor.expect(Token::LSquare, "'[' after element type '" +
-                                               elementName.str() + "'")))
+  if (failed(cursor.expect(Token::LSquare,
+                           "'[' after element type '" + elementName + "'")))
     return failure();
   llvm::SmallVector<int64_t, 6> dims;
   llvm::SmallVector<bool, 6> bounded;
@@ -442,8 +442,7 @@ LogicalResult ValueParser::parseIntMatrix(DenseIntElementsAttr &matrix,
     columns = iota.dims[1];
     values = expandIotaList(iota);
   } else {
-    if (failed(cursor.expect(Token::LBrace,
-                             ("'{' or '[' to start " + what).str())))
+    if (failed(cursor.expect(Token::LBrace, "'{' or '[' to start " + what)))
       return failure();
     bool first = true;
     while (cursor.current().is(Token::LBrace)) {
@@ -463,7 +462,7 @@ LogicalResult ValueParser::parseIntMatrix(DenseIntElementsAttr &matrix,
       if (!cursor.consumeIf(Token::Comma))
         break;
     }
-    if (failed(cursor.expect(Token::RBrace, ("'}' to end " + what).str())))
+    if (failed(cursor.expect(Token::RBrace, "'}' to end " + what)))
       return failure();
   }
   auto type =
@@ -738,7 +737,7 @@ ValueParser::parseLiteralElements(llvm::ArrayRef<int64_t> dims, size_t depth,
   if (depth < dims.size()) {
     const char *open = tok.loc();
     if (failed(cursor.expect(Token::LBrace, "'{' for dimension " +
-                                                std::to_string(depth) +
+                                                llvm::Twine(depth) +
                                                 " of the literal")))
       return failure();
     int64_t count = 0;
@@ -818,10 +817,9 @@ ValueParser::parseLiteralNode(const Shape &shape, unsigned nodeIndex,
       if (failed(parseLiteralNode(shape, child, leaves)))
         return failure();
     }
-    return cursor.expect(Token::RParen,
-                         ("')' after the " + llvm::Twine(node.children.size()) +
-                          " elements of a tuple literal")
-                             .str());
+    return cursor.expect(Token::RParen, "')' after the " +
+                                            llvm::Twine(node.children.size()) +
+                                            " elements of a tuple literal");
   }
   Type type = shape.leaves[node.leafBegin];
   if (isa<TokenType>(type)) {

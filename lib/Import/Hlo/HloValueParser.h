@@ -38,7 +38,9 @@ struct Shape {
   /// Per leaf: the layout text (e.g. `{2,3,1,0}`) when it is not the default
   /// descending one, else null.
   llvm::SmallVector<mlir::StringAttr, 1> layouts;
-  std::vector<ShapeNode> nodes;
+  /// Inline for the one node of an array shape: the importer copies the
+  /// shape of every instruction out of its cache.
+  llvm::SmallVector<ShapeNode, 1> nodes;
 
   const ShapeNode &root() const { return nodes[0]; }
   bool isTuple() const { return !nodes.empty() && nodes[0].isTuple; }
