@@ -166,6 +166,8 @@ bool hlo::parseInteger(llvm::StringRef word, int64_t &value) {
 
 std::string hlo::unescapeString(llvm::StringRef quoted) {
   llvm::StringRef body = quoted.drop_front().drop_back();
+  if (!body.contains('\\'))
+    return body.str();
   std::string out;
   out.reserve(body.size());
   for (size_t i = 0; i < body.size(); ++i) {

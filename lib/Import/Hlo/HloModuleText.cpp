@@ -10,6 +10,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
 #include <array>
@@ -27,20 +28,24 @@ SourcePositions::SourcePositions(llvm::SourceMgr &sourceMgr, unsigned bufferId,
   buffer = memoryBuffer->getBuffer();
 }
 
+void SourcePositions::buildLineStarts() const {
+  if (!lineStarts.empty())
+    return;
+  lineStarts.push_back(buffer.begin());
+  for (const char *p = buffer.begin(); p < buffer.end(); ++p) {
+    p = static_cast<const char *>(std::memchr(p, '\n', buffer.end() - p));
+    if (!p)
+      break;
+    lineStarts.push_back(p + 1);
+  }
+}
+
 std::pair<unsigned, unsigned>
 SourcePositions::getLineAndColumn(const char *pos) const {
   if (pos < buffer.begin() || pos > buffer.end())
     return sourceMgr.getLineAndColumn(llvm::SMLoc::getFromPointer(pos),
                                       bufferId);
-  if (lineStarts.empty()) {
-    lineStarts.push_back(buffer.begin());
-    for (const char *p = buffer.begin(); p < buffer.end(); ++p) {
-      p = static_cast<const char *>(std::memchr(p, '\n', buffer.end() - p));
-      if (!p)
-        break;
-      lineStarts.push_back(p + 1);
-    }
-  }
+  buildLineStarts();
   // Nearby lines after the last answer first, then a binary search.
   size_t line = lastLine;
   if (lineStarts[line] > pos) {
@@ -121,6 +126,9 @@ static const char *scanBalancedGroup(const char *begin, const char *end) {
   char expected[kMaxDepth];
   unsigned depth = 0;
   for (const char *p = begin; p < end; ++p) {
+    while (classes[(unsigned char)*p] == ByteClass::Plain)
+      if (++p == end)
+        return nullptr;
     switch (classes[(unsigned char)*p]) {
     case ByteClass::Plain:
       continue;
@@ -135,13 +143,24 @@ static const char *scanBalancedGroup(const char *begin, const char *end) {
       if (--depth == 0)
         return p + 1;
       continue;
-    case ByteClass::Quote:
-      for (++p; p < end && *p != '"'; ++p)
-        if (*p == '\\')
-          ++p;
-      if (p >= end)
-        return nullptr;
+    case ByteClass::Quote: {
+      // Strings (op names, source files) are most of a metadata group's
+      // bytes: memchr finds the closing quote, then any escape before it.
+      const char *close;
+      for (const char *from = p + 1;; from = close + 1) {
+        close = static_cast<const char *>(std::memchr(from, '"', end - from));
+        if (!close)
+          return nullptr;
+        // The quote is escaped when an odd number of backslashes precede it.
+        const char *slash = close;
+        while (slash > from && slash[-1] == '\\')
+          --slash;
+        if ((close - slash) % 2 == 0)
+          break;
+      }
+      p = close;
       continue;
+    }
     case ByteClass::Slash:
       if (p + 1 < end && p[1] == '/') {
         while (p < end && *p != '\n')
@@ -306,6 +325,14 @@ private:
 } // namespace
 
 LogicalResult ModuleTextParser::parse() {
+  // XLA writes one instruction per line, rarely shorter than 32 bytes; the
+  // bound keeps a hostile file of empty lines from reserving gigabytes. A
+  // module beyond it (twenty times the largest graph seen) grows as usual.
+  constexpr size_t kMaxReserved = 1 << 20;
+  module.instructions.reserve(
+      std::min({positions.getLineCount(),
+                size_t(cursor.getBufferEnd() - cursor.current().loc()) / 32,
+                kMaxReserved}));
   if (cursor.current().isWord("HloModule") && failed(parseHeader()))
     return failure();
   while (!cursor.current().is(Token::Eof)) {
@@ -321,6 +348,10 @@ LogicalResult ModuleTextParser::parse() {
     return cursor.emitExpected("a computation");
   if (module.entryIndex < 0)
     module.entryIndex = module.computations.size() - 1;
+  for (Computation &computation : module.computations)
+    computation.instructions = llvm::MutableArrayRef<Instruction>(
+        module.instructions.data() + computation.firstInstruction,
+        computation.instructionCount);
   return success();
 }
 
@@ -434,6 +465,7 @@ LogicalResult ModuleTextParser::parseComputation() {
   if (failed(cursor.expect(Token::LBrace, "'{' to start computation '" +
                                               computation.name + "'")))
     return failure();
+  computation.firstInstruction = module.instructions.size();
   while (!cursor.consumeIf(Token::RBrace)) {
     if (cursor.current().is(Token::Eof))
       return positions.emitError(computation.loc)
@@ -442,11 +474,11 @@ LogicalResult ModuleTextParser::parseComputation() {
     if (failed(parseInstruction(computation)))
       return failure();
   }
-  if (computation.instructions.empty())
+  if (computation.instructionCount == 0)
     return positions.emitError(computation.loc)
            << "computation '" << computation.name << "' has no instructions";
   if (computation.rootIndex < 0)
-    computation.rootIndex = computation.instructions.size() - 1;
+    computation.rootIndex = computation.instructionCount - 1;
 
   unsigned index = module.computations.size();
   auto inserted = module.computationByName.try_emplace(computation.name, index);
@@ -463,9 +495,52 @@ LogicalResult ModuleTextParser::parseComputation() {
   return success();
 }
 
+/// The end of an array shape `f32[8192,896]{1,0}` that starts at `begin`
+/// (its element type's word) when it has a plain spelling, or null where
+/// the token-by-token skip must decide: a comment, a space before the layout,
+/// anything but sizes, `,`, `<=` and `?` between the brackets. Every
+/// instruction has a shape, so stepping over it without tokens is worth it.
+static const char *scanArrayShape(const char *begin, const char *end) {
+  const char *p = begin;
+  while (p < end && isWordChar(*p))
+    ++p;
+  if (p == end || *p != '[')
+    return nullptr;
+  for (++p; p < end && *p != ']'; ++p)
+    if (!llvm::isDigit(*p) && *p != ',' && *p != ' ' && *p != '<' &&
+        *p != '=' && *p != '?')
+      return nullptr;
+  if (p == end)
+    return nullptr;
+  const char *shapeEnd = ++p;
+  // A layout follows directly, starting with a dimension number, ':' or '}'.
+  if (p < end && *p == '{') {
+    const char *q = p + 1;
+    while (q < end && llvm::isDigit(*q))
+      ++q;
+    if (q < end && (*q == '}' || *q == ':' || (q > p + 1 && *q == ',')))
+      return scanBalancedGroup(p, end);
+    return nullptr;
+  }
+  // What follows must not be a `{` that the lexer would find after
+  // whitespace or a comment.
+  while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+    ++p;
+  if (p < end && (*p == '{' || *p == '/'))
+    return nullptr;
+  return shapeEnd;
+}
+
 LogicalResult ModuleTextParser::skipShape() {
   if (cursor.current().is(Token::LParen))
     return cursor.skipBalanced();
+  if (cursor.current().is(Token::Word)) {
+    if (const char *shapeEnd =
+            scanArrayShape(cursor.current().loc(), cursor.getBufferEnd())) {
+      cursor.resetTo(shapeEnd);
+      return success();
+    }
+  }
   if (!cursor.current().is(Token::Word))
     return cursor.emitExpected("a shape");
   cursor.consume();
@@ -488,7 +563,8 @@ LogicalResult ModuleTextParser::skipShape() {
 }
 
 LogicalResult ModuleTextParser::parseInstruction(Computation &computation) {
-  Instruction inst;
+  // Read in place: nothing else is added to the vector until it is done.
+  Instruction &inst = module.instructions.emplace_back();
   // An instruction is located where its line starts, `ROOT` included.
   inst.loc = cursor.current().loc();
   if (cursor.current().isWord("ROOT")) {
@@ -519,7 +595,7 @@ LogicalResult ModuleTextParser::parseInstruction(Computation &computation) {
     inst.attrs.push_back(attr);
   }
 
-  unsigned index = computation.instructions.size();
+  unsigned index = computation.instructionCount++;
   auto inserted = computation.instructionByName.try_emplace(inst.name, index);
   if (!inserted.second)
     return positions.emitError(inst.loc)
@@ -532,7 +608,6 @@ LogicalResult ModuleTextParser::parseInstruction(Computation &computation) {
              << computation.name << "'";
     computation.rootIndex = index;
   }
-  computation.instructions.push_back(std::move(inst));
   return success();
 }
 

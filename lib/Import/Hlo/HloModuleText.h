@@ -40,8 +40,14 @@ public:
     return mlir::emitError(getLocation(pos));
   }
   mlir::MLIRContext *getContext() const { return context; }
+  /// How many lines the buffer has.
+  size_t getLineCount() const {
+    buildLineStarts();
+    return lineStarts.size();
+  }
 
 private:
+  void buildLineStarts() const;
   /// The 1-based line and column of `pos`. The second phase asks for nearly
   /// every line, mostly in order, so the line starts are found once with
   /// memchr and the search starts from the previous answer.
@@ -109,7 +115,11 @@ struct Computation {
   bool isEntry = false;
   /// The `(` of `name (p: shape, ...) -> shape`, when the dump has it.
   const char *signatureBegin = nullptr;
-  std::vector<Instruction> instructions;
+  /// This computation's run of ModuleText::instructions, set when the first
+  /// phase has read them all.
+  llvm::MutableArrayRef<Instruction> instructions;
+  size_t firstInstruction = 0;
+  size_t instructionCount = 0;
   /// Keys point into the buffer: no copy of each name.
   llvm::DenseMap<llvm::StringRef, unsigned> instructionByName;
   /// Index of the ROOT instruction (the last one when none is marked).
@@ -134,6 +144,11 @@ struct ModuleText {
   llvm::StringRef name;
   const char *loc = nullptr;
   llvm::SmallVector<AttrRef, 4> attrs;
+  /// Every computation's instructions in the order of the file, each
+  /// computation's a contiguous run. One vector reserved for the file's
+  /// lines (a bound on its instructions) is filled without a reallocation
+  /// moving the instructions already read.
+  std::vector<Instruction> instructions;
   std::vector<Computation> computations;
   llvm::StringMap<unsigned> computationByName;
   int entryIndex = -1;
