@@ -208,6 +208,12 @@ private:
   /// Parses the shape of `inst`. A dump spells a few shapes thousands of
   /// times (`f32[8192,896]{1,0}`), so a spelling parsed once is copied.
   LogicalResult parseInstructionShape(const Instruction &inst, Shape &shape);
+  /// Parses the literal of constant `inst` of `shape`. Dumps repeat their
+  /// scalars (0, 1, -inf) in every layer, so the literal of an array, by
+  /// type and spelling, is parsed once.
+  LogicalResult
+  parseConstantLeaves(const Instruction &inst, const Shape &shape,
+                      llvm::SmallVectorImpl<ValueParser::LiteralLeaf> &leaves);
   /// Places the cursor at an attribute's value.
   void seek(const AttrRef &attr) { cursor.resetTo(attr.valueBegin); }
   /// Checks that the cursor consumed exactly the attribute's value.
@@ -243,6 +249,12 @@ private:
   llvm::StringMap<Location> metadataLocations;
   /// Shapes parsed, by spelling; see parseInstructionShape.
   llvm::DenseMap<llvm::StringRef, Shape> shapesBySpelling;
+  /// Array literals parsed, by type and spelling; see parseConstantLeaves.
+  llvm::DenseMap<std::pair<Type, llvm::StringRef>, ValueParser::LiteralLeaf>
+      literalsBySpelling;
+  /// The kiln op of each HLO opcode met, as an opaque OperationName (which
+  /// has no empty value for a map): naming an op looks its name up.
+  llvm::DenseMap<llvm::StringRef, void *> operationNames;
   llvm::DenseMap<int64_t, Location> frameLocations;
   llvm::DenseSet<int64_t> framesInProgress;
 };
@@ -264,6 +276,27 @@ LogicalResult Importer::parseInstructionShape(const Instruction &inst,
   // same place is known to be the whole shape.
   if (cursor.lastTokenEnd() == inst.shapeEnd)
     shapesBySpelling.try_emplace(spelling, shape);
+  return success();
+}
+
+LogicalResult Importer::parseConstantLeaves(
+    const Instruction &inst, const Shape &shape,
+    llvm::SmallVectorImpl<ValueParser::LiteralLeaf> &leaves) {
+  llvm::StringRef spelling(inst.literalBegin,
+                           inst.literalEnd - inst.literalBegin);
+  bool isArray = !shape.isTuple() && shape.leaves.size() == 1;
+  if (isArray) {
+    auto cached = literalsBySpelling.find({shape.leaves[0], spelling});
+    if (cached != literalsBySpelling.end()) {
+      leaves.push_back(cached->second);
+      return success();
+    }
+  }
+  if (failed(values.parseLiteralLeaves(shape, inst.literalBegin,
+                                       inst.literalEnd, leaves)))
+    return failure();
+  if (isArray && leaves.size() == 1)
+    literalsBySpelling.try_emplace({shape.leaves[0], spelling}, leaves[0]);
   return success();
 }
 
@@ -1175,8 +1208,7 @@ LogicalResult Importer::importInstruction(const Computation &computation,
     // A tuple constant becomes one constant per leaf (tuples are
     // flattened); a token constant, a fresh token (after_all of nothing).
     llvm::SmallVector<ValueParser::LiteralLeaf, 1> leaves;
-    if (failed(values.parseLiteralLeaves(state.shape, inst.literalBegin,
-                                         inst.literalEnd, leaves)))
+    if (failed(parseConstantLeaves(inst, state.shape, leaves)))
       return failure();
     NamedAttrList extra;
     if (failed(collectKeptAttrs(inst, {}, extra)))
@@ -1330,7 +1362,16 @@ LogicalResult Importer::importGeneric(
   if (kilnName.empty())
     return positions.emitError(inst.opcodeLoc)
            << "unknown HLO opcode '" << inst.opcode << "'";
-  OperationName opName(kilnName, context);
+  // A kiln-only op's name is in `target`, which does not outlive this call;
+  // the names of HLO opcodes are static.
+  OperationName opName = [&] {
+    if (isKilnOnly)
+      return OperationName(kilnName, context);
+    void *&knownName = operationNames[kilnName];
+    if (!knownName)
+      knownName = OperationName(kilnName, context).getAsOpaquePointer();
+    return OperationName::getFromOpaquePointer(knownName);
+  }();
   OperationState opState(loc, opName);
   opState.addOperands(operands);
   opState.addTypes(state.shape.leaves);
