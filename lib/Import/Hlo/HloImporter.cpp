@@ -179,6 +179,11 @@ private:
   LogicalResult convertAttr(const Instruction &inst, const AttrRef &attr,
                             AttrKind kind, OperationName opName,
                             NamedAttrList &attrs);
+  /// convertAttr, once per op, attribute and spelling: the layers of a
+  /// model repeat their `dimensions=`, `replica_groups=` and shardings.
+  LogicalResult convertAttrOnce(const Instruction &inst, const AttrRef &attr,
+                                AttrKind kind, OperationName opName,
+                                NamedAttrList &attrs);
   LogicalResult addCommonAttr(const AttrRef &attr, AttrKind kind,
                               NamedAttrList &attrs);
   FailureOr<unsigned> lookupComputation(const AttrRef &attr);
@@ -252,6 +257,10 @@ private:
   /// Array literals parsed, by type and spelling; see parseConstantLeaves.
   llvm::DenseMap<std::pair<Type, llvm::StringRef>, ValueParser::LiteralLeaf>
       literalsBySpelling;
+  /// What convertAttr made of each (op, attribute name, spelling).
+  llvm::DenseMap<std::tuple<void *, llvm::StringRef, llvm::StringRef>,
+                 llvm::SmallVector<NamedAttribute, 1>>
+      convertedAttrs;
   /// The kiln op of each HLO opcode met, as an opaque OperationName (which
   /// has no empty value for a map): naming an op looks its name up.
   llvm::DenseMap<llvm::StringRef, void *> operationNames;
@@ -904,6 +913,31 @@ LogicalResult Importer::addCommonAttr(const AttrRef &attr, AttrKind kind,
   }
 }
 
+LogicalResult Importer::convertAttrOnce(const Instruction &inst,
+                                        const AttrRef &attr, AttrKind kind,
+                                        OperationName opName,
+                                        NamedAttrList &attrs) {
+  // Metadata becomes the op's location, not an attribute, and is nearly
+  // always spelled differently: not worth a key.
+  if (kind == AttrKind::Metadata)
+    return convertAttr(inst, attr, kind, opName, attrs);
+  auto key =
+      std::make_tuple(opName.getAsOpaquePointer(), attr.name, attr.valueText());
+  auto cached = convertedAttrs.find(key);
+  if (cached == convertedAttrs.end()) {
+    NamedAttrList converted;
+    if (failed(convertAttr(inst, attr, kind, opName, converted)))
+      return failure();
+    cached = convertedAttrs
+                 .try_emplace(key, llvm::SmallVector<NamedAttribute, 1>(
+                                       converted.begin(), converted.end()))
+                 .first;
+  }
+  for (NamedAttribute converted : cached->second)
+    attrs.set(converted.getName(), converted.getValue());
+  return success();
+}
+
 LogicalResult Importer::convertAttr(const Instruction &inst,
                                     const AttrRef &attr, AttrKind kind,
                                     OperationName opName,
@@ -1457,7 +1491,7 @@ LogicalResult Importer::importGeneric(
       regionRefs.push_back({&attr, (unsigned)regionIndex});
       continue;
     }
-    if (failed(convertAttr(inst, attr, kind, opName, attrs)))
+    if (failed(convertAttrOnce(inst, attr, kind, opName, attrs)))
       return failure();
   }
 
