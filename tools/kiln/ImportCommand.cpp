@@ -100,10 +100,10 @@ llvm::json::Value toJson(const GraphSummary &summary) {
 } // namespace
 
 int kiln::runImport(const ImportOptions &options) {
-  MLIRContext context;
+  // Graphs are imported one after another; threads only pay off per file,
+  // and a context without them uniques without locks.
+  MLIRContext context(MLIRContext::Threading::DISABLED);
   context.loadDialect<KilnDialect, func::FuncDialect>();
-  // Graphs are imported one after another; threads only pay off per file.
-  context.disableMultithreading();
 
   std::vector<GraphSummary> summaries;
   unsigned failures = 0;
