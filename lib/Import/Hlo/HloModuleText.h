@@ -3,7 +3,10 @@
 // This file declares the first of the importer's two phases: a fast pass that
 // finds the module's computations, instructions, operands and attributes and
 // records where each attribute value and shape starts, without interpreting
-// them. The second phase (HloImporter.cpp) walks computations in dependency
+// them. Most of a dump's bytes are such values (metadata above all), so the
+// first phase steps over a bracketed value or a plainly spelled shape byte by
+// byte, leaving tokens to the lexer only where it would report an error.
+// The second phase (HloImporter.cpp) walks computations in dependency
 // order and parses each value once it knows what it must be. Splitting the
 // work this way lets computations and instructions appear in any order in the
 // file, and lets cycles be reported instead of followed.
