@@ -165,6 +165,8 @@ static const char *scanBalancedGroup(const char *begin, const char *end) {
       if (p + 1 < end && p[1] == '/') {
         while (p < end && *p != '\n')
           ++p;
+        if (p == end)
+          return nullptr;
         continue;
       }
       if (p + 1 < end && p[1] == '*') {
