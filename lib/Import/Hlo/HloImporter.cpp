@@ -226,6 +226,15 @@ private:
   LogicalResult
   parseConstantLeaves(const Instruction &inst, const Shape &shape,
                       llvm::SmallVectorImpl<ValueParser::LiteralLeaf> &leaves);
+  /// Verifies `op`, built with `attributes`, as mlir::verify does, once per
+  /// kind of op. MLIR asks a verifier to check the op itself, not the
+  /// producers of its operands nor its users, so two ops without regions
+  /// that agree in name, parent, attributes and operand and result types
+  /// verify alike; a training graph repeats its layers, and verification
+  /// was a seventh of the import. Ops that look further are verified every
+  /// time: terminators (their block), kiln.annotate (its block's
+  /// arguments), kiln.async_done (the chain that produced its operand).
+  LogicalResult verifyOnce(Operation *op, DictionaryAttr attributes);
   /// Places the cursor at an attribute's value.
   void seek(const AttrRef &attr) { cursor.resetTo(attr.valueBegin); }
   /// Checks that the cursor consumed exactly the attribute's value.
@@ -264,6 +273,8 @@ private:
   /// Array literals parsed, by type and spelling; see parseConstantLeaves.
   llvm::DenseMap<std::pair<Type, llvm::StringRef>, ValueParser::LiteralLeaf>
       literalsBySpelling;
+  /// The kinds of op verified; see verifyOnce.
+  llvm::StringSet<> verifiedOps;
   /// What convertAttr made of each (op, attribute name, spelling).
   llvm::DenseMap<std::tuple<void *, llvm::StringRef, llvm::StringRef>,
                  llvm::SmallVector<NamedAttribute, 1>>
@@ -1565,9 +1576,37 @@ LogicalResult Importer::importGeneric(
 
   Operation *op = builder.create(opState);
   setShapeAttrs(op, state.shape);
-  if (failed(mlir::verify(op, /*verifyRecursively=*/false)))
+  if (failed(verifyOnce(op, opState.attributes.getDictionary(context))))
     return failure();
   state.values.assign(op->getResults().begin(), op->getResults().end());
+  return success();
+}
+
+LogicalResult Importer::verifyOnce(Operation *op, DictionaryAttr attributes) {
+  if (op->getNumRegions() != 0 || op->getNumSuccessors() != 0 ||
+      op->hasTrait<OpTrait::IsTerminator>() || isa<AnnotateOp, AsyncDoneOp>(op))
+    return mlir::verify(op, /*verifyRecursively=*/false);
+  // The op's identity as its verifier sees it, as the bytes of uniqued
+  // pointers: its name, its parent's, its attributes (those it was built
+  // with, then those added since), its operand and result types.
+  llvm::SmallVector<const void *, 16> key;
+  Operation *parent = op->getParentOp();
+  key.push_back(op->getName().getAsOpaquePointer());
+  key.push_back(parent ? parent->getName().getAsOpaquePointer() : nullptr);
+  key.push_back(attributes.getAsOpaquePointer());
+  key.push_back(op->getDiscardableAttrDictionary().getAsOpaquePointer());
+  for (Type type : op->getOperandTypes())
+    key.push_back(type.getAsOpaquePointer());
+  key.push_back(nullptr);
+  for (Type type : op->getResultTypes())
+    key.push_back(type.getAsOpaquePointer());
+  llvm::StringRef bytes(reinterpret_cast<const char *>(key.data()),
+                        key.size() * sizeof(const void *));
+  if (verifiedOps.contains(bytes))
+    return success();
+  if (failed(mlir::verify(op, /*verifyRecursively=*/false)))
+    return failure();
+  verifiedOps.insert(bytes);
   return success();
 }
 
