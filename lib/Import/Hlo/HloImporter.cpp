@@ -8,10 +8,10 @@
 //
 // A training graph repeats itself layer by layer, so what is parsed by its
 // spelling (shapes, array literals, attributes of one op, metadata) is parsed
-// once and looked up after. What is left is MLIR's: the two locations of
-// each instruction (its dump position, and that fused with its metadata),
-// uniqued in the context, are about a third of the time, and the op's
-// verification about a seventh.
+// once and looked up after, and an op is verified once per kind. What is
+// left is MLIR's: the two locations of each instruction (its dump position,
+// and that fused with its metadata), uniqued in the context, are about a
+// third of the time.
 //
 //===----------------------------------------------------------------------===//
 
