@@ -9,6 +9,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <array>
+#include <cstring>
+
 using namespace kiln;
 using namespace kiln::hlo;
 
@@ -156,6 +159,139 @@ Token Lexer::lexString(const char *start) {
       return make(Token::String, start);
   }
   return Token{Token::Error, llvm::StringRef(start, 1)};
+}
+
+/// How findGroupEnd treats each byte.
+enum class ByteClass : uint8_t {
+  Other,  ///< starts no token: leave the group to the lexer's errors
+  Plain,  ///< whitespace, a word's byte or a one-byte token
+  Open,   ///< `{`, `[`, `(`
+  Close,  ///< `}`, `]`, `)`
+  Quote,  ///< a string starts
+  Slash,  ///< a comment starts, or an error
+  Percent ///< a `%name` starts, or an error
+};
+
+static const std::array<ByteClass, 256> &getByteClasses() {
+  static const std::array<ByteClass, 256> classes = [] {
+    std::array<ByteClass, 256> table;
+    table.fill(ByteClass::Other);
+    for (unsigned c = 0; c < 256; ++c)
+      if (isWordChar(c))
+        table[c] = ByteClass::Plain;
+    for (char c : llvm::StringRef(" \t\n\r,=:#*?;<>"))
+      table[(unsigned char)c] = ByteClass::Plain;
+    for (char c : llvm::StringRef("{[("))
+      table[(unsigned char)c] = ByteClass::Open;
+    for (char c : llvm::StringRef("}])"))
+      table[(unsigned char)c] = ByteClass::Close;
+    table['"'] = ByteClass::Quote;
+    table['/'] = ByteClass::Slash;
+    table['%'] = ByteClass::Percent;
+    return table;
+  }();
+  return classes;
+}
+
+const char *hlo::findGroupEnd(const char *begin, const char *end) {
+  const std::array<ByteClass, 256> &classes = getByteClasses();
+  constexpr unsigned kMaxDepth = 64;
+  char expected[kMaxDepth];
+  unsigned depth = 0;
+  for (const char *p = begin; p < end; ++p) {
+    while (classes[(unsigned char)*p] == ByteClass::Plain)
+      if (++p == end)
+        return nullptr;
+    switch (classes[(unsigned char)*p]) {
+    case ByteClass::Plain:
+      continue;
+    case ByteClass::Open:
+      if (depth == kMaxDepth)
+        return nullptr;
+      expected[depth++] = *p == '{' ? '}' : *p == '[' ? ']' : ')';
+      continue;
+    case ByteClass::Close:
+      if (depth == 0 || expected[depth - 1] != *p)
+        return nullptr;
+      if (--depth == 0)
+        return p + 1;
+      continue;
+    case ByteClass::Quote: {
+      // Strings (op names, source files) are most of a metadata group's
+      // bytes: memchr finds the closing quote, then any escape before it.
+      const char *close;
+      for (const char *from = p + 1;; from = close + 1) {
+        close = static_cast<const char *>(std::memchr(from, '"', end - from));
+        if (!close)
+          return nullptr;
+        // The quote is escaped when an odd number of backslashes precede it.
+        const char *slash = close;
+        while (slash > from && slash[-1] == '\\')
+          --slash;
+        if ((close - slash) % 2 == 0)
+          break;
+      }
+      p = close;
+      continue;
+    }
+    case ByteClass::Slash:
+      if (p + 1 < end && p[1] == '/') {
+        while (p < end && *p != '\n')
+          ++p;
+        if (p == end)
+          return nullptr;
+        continue;
+      }
+      if (p + 1 < end && p[1] == '*') {
+        const char *close = p + 2;
+        while (close + 1 < end && !(close[0] == '*' && close[1] == '/'))
+          ++close;
+        if (close + 1 >= end)
+          return nullptr;
+        p = close + 1;
+        continue;
+      }
+      return nullptr;
+    case ByteClass::Percent:
+      if (p + 1 < end && isWordChar(p[1]))
+        continue;
+      return nullptr;
+    case ByteClass::Other:
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+const char *hlo::findPlainArrayShapeEnd(const char *begin, const char *end) {
+  const char *p = begin;
+  while (p < end && isWordChar(*p))
+    ++p;
+  if (p == end || *p != '[')
+    return nullptr;
+  for (++p; p < end && *p != ']'; ++p)
+    if (!llvm::isDigit(*p) && *p != ',' && *p != ' ' && *p != '<' &&
+        *p != '=' && *p != '?')
+      return nullptr;
+  if (p == end)
+    return nullptr;
+  const char *shapeEnd = ++p;
+  // A layout follows directly, starting with a dimension number, ':' or '}'.
+  if (p < end && *p == '{') {
+    const char *q = p + 1;
+    while (q < end && llvm::isDigit(*q))
+      ++q;
+    if (q < end && (*q == '}' || *q == ':' || (q > p + 1 && *q == ',')))
+      return findGroupEnd(p, end);
+    return nullptr;
+  }
+  // What follows must not be a `{` that the lexer would find after
+  // whitespace or a comment.
+  while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+    ++p;
+  if (p < end && (*p == '{' || *p == '/'))
+    return nullptr;
+  return shapeEnd;
 }
 
 bool hlo::parseInteger(llvm::StringRef word, int64_t &value) {

@@ -85,6 +85,23 @@ inline bool isWordChar(char c) {
          c == '+' || c == '$';
 }
 
+/// Finds the end of the bracketed group that starts at `begin`, byte by
+/// byte, without making tokens: attribute values (metadata above all) are
+/// most of a dump's bytes, and the importer's first phase only steps over
+/// them. Returns null where lex() would see something wrong (a mismatched
+/// or unclosed bracket, an unterminated string or comment, a byte that
+/// starts no token) or the nesting is unusually deep: the caller then skips
+/// token by token and reports it. It reads the syntax lex() reads, so the
+/// two change together.
+const char *findGroupEnd(const char *begin, const char *end);
+
+/// The end of an array shape `f32[8192,896]{1,0}` that starts at `begin`
+/// (its element type's word) when it has a plain spelling, or null where
+/// tokens must decide: a comment, a space before the layout, anything but
+/// sizes, `,`, `<=` and `?` between the brackets. Every instruction has a
+/// shape, so stepping over it without tokens is worth it.
+const char *findPlainArrayShapeEnd(const char *begin, const char *end);
+
 /// Parses a decimal (optionally negative) integer word; false if it is not one.
 bool parseInteger(llvm::StringRef word, int64_t &value);
 

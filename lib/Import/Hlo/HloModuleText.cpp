@@ -10,10 +10,8 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/MLIRContext.h"
-#include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 
 using namespace mlir;
@@ -81,120 +79,11 @@ InFlightDiagnostic TokenCursor::emitError(llvm::Twine message) const {
   return positions.emitError(tok.loc()) << message;
 }
 
-/// How `scanBalancedGroup` treats each byte.
-enum class ByteClass : uint8_t {
-  Other,  ///< starts no token: leave the group to the lexer's errors
-  Plain,  ///< whitespace, a word's byte or a one-byte token
-  Open,   ///< `{`, `[`, `(`
-  Close,  ///< `}`, `]`, `)`
-  Quote,  ///< a string starts
-  Slash,  ///< a comment starts, or an error
-  Percent ///< a `%name` starts, or an error
-};
-
-static const std::array<ByteClass, 256> &getByteClasses() {
-  static const std::array<ByteClass, 256> classes = [] {
-    std::array<ByteClass, 256> table;
-    table.fill(ByteClass::Other);
-    for (unsigned c = 0; c < 256; ++c)
-      if (isWordChar(c))
-        table[c] = ByteClass::Plain;
-    for (char c : llvm::StringRef(" \t\n\r,=:#*?;<>"))
-      table[(unsigned char)c] = ByteClass::Plain;
-    for (char c : llvm::StringRef("{[("))
-      table[(unsigned char)c] = ByteClass::Open;
-    for (char c : llvm::StringRef("}])"))
-      table[(unsigned char)c] = ByteClass::Close;
-    table['"'] = ByteClass::Quote;
-    table['/'] = ByteClass::Slash;
-    table['%'] = ByteClass::Percent;
-    return table;
-  }();
-  return classes;
-}
-
-/// Finds the end of the bracketed group that starts at `begin`, byte by
-/// byte, without making tokens: attribute values (metadata above all) are
-/// most of a dump's bytes, and the first phase only needs to step over them.
-/// Returns null where the lexer would see something wrong (a mismatched or
-/// unclosed bracket, an unterminated string or comment, a byte that starts
-/// no token) or the nesting is unusually deep; the token-by-token skip then
-/// reports it.
-static const char *scanBalancedGroup(const char *begin, const char *end) {
-  const std::array<ByteClass, 256> &classes = getByteClasses();
-  constexpr unsigned kMaxDepth = 64;
-  char expected[kMaxDepth];
-  unsigned depth = 0;
-  for (const char *p = begin; p < end; ++p) {
-    while (classes[(unsigned char)*p] == ByteClass::Plain)
-      if (++p == end)
-        return nullptr;
-    switch (classes[(unsigned char)*p]) {
-    case ByteClass::Plain:
-      continue;
-    case ByteClass::Open:
-      if (depth == kMaxDepth)
-        return nullptr;
-      expected[depth++] = *p == '{' ? '}' : *p == '[' ? ']' : ')';
-      continue;
-    case ByteClass::Close:
-      if (depth == 0 || expected[depth - 1] != *p)
-        return nullptr;
-      if (--depth == 0)
-        return p + 1;
-      continue;
-    case ByteClass::Quote: {
-      // Strings (op names, source files) are most of a metadata group's
-      // bytes: memchr finds the closing quote, then any escape before it.
-      const char *close;
-      for (const char *from = p + 1;; from = close + 1) {
-        close = static_cast<const char *>(std::memchr(from, '"', end - from));
-        if (!close)
-          return nullptr;
-        // The quote is escaped when an odd number of backslashes precede it.
-        const char *slash = close;
-        while (slash > from && slash[-1] == '\\')
-          --slash;
-        if ((close - slash) % 2 == 0)
-          break;
-      }
-      p = close;
-      continue;
-    }
-    case ByteClass::Slash:
-      if (p + 1 < end && p[1] == '/') {
-        while (p < end && *p != '\n')
-          ++p;
-        if (p == end)
-          return nullptr;
-        continue;
-      }
-      if (p + 1 < end && p[1] == '*') {
-        const char *close = p + 2;
-        while (close + 1 < end && !(close[0] == '*' && close[1] == '/'))
-          ++close;
-        if (close + 1 >= end)
-          return nullptr;
-        p = close + 1;
-        continue;
-      }
-      return nullptr;
-    case ByteClass::Percent:
-      if (p + 1 < end && isWordChar(p[1]))
-        continue;
-      return nullptr;
-    case ByteClass::Other:
-      return nullptr;
-    }
-  }
-  return nullptr;
-}
-
 LogicalResult TokenCursor::skipBalanced() {
   if (!tok.is(Token::LBrace) && !tok.is(Token::LSquare) &&
       !tok.is(Token::LParen))
     return emitExpected("'{', '[' or '('");
-  if (const char *groupEnd = scanBalancedGroup(tok.loc(), getBufferEnd())) {
+  if (const char *groupEnd = findGroupEnd(tok.loc(), getBufferEnd())) {
     resetTo(groupEnd);
     return success();
   }
@@ -322,6 +211,10 @@ private:
   TokenCursor cursor;
   const SourcePositions &positions;
   ModuleText &module;
+  /// Where each computation's instructions start in module.instructions,
+  /// which may still move while later ones are read; the last entry is the
+  /// end of the computation being read.
+  llvm::SmallVector<size_t> instructionRuns{0};
 };
 
 } // namespace
@@ -350,10 +243,10 @@ LogicalResult ModuleTextParser::parse() {
     return cursor.emitExpected("a computation");
   if (module.entryIndex < 0)
     module.entryIndex = module.computations.size() - 1;
-  for (Computation &computation : module.computations)
+  for (auto [index, computation] : llvm::enumerate(module.computations))
     computation.instructions = llvm::MutableArrayRef<Instruction>(
-        module.instructions.data() + computation.firstInstruction,
-        computation.instructionCount);
+        module.instructions.data() + instructionRuns[index],
+        instructionRuns[index + 1] - instructionRuns[index]);
   return success();
 }
 
@@ -467,7 +360,6 @@ LogicalResult ModuleTextParser::parseComputation() {
   if (failed(cursor.expect(Token::LBrace, "'{' to start computation '" +
                                               computation.name + "'")))
     return failure();
-  computation.firstInstruction = module.instructions.size();
   while (!cursor.consumeIf(Token::RBrace)) {
     if (cursor.current().is(Token::Eof))
       return positions.emitError(computation.loc)
@@ -476,11 +368,12 @@ LogicalResult ModuleTextParser::parseComputation() {
     if (failed(parseInstruction(computation)))
       return failure();
   }
-  if (computation.instructionCount == 0)
+  size_t count = module.instructions.size() - instructionRuns.back();
+  if (count == 0)
     return positions.emitError(computation.loc)
            << "computation '" << computation.name << "' has no instructions";
   if (computation.rootIndex < 0)
-    computation.rootIndex = computation.instructionCount - 1;
+    computation.rootIndex = count - 1;
 
   unsigned index = module.computations.size();
   auto inserted = module.computationByName.try_emplace(computation.name, index);
@@ -494,51 +387,16 @@ LogicalResult ModuleTextParser::parseComputation() {
     module.entryIndex = index;
   }
   module.computations.push_back(std::move(computation));
+  instructionRuns.push_back(module.instructions.size());
   return success();
-}
-
-/// The end of an array shape `f32[8192,896]{1,0}` that starts at `begin`
-/// (its element type's word) when it has a plain spelling, or null where
-/// the token-by-token skip must decide: a comment, a space before the layout,
-/// anything but sizes, `,`, `<=` and `?` between the brackets. Every
-/// instruction has a shape, so stepping over it without tokens is worth it.
-static const char *scanArrayShape(const char *begin, const char *end) {
-  const char *p = begin;
-  while (p < end && isWordChar(*p))
-    ++p;
-  if (p == end || *p != '[')
-    return nullptr;
-  for (++p; p < end && *p != ']'; ++p)
-    if (!llvm::isDigit(*p) && *p != ',' && *p != ' ' && *p != '<' &&
-        *p != '=' && *p != '?')
-      return nullptr;
-  if (p == end)
-    return nullptr;
-  const char *shapeEnd = ++p;
-  // A layout follows directly, starting with a dimension number, ':' or '}'.
-  if (p < end && *p == '{') {
-    const char *q = p + 1;
-    while (q < end && llvm::isDigit(*q))
-      ++q;
-    if (q < end && (*q == '}' || *q == ':' || (q > p + 1 && *q == ',')))
-      return scanBalancedGroup(p, end);
-    return nullptr;
-  }
-  // What follows must not be a `{` that the lexer would find after
-  // whitespace or a comment.
-  while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-    ++p;
-  if (p < end && (*p == '{' || *p == '/'))
-    return nullptr;
-  return shapeEnd;
 }
 
 LogicalResult ModuleTextParser::skipShape() {
   if (cursor.current().is(Token::LParen))
     return cursor.skipBalanced();
   if (cursor.current().is(Token::Word)) {
-    if (const char *shapeEnd =
-            scanArrayShape(cursor.current().loc(), cursor.getBufferEnd())) {
+    if (const char *shapeEnd = findPlainArrayShapeEnd(cursor.current().loc(),
+                                                      cursor.getBufferEnd())) {
       cursor.resetTo(shapeEnd);
       return success();
     }
@@ -597,7 +455,7 @@ LogicalResult ModuleTextParser::parseInstruction(Computation &computation) {
     inst.attrs.push_back(attr);
   }
 
-  unsigned index = computation.instructionCount++;
+  unsigned index = module.instructions.size() - 1 - instructionRuns.back();
   auto inserted = computation.instructionByName.try_emplace(inst.name, index);
   if (!inserted.second)
     return positions.emitError(inst.loc)

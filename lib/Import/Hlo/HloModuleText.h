@@ -121,8 +121,6 @@ struct Computation {
   /// This computation's run of ModuleText::instructions, set when the first
   /// phase has read them all.
   llvm::MutableArrayRef<Instruction> instructions;
-  size_t firstInstruction = 0;
-  size_t instructionCount = 0;
   /// Keys point into the buffer: no copy of each name.
   llvm::DenseMap<llvm::StringRef, unsigned> instructionByName;
   /// Index of the ROOT instruction (the last one when none is marked).
