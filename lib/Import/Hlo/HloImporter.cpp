@@ -267,7 +267,8 @@ private:
     ++nesting;
     return success();
   }
-  llvm::StringMap<Location> metadataLocations;
+  /// The location of each metadata spelling met, keyed by the dump's text.
+  llvm::DenseMap<llvm::StringRef, Location> metadataLocations;
   /// Shapes parsed, by spelling; see parseInstructionShape.
   llvm::DenseMap<llvm::StringRef, Shape> shapesBySpelling;
   /// Array literals parsed, by type and spelling; see parseConstantLeaves.
@@ -742,10 +743,13 @@ FailureOr<Location> Importer::getMetadataLocation(const AttrRef &attr) {
   auto it = metadataLocations.find(attr.valueText());
   if (it != metadataLocations.end())
     return it->second;
-  seek(attr);
   Metadata metadata;
-  if (failed(values.parseMetadata(metadata)) || failed(finish(attr)))
-    return failure();
+  if (!parsePlainMetadata(attr.valueText(), metadata)) {
+    metadata = Metadata();
+    seek(attr);
+    if (failed(values.parseMetadata(metadata)) || failed(finish(attr)))
+      return failure();
+  }
   Location source = UnknownLoc::get(context);
   if (metadata.stackFrameId > 0)
     source = getFrameLocation(metadata.stackFrameId);
@@ -1327,13 +1331,12 @@ LogicalResult Importer::importInstruction(const Computation &computation,
   // pass them whole again (async-done, send-done, outfeed, ...); while and
   // conditional pack their operands themselves.
   llvm::SmallVector<std::string, 4> operandTuples;
-  bool anyTupleOperand = false;
-  for (auto [producer, node] : operandNodes) {
-    operandTuples.push_back(describeTupleStructure(producer->shape, node));
-    anyTupleOperand |= producer->shape.nodes[node].isTuple;
-  }
-  if (!anyTupleOperand || opcode == "while" || opcode == "conditional")
-    operandTuples.clear();
+  bool anyTupleOperand = llvm::any_of(operandNodes, [](auto operand) {
+    return operand.first->shape.nodes[operand.second].isTuple;
+  });
+  if (anyTupleOperand && opcode != "while" && opcode != "conditional")
+    for (auto [producer, node] : operandNodes)
+      operandTuples.push_back(describeTupleStructure(producer->shape, node));
   return importGeneric(inst, loc, operands, operandLeafCounts, operandTuples,
                        state);
 }

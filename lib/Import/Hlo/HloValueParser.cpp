@@ -16,6 +16,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -692,6 +693,58 @@ LogicalResult ValueParser::parseFrontendAttributes(DictionaryAttr &dict) {
     return failure();
   dict = DictionaryAttr::get(context, entries);
   return success();
+}
+
+bool hlo::parsePlainMetadata(llvm::StringRef group, Metadata &metadata) {
+  const char *p = group.begin(), *end = group.end();
+  if (p == end || *p != '{')
+    return false;
+  ++p;
+  while (true) {
+    while (p < end && *p == ' ')
+      ++p;
+    if (p == end)
+      return false;
+    if (*p == '}')
+      return p + 1 == end;
+    const char *keyBegin = p;
+    while (p < end && (llvm::isAlpha(*p) || *p == '_'))
+      ++p;
+    if (p == keyBegin || p == end || *p != '=')
+      return false;
+    llvm::StringRef key(keyBegin, p - keyBegin);
+    bool isText = key == "op_name" || key == "source_file";
+    int64_t *number = key == "source_line"      ? &metadata.sourceLine
+                      : key == "source_column"  ? &metadata.sourceColumn
+                      : key == "stack_frame_id" ? &metadata.stackFrameId
+                                                : nullptr;
+    if (++p == end)
+      return false;
+    if (*p == '"') {
+      // Without a backslash, the first quote closes the string.
+      const char *open = p + 1;
+      const char *close =
+          static_cast<const char *>(std::memchr(open, '"', end - open));
+      if (!close || number || std::memchr(open, '\\', close - open))
+        return false;
+      if (isText)
+        (key == "op_name" ? metadata.opName : metadata.sourceFile)
+            .assign(open, close);
+      p = close + 1;
+    } else {
+      // A word: what the lexer would read, up to a space or the group's end.
+      const char *wordBegin = p;
+      if (*p == '-')
+        ++p;
+      while (p < end && (llvm::isAlnum(*p) || *p == '_'))
+        ++p;
+      llvm::StringRef word(wordBegin, p - wordBegin);
+      if (isText || word.empty() || (number && word.getAsInteger(10, *number)))
+        return false;
+    }
+    if (p == end || (*p != ' ' && *p != '}'))
+      return false;
+  }
 }
 
 LogicalResult ValueParser::parseMetadata(Metadata &metadata) {

@@ -72,6 +72,15 @@ struct Metadata {
   int64_t stackFrameId = 0;
 };
 
+/// Reads `metadata={...}` byte by byte where it is spelled plainly, as XLA
+/// writes it: fields apart by single spaces, strings without escapes,
+/// integers, words. A twentieth of a dump's instructions differ in their
+/// metadata, and tokens would make reading them a twelfth of the import.
+/// Returns false for anything else (a comment, an escape, a nested group,
+/// a stray byte), leaving `metadata` partly filled: then
+/// ValueParser::parseMetadata reads it, and reports what is wrong.
+bool parsePlainMetadata(llvm::StringRef group, Metadata &metadata);
+
 /// Iota replica-group lists and tile assignments: `[2,64]<=[4,32]T(1,0)`.
 struct IotaList {
   llvm::SmallVector<int64_t, 2> dims;
