@@ -36,10 +36,21 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::hlo;
+
+namespace {
+/// Keys a map by long text (a metadata group is about 150 bytes) with
+/// XXH3, several times faster there than the general hash of a StringRef.
+struct LongTextKeyInfo : llvm::DenseMapInfo<llvm::StringRef> {
+  static unsigned getHashValue(llvm::StringRef text) {
+    return llvm::xxh3_64bits(text);
+  }
+};
+} // namespace
 
 namespace {
 
@@ -216,6 +227,10 @@ private:
   /// malformed: bad input is never half accepted.
   FailureOr<Location> getInstructionLocation(const Instruction &inst);
   FailureOr<Location> getMetadataLocation(const AttrRef &metadata);
+  /// An op_name or source_file of metadata as an attribute, from
+  /// metadataTexts: of the spellings that differ, most differ only in the
+  /// source line.
+  StringAttr getMetadataText(llvm::StringRef text);
   Location getFrameLocation(int64_t frameId);
   /// Parses the shape of `inst`. A dump spells a few shapes thousands of
   /// times (`f32[8192,896]{1,0}`), so a spelling parsed once is copied.
@@ -268,7 +283,8 @@ private:
     return success();
   }
   /// The location of each metadata spelling met, keyed by the dump's text.
-  llvm::DenseMap<llvm::StringRef, Location> metadataLocations;
+  llvm::DenseMap<llvm::StringRef, Location, LongTextKeyInfo> metadataLocations;
+  llvm::StringMap<StringAttr> metadataTexts;
   /// Shapes parsed, by spelling; see parseInstructionShape.
   llvm::DenseMap<llvm::StringRef, Shape> shapesBySpelling;
   /// Array literals parsed, by type and spelling; see parseConstantLeaves.
@@ -280,9 +296,14 @@ private:
   llvm::DenseMap<std::tuple<void *, llvm::StringRef, llvm::StringRef>,
                  llvm::SmallVector<NamedAttribute, 1>>
       convertedAttrs;
-  /// The kiln op of each HLO opcode met, as an opaque OperationName (which
-  /// has no empty value for a map): naming an op looks its name up.
-  llvm::DenseMap<llvm::StringRef, void *> operationNames;
+  /// The kiln op of each HLO opcode met (keyed by the dump's text), its
+  /// name and its OperationName, opaque as that has no empty value: naming
+  /// an op looks its name up.
+  struct KnownOpcode {
+    llvm::StringRef kilnName;
+    void *operationName = nullptr;
+  };
+  llvm::DenseMap<llvm::StringRef, KnownOpcode> knownOpcodes;
   llvm::DenseMap<int64_t, Location> frameLocations;
   llvm::DenseSet<int64_t> framesInProgress;
 };
@@ -739,6 +760,13 @@ FailureOr<Location> Importer::getInstructionLocation(const Instruction &inst) {
   return Location(FusedLoc::get(context, {position, *meta}, Attribute()));
 }
 
+StringAttr Importer::getMetadataText(llvm::StringRef text) {
+  StringAttr &attr = metadataTexts[text];
+  if (!attr)
+    attr = StringAttr::get(context, text);
+  return attr;
+}
+
 FailureOr<Location> Importer::getMetadataLocation(const AttrRef &attr) {
   auto it = metadataLocations.find(attr.valueText());
   if (it != metadataLocations.end())
@@ -754,16 +782,15 @@ FailureOr<Location> Importer::getMetadataLocation(const AttrRef &attr) {
   if (metadata.stackFrameId > 0)
     source = getFrameLocation(metadata.stackFrameId);
   if (isa<UnknownLoc>(source) && !metadata.sourceFile.empty())
-    source = FileLineColLoc::get(context, metadata.sourceFile,
+    source = FileLineColLoc::get(getMetadataText(metadata.sourceFile),
                                  metadata.sourceLine, metadata.sourceColumn);
   // The op_name layer is always there in front of a call stack (empty when
   // the dump has none), so that the stack's outermost name is never taken
   // for an op_name: see HloLocation.h.
   bool isStack = isa<NameLoc, CallSiteLoc>(source);
-  Location loc =
-      metadata.opName.empty() && !isStack
-          ? source
-          : NameLoc::get(StringAttr::get(context, metadata.opName), source);
+  Location loc = metadata.opName.empty() && !isStack
+                     ? source
+                     : NameLoc::get(getMetadataText(metadata.opName), source);
   metadataLocations.try_emplace(attr.valueText(), loc);
   return loc;
 }
@@ -1397,12 +1424,17 @@ LogicalResult Importer::importGeneric(
     const Instruction &inst, Location loc, llvm::ArrayRef<Value> operands,
     llvm::ArrayRef<unsigned> operandLeafCounts,
     llvm::ArrayRef<std::string> operandTuples, InstructionState &state) {
-  llvm::StringRef kilnName = kilnOpNameForHloOpcode(inst.opcode);
+  KnownOpcode &known = knownOpcodes[inst.opcode];
+  if (known.kilnName.empty())
+    known.kilnName = kilnOpNameForHloOpcode(inst.opcode);
+  llvm::StringRef kilnName = known.kilnName;
   // A custom call that names one of kiln's own ops (a CHLO function, a
   // quantization, a check) is that op, as the exporter wrote it.
   std::string target;
-  const AttrRef *targetAttr = inst.findAttr("custom_call_target");
-  if (inst.opcode == "custom-call" && targetAttr) {
+  const AttrRef *targetAttr = inst.opcode == "custom-call"
+                                  ? inst.findAttr("custom_call_target")
+                                  : nullptr;
+  if (targetAttr) {
     llvm::StringRef quoted = targetAttr->valueText();
     if (quoted.size() >= 2 && quoted.starts_with("\""))
       target = unescapeString(quoted);
@@ -1422,10 +1454,10 @@ LogicalResult Importer::importGeneric(
   OperationName opName = [&] {
     if (isKilnOnly)
       return OperationName(kilnName, context);
-    void *&knownName = operationNames[kilnName];
-    if (!knownName)
-      knownName = OperationName(kilnName, context).getAsOpaquePointer();
-    return OperationName::getFromOpaquePointer(knownName);
+    if (!known.operationName)
+      known.operationName =
+          OperationName(kilnName, context).getAsOpaquePointer();
+    return OperationName::getFromOpaquePointer(known.operationName);
   }();
   OperationState opState(loc, opName);
   opState.addOperands(operands);

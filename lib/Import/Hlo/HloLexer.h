@@ -12,6 +12,8 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <array>
+
 namespace kiln {
 namespace hlo {
 
@@ -78,12 +80,19 @@ private:
   const char *cur;
 };
 
+/// The bytes that can appear in a word token, as a table: words are most
+/// of the tokens read, and a lookup beats a chain of comparisons.
+inline constexpr std::array<bool, 256> kWordChars = [] {
+  std::array<bool, 256> table{};
+  for (unsigned c = 0; c < 256; ++c)
+    table[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+               (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-' ||
+               c == '+' || c == '$';
+  return table;
+}();
+
 /// Returns true if `c` can appear in a word token.
-inline bool isWordChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-' ||
-         c == '+' || c == '$';
-}
+inline bool isWordChar(char c) { return kWordChars[(unsigned char)c]; }
 
 /// Finds the end of the bracketed group that starts at `begin`, byte by
 /// byte, without making tokens: attribute values (metadata above all) are
