@@ -215,6 +215,11 @@ private:
   /// which may still move while later ones are read; the last entry is the
   /// end of the computation being read.
   llvm::SmallVector<size_t> instructionRuns{0};
+  /// Where each instruction's operands and attributes start in
+  /// module.instructionOperands and module.instructionAttrs, which may still
+  /// move while later ones are read; the last entry is the end of the
+  /// instruction being read.
+  std::vector<size_t> operandRuns{0}, attrRuns{0};
 };
 
 } // namespace
@@ -228,6 +233,12 @@ LogicalResult ModuleTextParser::parse() {
       std::min({positions.getLineCount(),
                 size_t(cursor.getBufferEnd() - cursor.current().loc()) / 32,
                 kMaxReserved}));
+  // About two operands and two attributes an instruction.
+  size_t expected = module.instructions.capacity();
+  module.instructionOperands.reserve(2 * expected);
+  module.instructionAttrs.reserve(2 * expected);
+  operandRuns.reserve(expected + 1);
+  attrRuns.reserve(expected + 1);
   if (cursor.current().isWord("HloModule") && failed(parseHeader()))
     return failure();
   while (!cursor.current().is(Token::Eof)) {
@@ -247,6 +258,14 @@ LogicalResult ModuleTextParser::parse() {
     computation.instructions = llvm::MutableArrayRef<Instruction>(
         module.instructions.data() + instructionRuns[index],
         instructionRuns[index + 1] - instructionRuns[index]);
+  for (auto [index, inst] : llvm::enumerate(module.instructions)) {
+    inst.operands = llvm::MutableArrayRef<OperandRef>(
+        module.instructionOperands.data() + operandRuns[index],
+        operandRuns[index + 1] - operandRuns[index]);
+    inst.attrs = llvm::ArrayRef<AttrRef>(module.instructionAttrs.data() +
+                                             attrRuns[index],
+                                         attrRuns[index + 1] - attrRuns[index]);
+  }
   return success();
 }
 
@@ -452,8 +471,10 @@ LogicalResult ModuleTextParser::parseInstruction(Computation &computation) {
     AttrRef attr;
     if (failed(parseAttr(attr)))
       return failure();
-    inst.attrs.push_back(attr);
+    module.instructionAttrs.push_back(attr);
   }
+  operandRuns.push_back(module.instructionOperands.size());
+  attrRuns.push_back(module.instructionAttrs.size());
 
   unsigned index = module.instructions.size() - 1 - instructionRuns.back();
   auto inserted = computation.instructionByName.try_emplace(inst.name, index);
@@ -526,7 +547,7 @@ LogicalResult ModuleTextParser::parseOperands(Instruction &inst) {
                << "tuple element number must not be negative, found "
                << operand.tupleIndex;
     }
-    inst.operands.push_back(operand);
+    module.instructionOperands.push_back(operand);
   } while (cursor.consumeIf(Token::Comma));
   return cursor.expect(Token::RParen,
                        "',' or ')' in the operand list of '" + inst.name + "'");

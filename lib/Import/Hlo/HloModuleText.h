@@ -87,22 +87,29 @@ struct AttrRef {
   }
 };
 
+/// One instruction as the first phase found it. Its operands and attributes
+/// are runs of two module-wide vectors, not inline: 128 bytes instead of
+/// 328, so that reading a dump of 20,000 lines writes (and faults in) 4 MB
+/// less.
 struct Instruction {
   llvm::StringRef name;
   const char *loc = nullptr;
-  bool isRoot = false;
   const char *shapeBegin = nullptr;
   /// Where the shape's last token ends: equal spellings are one shape.
   const char *shapeEnd = nullptr;
   llvm::StringRef opcode;
   const char *opcodeLoc = nullptr;
-  llvm::SmallVector<OperandRef, 3> operands;
+  /// This instruction's runs of ModuleText::instructionOperands and
+  /// ModuleText::instructionAttrs, set when the first phase has read them
+  /// all.
+  llvm::MutableArrayRef<OperandRef> operands;
+  llvm::ArrayRef<AttrRef> attrs;
   /// `parameter(N)`: N.
   int64_t parameterNumber = -1;
   /// `constant(...)`: the literal's source span.
   const char *literalBegin = nullptr;
   const char *literalEnd = nullptr;
-  llvm::SmallVector<AttrRef, 2> attrs;
+  bool isRoot = false;
 
   const AttrRef *findAttr(llvm::StringRef attrName) const {
     for (const AttrRef &attr : attrs)
@@ -150,6 +157,10 @@ struct ModuleText {
   /// lines (a bound on its instructions) is filled without a reallocation
   /// moving the instructions already read.
   std::vector<Instruction> instructions;
+  /// Every instruction's operands and attributes, in the order of the file,
+  /// each instruction's a contiguous run (Instruction::operands, attrs).
+  std::vector<OperandRef> instructionOperands;
+  std::vector<AttrRef> instructionAttrs;
   std::vector<Computation> computations;
   llvm::StringMap<unsigned> computationByName;
   int entryIndex = -1;
