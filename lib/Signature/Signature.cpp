@@ -94,6 +94,28 @@ bool isExcludedAttribute(Operation *op, llvm::StringRef name) {
   return false;
 }
 
+/// The attributes of `op`, inherent and discardable, in no particular
+/// order: what `op.getAttrs()` holds, without building it. For an op whose
+/// inherent attributes are properties, getAttrs() interns each name and
+/// uniques a new dictionary in the context, a seventh of the signature's
+/// time; here each is read from the properties by its registered name.
+void collectAttributes(Operation &op,
+                       llvm::SmallVectorImpl<NamedAttribute> &attrs) {
+  std::optional<RegisteredOperationName> info = op.getRegisteredInfo();
+  if (!info || op.getPropertiesStorageSize() == 0) {
+    attrs.append(op.getAttrs().begin(), op.getAttrs().end());
+    return;
+  }
+  for (StringAttr name : info->getAttributeNames()) {
+    std::optional<Attribute> value =
+        info->getInherentAttr(&op, name.getValue());
+    if (value && *value)
+      attrs.emplace_back(name, *value);
+  }
+  for (NamedAttribute attr : op.getDiscardableAttrs())
+    attrs.push_back(attr);
+}
+
 class SignatureWalker {
 public:
   SignatureWalker(ModuleOp module, bool keepOps)
@@ -407,8 +429,8 @@ FailureOr<uint64_t> SignatureWalker::hashBlock(Block &block) {
     uint64_t kind = XXH3_64bits(buffer.data(), buffer.size());
     // Attributes in name order; inherent and discardable alike (sharding,
     // layouts and frontend attributes change what is compiled).
-    llvm::SmallVector<NamedAttribute, 8> attrs(op.getAttrs().begin(),
-                                               op.getAttrs().end());
+    llvm::SmallVector<NamedAttribute, 8> attrs;
+    collectAttributes(op, attrs);
     llvm::sort(attrs, [](NamedAttribute a, NamedAttribute b) {
       return a.getName().getValue() < b.getName().getValue();
     });
