@@ -778,6 +778,14 @@ FailureOr<Location> Importer::getMetadataLocation(const AttrRef &attr) {
     if (failed(values.parseMetadata(metadata)) || failed(finish(attr)))
       return failure();
   }
+  for (auto [field, value] :
+       {std::pair{"source_line", metadata.sourceLine},
+        std::pair{"source_column", metadata.sourceColumn}})
+    if (!isLocationNumber(value))
+      return positions.emitError(attr.valueBegin)
+             << "metadata " << field << " " << value
+             << " is out of range (0 to "
+             << std::numeric_limits<unsigned>::max() << ")";
   Location source = UnknownLoc::get(context);
   if (metadata.stackFrameId > 0)
     source = getFrameLocation(metadata.stackFrameId);

@@ -339,6 +339,7 @@ LogicalResult ModuleTextParser::parseTable() {
       continue;
     }
     llvm::StringMap<int64_t> fields;
+    const char *record = cursor.current().loc();
     if (failed(parseIntRecord(fields)))
       return failure();
     if (table == "FileLocations") {
@@ -347,6 +348,13 @@ LogicalResult ModuleTextParser::parseTable() {
       row.functionNameId = fields.lookup("function_name_id");
       row.line = fields.lookup("line");
       row.column = fields.lookup("column");
+      for (auto [field, value] :
+           {std::pair{"line", row.line}, std::pair{"column", row.column}})
+        if (!isLocationNumber(value))
+          return positions.emitError(record)
+                 << "FileLocations " << field << " " << value
+                 << " is out of range (0 to "
+                 << std::numeric_limits<unsigned>::max() << ")";
       module.fileLocations[id] = row;
     } else {
       StackFrame row;
