@@ -231,7 +231,9 @@ private:
   /// metadataTexts: of the spellings that differ, most differ only in the
   /// source line.
   StringAttr getMetadataText(llvm::StringRef text);
-  Location getFrameLocation(int64_t frameId);
+  /// The call stack of frame `frameId`; fails on a FileLocations row whose
+  /// line or column no location can hold.
+  FailureOr<Location> getFrameLocation(int64_t frameId);
   /// Parses the shape of `inst`. A dump spells a few shapes thousands of
   /// times (`f32[8192,896]{1,0}`), so a spelling parsed once is copied.
   LogicalResult parseInstructionShape(const Instruction &inst, Shape &shape);
@@ -778,20 +780,27 @@ FailureOr<Location> Importer::getMetadataLocation(const AttrRef &attr) {
     if (failed(values.parseMetadata(metadata)) || failed(finish(attr)))
       return failure();
   }
-  for (auto [field, value] :
-       {std::pair{"source_line", metadata.sourceLine},
-        std::pair{"source_column", metadata.sourceColumn}})
-    if (!isLocationNumber(value))
-      return positions.emitError(attr.valueBegin)
-             << "metadata " << field << " " << value
-             << " is out of range (0 to "
-             << std::numeric_limits<unsigned>::max() << ")";
   Location source = UnknownLoc::get(context);
-  if (metadata.stackFrameId > 0)
-    source = getFrameLocation(metadata.stackFrameId);
-  if (isa<UnknownLoc>(source) && !metadata.sourceFile.empty())
+  if (metadata.stackFrameId > 0) {
+    FailureOr<Location> frame = getFrameLocation(metadata.stackFrameId);
+    if (failed(frame))
+      return failure();
+    source = *frame;
+  }
+  if (isa<UnknownLoc>(source) && !metadata.sourceFile.empty()) {
+    // Checked where a location is made of them: a number nothing uses
+    // (no source_file, or a stack frame instead) fails nothing.
+    for (auto [field, value] :
+         {std::pair{"source_line", metadata.sourceLine},
+          std::pair{"source_column", metadata.sourceColumn}})
+      if (!isLocationNumber(value))
+        return positions.emitError(attr.valueBegin)
+               << "metadata " << field << " " << value
+               << " is out of range (0 to "
+               << std::numeric_limits<unsigned>::max() << ")";
     source = FileLineColLoc::get(getMetadataText(metadata.sourceFile),
                                  metadata.sourceLine, metadata.sourceColumn);
+  }
   // The op_name layer is always there in front of a call stack (empty when
   // the dump has none), so that the stack's outermost name is never taken
   // for an op_name: see HloLocation.h.
@@ -803,18 +812,25 @@ FailureOr<Location> Importer::getMetadataLocation(const AttrRef &attr) {
   return loc;
 }
 
-Location Importer::getFrameLocation(int64_t frameId) {
+FailureOr<Location> Importer::getFrameLocation(int64_t frameId) {
   auto cached = frameLocations.find(frameId);
   if (cached != frameLocations.end())
     return cached->second;
   auto frame = text.stackFrames.find(frameId);
   if (frame == text.stackFrames.end() ||
       !framesInProgress.insert(frameId).second)
-    return UnknownLoc::get(context);
+    return Location(UnknownLoc::get(context));
   Location loc = UnknownLoc::get(context);
   auto fileLocation = text.fileLocations.find(frame->second.fileLocationId);
   if (fileLocation != text.fileLocations.end()) {
     const FileLocation &row = fileLocation->second;
+    for (auto [field, value] :
+         {std::pair{"line", row.line}, std::pair{"column", row.column}})
+      if (!isLocationNumber(value))
+        return positions.emitError(row.loc)
+               << "FileLocations " << field << " " << value
+               << " is out of range (0 to "
+               << std::numeric_limits<unsigned>::max() << ")";
     Location callee = FileLineColLoc::get(
         context, text.fileNames.lookup(row.fileNameId), row.line, row.column);
     std::string function = text.functionNames.lookup(row.functionNameId);
@@ -826,9 +842,11 @@ Location Importer::getFrameLocation(int64_t frameId) {
     // and 1 marks an outermost frame.
     int64_t parent = frame->second.parentFrameId - 1;
     if (parent > 0 && parent != frameId) {
-      Location caller = getFrameLocation(parent);
-      if (!isa<UnknownLoc>(caller))
-        loc = CallSiteLoc::get(callee, caller);
+      FailureOr<Location> caller = getFrameLocation(parent);
+      if (failed(caller))
+        return failure();
+      if (!isa<UnknownLoc>(*caller))
+        loc = CallSiteLoc::get(callee, *caller);
     }
   }
   framesInProgress.erase(frameId);

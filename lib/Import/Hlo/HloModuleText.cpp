@@ -344,17 +344,11 @@ LogicalResult ModuleTextParser::parseTable() {
       return failure();
     if (table == "FileLocations") {
       FileLocation row;
+      row.loc = record;
       row.fileNameId = fields.lookup("file_name_id");
       row.functionNameId = fields.lookup("function_name_id");
       row.line = fields.lookup("line");
       row.column = fields.lookup("column");
-      for (auto [field, value] :
-           {std::pair{"line", row.line}, std::pair{"column", row.column}})
-        if (!isLocationNumber(value))
-          return positions.emitError(record)
-                 << "FileLocations " << field << " " << value
-                 << " is out of range (0 to "
-                 << std::numeric_limits<unsigned>::max() << ")";
       module.fileLocations[id] = row;
     } else {
       StackFrame row;

@@ -144,6 +144,8 @@ inline bool isLocationNumber(int64_t value) {
 
 /// One row of `FileLocations`.
 struct FileLocation {
+  /// Its `{`, where a line or column out of range is reported.
+  const char *loc = nullptr;
   int64_t fileNameId = 0;
   int64_t functionNameId = 0;
   int64_t line = 0;
@@ -157,6 +159,12 @@ struct StackFrame {
 };
 
 struct ModuleText {
+  ModuleText() = default;
+  /// Instructions and computations hold runs of this module's vectors: a
+  /// copy would point into the original.
+  ModuleText(const ModuleText &) = delete;
+  ModuleText &operator=(const ModuleText &) = delete;
+
   llvm::StringRef name;
   const char *loc = nullptr;
   llvm::SmallVector<AttrRef, 4> attrs;
