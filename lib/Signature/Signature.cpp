@@ -511,16 +511,18 @@ SignatureWalker::canonicalOrder(Block &block) {
   // Program positions, and which ops are live: walking backwards, an op is
   // live when it is the terminator, has side effects, or a live op of this
   // block uses one of its results.
-  llvm::DenseMap<Operation *, unsigned> position;
+  // The block's list is walked once: its size() would walk it again.
   llvm::SmallVector<Operation *> ops;
-  llvm::SmallVector<const OpHashes *> hashes;
-  position.reserve(block.getOperations().size());
-  for (Operation &op : block) {
-    position[&op] = ops.size();
+  for (Operation &op : block)
     ops.push_back(&op);
-  }
-  for (Operation *op : ops)
+  llvm::DenseMap<Operation *, unsigned> position;
+  llvm::SmallVector<const OpHashes *> hashes;
+  position.reserve(ops.size());
+  hashes.reserve(ops.size());
+  for (auto [index, op] : llvm::enumerate(ops)) {
+    position[op] = index;
     hashes.push_back(&opHashes.find(op)->second);
+  }
   Operation *terminator = &block.back();
   std::vector<bool> live(ops.size(), false);
   for (size_t i = ops.size(); i-- > 0;) {
