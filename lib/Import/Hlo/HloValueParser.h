@@ -74,8 +74,9 @@ struct Metadata {
 
 /// Reads `metadata={...}` byte by byte where it is spelled plainly, as XLA
 /// writes it: fields apart by single spaces, strings without escapes,
-/// integers, words. A twentieth of a dump's instructions differ in their
-/// metadata, and tokens would make reading them a twelfth of the import.
+/// integers, words. About a quarter of a dump's instructions carry metadata
+/// spelled as no instruction before them, and reading those with tokens
+/// took a twelfth of the import.
 /// Returns false for anything else (a comment, an escape, a nested group,
 /// a stray byte), leaving `metadata` partly filled: then
 /// ValueParser::parseMetadata reads it, and reports what is wrong.
