@@ -130,7 +130,15 @@ private:
   };
 
   FailureOr<Hash128> hashFunction(func::FuncOp function);
-  LogicalResult encodeOp(Operation *op, XXH3_state_t *state);
+  /// An op in a block's canonical order, with what hashBlock found that
+  /// encodeOp needs: carried along, not looked up again (a cache miss an
+  /// op in a map of every op of the graph).
+  struct OrderedOp {
+    Operation *op;
+    Hash128 content;
+    uint64_t fingerprint;
+  };
+  LogicalResult encodeOp(const OrderedOp &ordered, XXH3_state_t *state);
   /// Computes the structural hash of every op of `block` (and of the blocks
   /// nested in them): a Merkle hash of the op's content and its operands'
   /// producers, independent of positions and names. Returns the block's
@@ -140,7 +148,7 @@ private:
   /// with side effects) in a canonical topological order: among the ops
   /// ready at each step, the smallest coarse hash first, then structural
   /// hash; ops with side effects keep their order; the terminator last.
-  FailureOr<llvm::SmallVector<Operation *>> canonicalOrder(Block &block);
+  FailureOr<llvm::SmallVector<OrderedOp>> canonicalOrder(Block &block);
   /// Callee signatures of a call or a custom call's called computations.
   FailureOr<llvm::SmallVector<Hash128, 1>> hashCallees(Operation *op);
   void encodeAttribute(Attribute attr);
@@ -303,15 +311,14 @@ void SignatureWalker::encodeAttribute(Attribute attr) {
   }
 }
 
-LogicalResult SignatureWalker::encodeOp(Operation *op, XXH3_state_t *state) {
+LogicalResult SignatureWalker::encodeOp(const OrderedOp &ordered,
+                                        XXH3_state_t *state) {
   // The op's own content (name, result types, attributes, callees) was
   // hashed once by hashBlock; here it joins the operands' positions.
-  auto hashes = opHashes.find(op);
-  if (hashes == opHashes.end())
-    return op->emitError("signature: op was not hashed with its block");
+  Operation *op = ordered.op;
   buffer.clear();
-  putU64(hashes->second.content.high);
-  putU64(hashes->second.content.low);
+  putU64(ordered.content.high);
+  putU64(ordered.content.low);
   putU64(op->getNumOperands());
   for (Value operand : op->getOperands()) {
     auto it = valueIds.find(operand);
@@ -334,17 +341,17 @@ LogicalResult SignatureWalker::encodeOp(Operation *op, XXH3_state_t *state) {
     valueIds.try_emplace(resultValue, valueIds.size());
 
   XXH3_128bits_update(state, buffer.data(), buffer.size());
-  result.sketch.push_back(hashes->second.fingerprint);
+  result.sketch.push_back(ordered.fingerprint);
   if (keepOps)
     result.sketchOps.push_back(op);
 
   // Nested ops follow their parent, in their block's canonical order.
   for (Region &region : op->getRegions())
     for (Block &block : region) {
-      FailureOr<llvm::SmallVector<Operation *>> nested = canonicalOrder(block);
+      FailureOr<llvm::SmallVector<OrderedOp>> nested = canonicalOrder(block);
       if (failed(nested))
         return failure();
-      for (Operation *inner : *nested)
+      for (const OrderedOp &inner : *nested)
         if (failed(encodeOp(inner, state)))
           return failure();
     }
@@ -502,10 +509,10 @@ FailureOr<uint64_t> SignatureWalker::hashBlock(Block &block) {
   return XXH3_64bits(pair, sizeof(pair));
 }
 
-FailureOr<llvm::SmallVector<Operation *>>
+FailureOr<llvm::SmallVector<SignatureWalker::OrderedOp>>
 SignatureWalker::canonicalOrder(Block &block) {
   if (block.empty())
-    return llvm::SmallVector<Operation *>();
+    return llvm::SmallVector<OrderedOp>();
   if (!opHashes.count(&block.back()) && failed(hashBlock(block)))
     return failure();
   // Program positions, and which ops are live: walking backwards, an op is
@@ -574,16 +581,19 @@ SignatureWalker::canonicalOrder(Block &block) {
   for (size_t i = 0; i + 1 < ops.size(); ++i)
     if (live[i] && pending[i] == 0)
       ready.push(readyKey(i));
-  llvm::SmallVector<Operation *> order;
+  llvm::SmallVector<OrderedOp> order;
+  auto take = [&](unsigned i) {
+    order.push_back({ops[i], hashes[i]->content, hashes[i]->fingerprint});
+  };
   while (!ready.empty()) {
     unsigned i = std::get<2>(ready.top());
     ready.pop();
-    order.push_back(ops[i]);
+    take(i);
     for (unsigned dependent : dependents[i])
       if (--pending[dependent] == 0)
         ready.push(readyKey(dependent));
   }
-  order.push_back(terminator);
+  take(ops.size() - 1);
   return order;
 }
 
@@ -655,11 +665,11 @@ FailureOr<Hash128> SignatureWalker::hashFunction(func::FuncOp function) {
   XXH3_128bits_update(state, buffer.data(), buffer.size());
 
   LogicalResult walked = success();
-  FailureOr<llvm::SmallVector<Operation *>> bodyOrder = canonicalOrder(body);
+  FailureOr<llvm::SmallVector<OrderedOp>> bodyOrder = canonicalOrder(body);
   if (failed(bodyOrder))
     walked = failure();
   else
-    for (Operation *op : *bodyOrder)
+    for (const OrderedOp &op : *bodyOrder)
       if (failed(encodeOp(op, state))) {
         walked = failure();
         break;
