@@ -254,17 +254,16 @@ LogicalResult ModuleTextParser::parse() {
     return cursor.emitExpected("a computation");
   if (module.entryIndex < 0)
     module.entryIndex = module.computations.size() - 1;
+  // Run `index` of `all`, now that nothing moves it.
+  auto run = [](auto &all, llvm::ArrayRef<size_t> runs, size_t index) {
+    return llvm::MutableArrayRef(all.data() + runs[index],
+                                 runs[index + 1] - runs[index]);
+  };
   for (auto [index, computation] : llvm::enumerate(module.computations))
-    computation.instructions = llvm::MutableArrayRef<Instruction>(
-        module.instructions.data() + instructionRuns[index],
-        instructionRuns[index + 1] - instructionRuns[index]);
+    computation.instructions = run(module.instructions, instructionRuns, index);
   for (auto [index, inst] : llvm::enumerate(module.instructions)) {
-    inst.operands = llvm::MutableArrayRef<OperandRef>(
-        module.instructionOperands.data() + operandRuns[index],
-        operandRuns[index + 1] - operandRuns[index]);
-    inst.attrs = llvm::ArrayRef<AttrRef>(module.instructionAttrs.data() +
-                                             attrRuns[index],
-                                         attrRuns[index + 1] - attrRuns[index]);
+    inst.operands = run(module.instructionOperands, operandRuns, index);
+    inst.attrs = run(module.instructionAttrs, attrRuns, index);
   }
   return success();
 }

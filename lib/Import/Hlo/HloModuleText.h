@@ -26,7 +26,6 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/SourceMgr.h"
 
-#include <limits>
 #include <vector>
 
 namespace kiln {
@@ -134,13 +133,6 @@ struct Computation {
   /// Index of the ROOT instruction (the last one when none is marked).
   int rootIndex = -1;
 };
-
-/// Whether a line or column of the dump's metadata is one a location can
-/// hold (FileLineColLoc keeps unsigned 32-bit numbers): a value outside
-/// would wrap around into another line.
-inline bool isLocationNumber(int64_t value) {
-  return value >= 0 && value <= std::numeric_limits<unsigned>::max();
-}
 
 /// One row of `FileLocations`.
 struct FileLocation {

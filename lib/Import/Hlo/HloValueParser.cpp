@@ -696,6 +696,7 @@ LogicalResult ValueParser::parseFrontendAttributes(DictionaryAttr &dict) {
 }
 
 bool hlo::parsePlainMetadata(llvm::StringRef group, Metadata &metadata) {
+  Metadata read;
   const char *p = group.begin(), *end = group.end();
   if (p == end || *p != '{')
     return false;
@@ -705,19 +706,20 @@ bool hlo::parsePlainMetadata(llvm::StringRef group, Metadata &metadata) {
       ++p;
     if (p == end)
       return false;
-    if (*p == '}')
-      return p + 1 == end;
+    if (*p == '}') {
+      if (p + 1 != end)
+        return false;
+      metadata = std::move(read);
+      return true;
+    }
     const char *keyBegin = p;
     while (p < end && (llvm::isAlpha(*p) || *p == '_'))
       ++p;
     if (p == keyBegin || p == end || *p != '=')
       return false;
     llvm::StringRef key(keyBegin, p - keyBegin);
-    bool isText = key == "op_name" || key == "source_file";
-    int64_t *number = key == "source_line"      ? &metadata.sourceLine
-                      : key == "source_column"  ? &metadata.sourceColumn
-                      : key == "stack_frame_id" ? &metadata.stackFrameId
-                                                : nullptr;
+    std::string *text = read.textField(key);
+    int64_t *number = read.numberField(key);
     if (++p == end)
       return false;
     if (*p == '"') {
@@ -727,9 +729,8 @@ bool hlo::parsePlainMetadata(llvm::StringRef group, Metadata &metadata) {
           static_cast<const char *>(std::memchr(open, '"', end - open));
       if (!close || number || std::memchr(open, '\\', close - open))
         return false;
-      if (isText)
-        (key == "op_name" ? metadata.opName : metadata.sourceFile)
-            .assign(open, close);
+      if (text)
+        text->assign(open, close);
       p = close + 1;
     } else {
       // A word: what the lexer would read, up to a space or the group's end.
@@ -739,7 +740,7 @@ bool hlo::parsePlainMetadata(llvm::StringRef group, Metadata &metadata) {
       while (p < end && (llvm::isAlnum(*p) || *p == '_'))
         ++p;
       llvm::StringRef word(wordBegin, p - wordBegin);
-      if (isText || word.empty() || (number && word.getAsInteger(10, *number)))
+      if (text || word.empty() || (number && word.getAsInteger(10, *number)))
         return false;
     }
     if (p == end || (*p != ' ' && *p != '}'))
@@ -755,25 +756,14 @@ LogicalResult ValueParser::parseMetadata(Metadata &metadata) {
     if (failed(cursor.parseName(key, "a metadata field")) ||
         failed(cursor.expect(Token::Equal, "'=' after metadata field")))
       return failure();
-    if (key == "op_name" || key == "source_file") {
-      std::string value;
-      if (failed(parseText(value)))
+    if (std::string *text = metadata.textField(key)) {
+      if (failed(parseText(*text)))
         return failure();
-      (key == "op_name" ? metadata.opName : metadata.sourceFile) = value;
-    } else if (key == "source_line" || key == "source_column" ||
-               key == "stack_frame_id") {
-      int64_t value;
-      if (failed(cursor.parseInt(value, "an integer")))
+    } else if (int64_t *number = metadata.numberField(key)) {
+      if (failed(cursor.parseInt(*number, "an integer")))
         return failure();
-      if (key == "source_line")
-        metadata.sourceLine = value;
-      else if (key == "source_column")
-        metadata.sourceColumn = value;
-      else
-        metadata.stackFrameId = value;
     } else if (failed(cursor.skipValue())) {
-      // op_type, source_end_line, deduplicated_name, ...: not kept; they
-      // never change what is computed.
+      // A field kiln does not keep (see Metadata::textField).
       return failure();
     }
   }

@@ -70,6 +70,24 @@ struct Metadata {
   int64_t sourceLine = 0;
   int64_t sourceColumn = 0;
   int64_t stackFrameId = 0;
+
+  /// The text field that `key` names in the dump (`op_name`,
+  /// `source_file`), or null; with numberField, the one place that says
+  /// which fields are kept: the others (op_type, source_end_line,
+  /// deduplicated_name, ...) never change what is computed.
+  std::string *textField(llvm::StringRef key) {
+    return key == "op_name"       ? &opName
+           : key == "source_file" ? &sourceFile
+                                  : nullptr;
+  }
+  /// The integer field that `key` names (`source_line`, `source_column`,
+  /// `stack_frame_id`), or null.
+  int64_t *numberField(llvm::StringRef key) {
+    return key == "source_line"      ? &sourceLine
+           : key == "source_column"  ? &sourceColumn
+           : key == "stack_frame_id" ? &stackFrameId
+                                     : nullptr;
+  }
 };
 
 /// Reads `metadata={...}` byte by byte where it is spelled plainly, as XLA
@@ -78,7 +96,7 @@ struct Metadata {
 /// spelled as no instruction before them, and reading those with tokens
 /// took a twelfth of the import.
 /// Returns false for anything else (a comment, an escape, a nested group,
-/// a stray byte), leaving `metadata` partly filled: then
+/// a stray byte), leaving `metadata` as it was: then
 /// ValueParser::parseMetadata reads it, and reports what is wrong.
 bool parsePlainMetadata(llvm::StringRef group, Metadata &metadata);
 
