@@ -292,6 +292,12 @@ private:
   }
   /// The location of each metadata spelling met, keyed by the dump's text.
   llvm::DenseMap<llvm::StringRef, Location, LongTextKeyInfo> metadataLocations;
+  /// The last spelling looked up and its location. Three instructions in four
+  /// repeat the metadata of the one before (a Python line traces into
+  /// several ops), and comparing with that text, still in the cache, spares
+  /// hashing it and a miss in metadataLocations.
+  llvm::StringRef lastMetadataText;
+  Location lastMetadataLocation = UnknownLoc::get(context);
   llvm::StringMap<StringAttr> metadataTexts;
   /// Shapes parsed, by spelling; see parseInstructionShape.
   llvm::DenseMap<llvm::StringRef, Shape> shapesBySpelling;
@@ -776,9 +782,15 @@ StringAttr Importer::getMetadataText(llvm::StringRef text) {
 }
 
 FailureOr<Location> Importer::getMetadataLocation(const AttrRef &attr) {
-  auto it = metadataLocations.find(attr.valueText());
-  if (it != metadataLocations.end())
+  llvm::StringRef spelling = attr.valueText();
+  if (!lastMetadataText.empty() && spelling == lastMetadataText)
+    return lastMetadataLocation;
+  auto it = metadataLocations.find(spelling);
+  if (it != metadataLocations.end()) {
+    lastMetadataText = spelling;
+    lastMetadataLocation = it->second;
     return it->second;
+  }
   Metadata metadata;
   if (!parsePlainMetadata(attr.valueText(), metadata)) {
     seek(attr);
@@ -806,7 +818,9 @@ FailureOr<Location> Importer::getMetadataLocation(const AttrRef &attr) {
   Location loc = metadata.opName.empty() && !isStack
                      ? source
                      : NameLoc::get(getMetadataText(metadata.opName), source);
-  metadataLocations.try_emplace(attr.valueText(), loc);
+  metadataLocations.try_emplace(spelling, loc);
+  lastMetadataText = spelling;
+  lastMetadataLocation = loc;
   return loc;
 }
 
