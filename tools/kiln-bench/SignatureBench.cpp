@@ -3,7 +3,11 @@
 // This file implements `kiln-bench signature`. Per file, on one thread, best
 // of --repeat runs: the floor (read the file, XXH3-128 its bytes), the
 // import (read and import), and the signature of the imported module, with
-// the signature's share of the import. Then the whole corpus imported and
+// the signature's share of the import, and MLIR's own parser reading the
+// imported module back from its printed form (locations included): the same
+// ops, types, attributes and locations built in the same context, a baseline
+// that a busy machine slows as much as the import. Then the whole corpus
+// imported and
 // signed on --jobs threads, as `kiln hash -j` does, timed from the start of
 // the threads (contexts created inside) to the last signature.
 //
@@ -22,6 +26,8 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -74,11 +80,42 @@ bool importAndSign(llvm::StringRef path, MLIRContext &context,
   return ok;
 }
 
+/// `path` imported and printed as kiln-translate prints it with
+/// -mlir-print-debuginfo; empty if it fails.
+std::string printImported(llvm::StringRef path, MLIRContext &context) {
+  std::unique_ptr<llvm::MemoryBuffer> buffer = readFile(path);
+  if (!buffer)
+    return {};
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  ScopedDiagnosticHandler quiet(&context,
+                                [](Diagnostic &) { return success(); });
+  OwningOpRef<ModuleOp> module = importHloText(sourceMgr, &context);
+  if (!module)
+    return {};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, OpPrintingFlags().enableDebugInfo());
+  return text;
+}
+
+/// Seconds MLIR's parser takes to read and verify `text`; negative if it
+/// fails.
+double timeMlirParse(llvm::StringRef text, MLIRContext &context) {
+  ScopedDiagnosticHandler quiet(&context,
+                                [](Diagnostic &) { return success(); });
+  auto start = Clock::now();
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(text, ParserConfig(&context));
+  double seconds = secondsSince(start);
+  return module ? seconds : -1;
+}
+
 struct Row {
   BenchFile file;
   bool ok = false;
   uint64_t bytes = 0;
-  double floor = 1e9, import = 1e9, signature = 1e9;
+  double floor = 1e9, import = 1e9, signature = 1e9, mlirParse = 1e9;
 };
 
 } // namespace
@@ -99,6 +136,7 @@ int kiln::bench::runSignatureBench(const SignatureBenchOptions &options) {
   for (const BenchFile &file : files) {
     Row row;
     row.file = file;
+    std::string printed = printImported(file.path, context);
     for (unsigned run = 0; run < options.repeat; ++run) {
       auto start = Clock::now();
       std::unique_ptr<llvm::MemoryBuffer> buffer = readFile(file.path);
@@ -116,6 +154,11 @@ int kiln::bench::runSignatureBench(const SignatureBenchOptions &options) {
         break;
       row.import = std::min(row.import, importSeconds);
       row.signature = std::min(row.signature, signatureSeconds);
+      // In turn with the import, so that both meet the same moments of a
+      // shared machine.
+      double parseSeconds = timeMlirParse(printed, context);
+      if (parseSeconds >= 0)
+        row.mlirParse = std::min(row.mlirParse, parseSeconds);
     }
     rows.push_back(row);
   }
@@ -124,12 +167,16 @@ int kiln::bench::runSignatureBench(const SignatureBenchOptions &options) {
      << " runs per file, one thread. floor = read the file + XXH3-128 of\n"
         "its bytes; import = read + import (parse, build, verify); signature "
         "= the\nstructural signature of the imported module; sig/import = "
-        "signature time\nas a share of import time.\n\n";
-  os << llvm::format("%-46s %8s %9s %9s %9s %10s\n", "file", "KiB", "floor ms",
-                     "import ms", "sig ms", "sig/import");
-  double floor = 0, import = 0, signature = 0;
+        "signature time\nas a share of import time; mlir = MLIR's parser "
+        "reading the imported\nmodule printed with its locations (parse, "
+        "build, verify).\n\n";
+  os << llvm::format("%-46s %8s %9s %9s %9s %10s %9s\n", "file", "KiB",
+                     "floor ms", "import ms", "sig ms", "sig/import",
+                     "mlir ms");
+  double floor = 0, import = 0, signature = 0, mlirParse = 0;
   uint64_t bytes = 0;
   unsigned ok = 0;
+  bool allParsed = true;
   for (const Row &row : rows) {
     if (!row.ok) {
       os << llvm::format("%-46s %8.1f  FAILED to import\n",
@@ -141,10 +188,17 @@ int kiln::bench::runSignatureBench(const SignatureBenchOptions &options) {
     import += row.import;
     signature += row.signature;
     bytes += row.bytes;
-    os << llvm::format("%-46s %8.1f %9.3f %9.3f %9.3f %9.1f%%\n",
+    bool parsed = row.mlirParse < 1e9;
+    allParsed &= parsed;
+    mlirParse += parsed ? row.mlirParse : 0;
+    os << llvm::format("%-46s %8.1f %9.3f %9.3f %9.3f %9.1f%%",
                        row.file.name.c_str(), row.bytes / 1024.0,
                        row.floor * 1e3, row.import * 1e3, row.signature * 1e3,
                        100 * row.signature / row.import);
+    if (parsed)
+      os << llvm::format(" %9.3f\n", row.mlirParse * 1e3);
+    else
+      os << "    FAILED\n";
   }
   os << llvm::format("\ntotal: %u of %zu files, %.2f MB\n", ok, rows.size(),
                      bytes / 1e6)
@@ -169,6 +223,16 @@ int kiln::bench::runSignatureBench(const SignatureBenchOptions &options) {
                   llvm::formatv("read + XXH3-128: {0:f1} ms", floor * 1e3)
                       .str(),
                   llvm::formatv("{0:f2}x", signature / floor).str()});
+    // MLIR's parser builds the same module as the import; the ratio moves
+    // far less with the machine's load than the import's MB/s.
+    if (allParsed)
+      recordFigure(
+          {"import",
+           "the same graphs, against MLIR's parser reading the imported "
+           "modules printed with locations",
+           llvm::formatv("{0:f1} ms", import * 1e3).str(),
+           llvm::formatv("MLIR's parser: {0:f1} ms", mlirParse * 1e3).str(),
+           llvm::formatv("{0:f2}x its time", import / mlirParse).str()});
   }
 
   // The whole corpus, as `kiln hash -j N` keys it: N threads, a context
