@@ -969,11 +969,17 @@ LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
   if (isKilnOnly) {
     os << ", custom_call_target=";
     printQuoted(os, op->getName().getStringRef());
-    // Its own attributes, as MLIR writes them, in the configuration.
+    // Its own attributes, as MLIR writes them, in the configuration: those
+    // it declares, and those it carries that HLO has no field for (the
+    // harness's infeed queues); kiln.* attributes are HLO's fields, printed
+    // as such below.
     NamedAttrList inherent;
     for (StringAttr attrName : op->getName().getAttributeNames())
       if (Attribute value = op->getAttr(attrName))
         inherent.append(attrName, value);
+    for (NamedAttribute attr : op->getDiscardableAttrs())
+      if (!attr.getName().getValue().starts_with("kiln."))
+        inherent.append(attr);
     if (!inherent.empty()) {
       std::string config;
       llvm::raw_string_ostream configStream(config);
