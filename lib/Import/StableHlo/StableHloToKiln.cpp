@@ -65,6 +65,10 @@ private:
   /// (has_dynamic_root): one broadcast from each possible root, the root's
   /// selected; false without has_dynamic_root.
   FailureOr<bool> convertDynamicRootBroadcast(Operation *op);
+  /// StableHLO's send ((data..., token) -> token) and recv (token ->
+  /// (data..., token)) as HLO's pairs: kiln.send and kiln.send_done,
+  /// kiln.recv and kiln.recv_done, the data a tuple when there are several.
+  LogicalResult convertSendRecv(Operation *op, StringRef name);
   /// `check.expect_*` and `@check.expect_*` custom calls into kiln.check.
   LogicalResult convertCheck(Operation *op, StringRef kind);
   /// CHLO ops that are exactly a few kiln ops (is_inf, conj, square, ...)
@@ -79,6 +83,8 @@ private:
   /// The attributes of `op`, from the generic form's properties and the
   /// pretty form's (discardable) attributes alike.
   NamedAttrList attributesOf(Operation *op);
+  /// `op`'s attributes `in` as kiln (HLO) names and spells them, into
+  /// `out`; StableHLO's unit flags become bools.
   LogicalResult convertAttributes(Operation *op, StringRef name,
                                   NamedAttrList &in, NamedAttrList &out);
   DenseI64ArrayAttr dims(Attribute attr);
@@ -535,6 +541,9 @@ LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
     }
     if (IntegerAttr channel = channelIdOf(b, in.erase("channel_handle")))
       out.set("channel_id", channel);
+  } else if (name == "send" || name == "recv") {
+    if (IntegerAttr channel = channelIdOf(b, in.erase("channel_handle")))
+      out.set("channel_id", channel);
   } else if (name == "reduce_precision") {
     for (const char *field : {"exponent_bits", "mantissa_bits"})
       if (auto integer = dyn_cast_or_null<IntegerAttr>(in.erase(field)))
@@ -576,6 +585,10 @@ LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
     if (!out.get(attr.getName()))
       out.set(attr.getName(), attr.getValue());
   }
+  // StableHLO's flags are unit attributes where kiln's (HLO's) are bools.
+  for (NamedAttribute attr : llvm::to_vector(out))
+    if (isa<UnitAttr>(attr.getValue()))
+      out.set(attr.getName(), b.getBoolAttr(true));
   return success();
 }
 
@@ -1222,6 +1235,8 @@ LogicalResult Converter::convert(Operation *op) {
     op = captureIntoLoop(op);
   if (full == "stablehlo.dynamic_reshape")
     return convertDynamicReshape(op);
+  if (full == "stablehlo.send" || full == "stablehlo.recv")
+    return convertSendRecv(op, name);
   if (full == "stablehlo.collective_broadcast") {
     FailureOr<bool> converted = convertDynamicRootBroadcast(op);
     if (failed(converted) || *converted)
@@ -1261,10 +1276,6 @@ LogicalResult Converter::convert(Operation *op) {
   NamedAttrList in = attributesOf(op), out;
   if (failed(convertAttributes(op, name, in, out)))
     return failure();
-  // StableHLO's flags are unit attributes where kiln's (HLO's) are bools.
-  for (NamedAttribute attr : llvm::to_vector(out))
-    if (isa<UnitAttr>(attr.getValue()))
-      out.set(attr.getName(), b.getBoolAttr(true));
   // An attribute kiln names but StableHLO gave another kind of value is an
   // error here, before an op is built with it.
   if (failed(registered->verifyInherentAttrs(
@@ -1334,6 +1345,81 @@ LogicalResult Converter::convert(Operation *op) {
   }
   Operation *replacement = builder.create(state);
   op->replaceAllUsesWith(replacement->getResults());
+  op->erase();
+  return success();
+}
+
+LogicalResult Converter::convertSendRecv(Operation *op, StringRef name) {
+  bool isSend = name == "send";
+  // send: (data..., token) -> token; recv: (token) -> (data..., token).
+  ValueRange data =
+      isSend ? ValueRange(op->getOperands()) : ValueRange(op->getResults());
+  bool wellFormed =
+      !data.empty() && isa<kiln::TokenType>(data.back().getType()) &&
+      (isSend ? op->getNumResults() == 1 &&
+                    isa<kiln::TokenType>(op->getResult(0).getType())
+              : op->getNumOperands() == 1 &&
+                    isa<kiln::TokenType>(op->getOperand(0).getType()));
+  if (!wellFormed)
+    return op->emitError("'stablehlo.")
+           << name
+           << (isSend ? "' takes its data and a token and gives a token"
+                      : "' takes a token and gives its data and a token");
+  Type token = data.back().getType();
+  data = data.drop_back();
+  takePosition(op);
+  NamedAttrList in = attributesOf(op), attrs;
+  if (failed(convertAttributes(op, name, in, attrs)))
+    return failure();
+  // HLO sends and receives one value: several are a tuple, whose structure
+  // the export needs (as the HLO importer records it).
+  std::string dataTuple = "_";
+  if (data.size() != 1) {
+    dataTuple = "(";
+    for (size_t i = 0; i < data.size(); ++i)
+      dataTuple += i ? ",_" : "_";
+    dataTuple += ")";
+  }
+  auto structure = [&](StringRef rest) {
+    return b.getStringAttr("(" + dataTuple + rest + ")");
+  };
+  Type context = RankedTensorType::get(
+      {}, IntegerType::get(op->getContext(), 32, IntegerType::Unsigned));
+  llvm::SmallVector<Type> startTypes(data.getTypes());
+  startTypes.append({context, token});
+
+  OpBuilder builder(op);
+  OperationState start(op->getLoc(), isSend ? "kiln.send" : "kiln.recv");
+  start.addOperands(op->getOperands());
+  start.addTypes(startTypes);
+  start.addAttributes(attrs.getAttrs());
+  if (isSend && data.size() != 1)
+    start.addAttribute("kiln.operand_tuples",
+                       b.getStrArrayAttr({dataTuple, "_"}));
+  if (data.size() != 1)
+    start.addAttribute("kiln.result_tuple", structure(",_,_"));
+  Operation *started = builder.create(start);
+
+  OperationState done(op->getLoc(),
+                      isSend ? "kiln.send_done" : "kiln.recv_done");
+  done.addOperands(started->getResults());
+  if (isSend) {
+    done.addTypes(token);
+  } else {
+    done.addTypes(data.getTypes());
+    done.addTypes(token);
+  }
+  // Only the channel and the kind of transfer go on the -done, as XLA
+  // writes it.
+  for (StringRef kept : {"channel_id", "is_host_transfer"})
+    if (Attribute value = attrs.get(kept))
+      done.addAttribute(kept, value);
+  done.addAttribute("kiln.operand_tuples",
+                    b.getStrArrayAttr({structure(",_,_").getValue()}));
+  if (!isSend && data.size() != 1)
+    done.addAttribute("kiln.result_tuple", structure(",_"));
+  Operation *finished = builder.create(done);
+  op->replaceAllUsesWith(finished->getResults());
   op->erase();
   return success();
 }
