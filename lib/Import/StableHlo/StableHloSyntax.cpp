@@ -15,6 +15,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -825,12 +826,49 @@ ParseResult parseCheckConst(OpAsmParser &parser, OperationState &state) {
 /// text: an explicit `loc(...)` (JAX's, naming the Python line) replaces
 /// the op's location, and the importer fuses the two, as HLO's importer
 /// fuses a dump position with its metadata.
-template <ParseResult (*Parse)(OpAsmParser &, OperationState &)>
+///
+/// An error in the op's pretty form, on the op's line, names the op:
+/// MLIR's parser says only what it expected where, and an op kiln reads by
+/// the general rule (operands, fields, types) may be a newer op with a form
+/// of its own. Other errors met meanwhile (the next line's token, read
+/// ahead; a nested op's, which its own hook names) pass unchanged.
+thread_local unsigned prettyFormDepth = 0;
+template <ParseResult (*Parse)(OpAsmParser &, OperationState &),
+          bool byGeneralRule = false>
 ParseResult withPosition(OpAsmParser &parser, OperationState &state) {
-  state.addAttribute(kPositionAttrName,
-                     LocationAttr(parser.getEncodedSourceLoc(
-                         parser.getNameLoc())));
-  return Parse(parser, state);
+  Location position = parser.getEncodedSourceLoc(parser.getNameLoc());
+  state.addAttribute(kPositionAttrName, LocationAttr(position));
+  unsigned depth = ++prettyFormDepth;
+  std::optional<std::pair<Location, std::string>> error;
+  ParseResult parsed = failure();
+  {
+    ScopedDiagnosticHandler capture(
+        parser.getContext(), [&](Diagnostic &diagnostic) -> LogicalResult {
+          if (error || prettyFormDepth != depth ||
+              diagnostic.getSeverity() != DiagnosticSeverity::Error)
+            return failure(); // passed on as it is
+          error.emplace(diagnostic.getLocation(), diagnostic.str());
+          return success();
+        });
+    parsed = Parse(parser, state);
+  }
+  --prettyFormDepth;
+  if (!error)
+    return parsed;
+  auto opLine = dyn_cast<FileLineColLoc>(position);
+  auto errorLine = dyn_cast<FileLineColLoc>(error->first);
+  bool onOpLine = failed(parsed) && opLine && errorLine &&
+                  opLine.getLine() == errorLine.getLine();
+  InFlightDiagnostic reported = mlir::emitError(error->first);
+  if (onOpLine)
+    reported << "'" << state.name.getStringRef() << "': ";
+  reported << error->second;
+  if (onOpLine && byGeneralRule)
+    reported << " (kiln reads the pretty form of this op as operands, `name "
+                "= value` fields and types; the generic form, \""
+             << state.name.getStringRef()
+             << "\"(...) {...} : (...) -> (...), is read for every op)";
+  return parsed;
 }
 
 using Parse = ParseResult (*)(OpAsmParser &, OperationState &);
@@ -850,7 +888,8 @@ const std::pair<StringRef, Parse> kPrettyForms[] = {
     {"composite", withPosition<parseComposite>},
 };
 const Parse kCheckConst = withPosition<parseCheckConst>;
-const Parse kOperandsFieldsTypes = withPosition<parseOperandsFieldsTypes>;
+const Parse kOperandsFieldsTypes =
+    withPosition<parseOperandsFieldsTypes, /*byGeneralRule=*/true>;
 
 std::optional<Dialect::ParseOpHook> hookFor(StringRef opName) {
   StringRef op = opName.drop_until([](char c) { return c == '.'; }).drop_front();

@@ -580,8 +580,14 @@ LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
   // Everything else keeps its name (shardings, frontend attributes, and
   // the attributes whose names kiln shares with StableHLO).
   for (NamedAttribute attr : in) {
-    if (attr.getName().getValue().starts_with("kiln.syntax."))
+    StringRef attrName = attr.getName().getValue();
+    if (attrName.starts_with("kiln.syntax."))
       continue;
+    // kiln's own (tuple structures, layouts, HLO fields) say what an import
+    // found: taken from the input, they would contradict what it finds.
+    if (attrName.starts_with("kiln."))
+      return op->emitError("'") << op->getName() << "': attribute '" << attrName
+                                << "' is kiln's own; StableHLO cannot set it";
     if (!out.get(attr.getName()))
       out.set(attr.getName(), attr.getValue());
   }
@@ -1370,6 +1376,13 @@ LogicalResult Converter::convertSendRecv(Operation *op, StringRef name) {
   takePosition(op);
   NamedAttrList in = attributesOf(op), attrs;
   if (failed(convertAttributes(op, name, in, attrs)))
+    return failure();
+  std::optional<RegisteredOperationName> kilnOp =
+      RegisteredOperationName::lookup(isSend ? "kiln.send" : "kiln.recv",
+                                      op->getContext());
+  if (!kilnOp || failed(kilnOp->verifyInherentAttrs(attrs, [&] {
+        return op->emitError("'") << op->getName() << "': ";
+      })))
     return failure();
   // HLO sends and receives one value: several are a tuple, whose structure
   // the export needs (as the HLO importer records it).
