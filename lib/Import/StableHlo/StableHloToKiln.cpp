@@ -174,6 +174,18 @@ static std::string xlaDotAlgorithmName(Attribute algorithm) {
   return "";
 }
 
+/// JAX's frontend attributes (`mhlo.frontend_attributes = {_xla_compute_type
+/// = "host"}`) as HLO's (kiln.frontend_attributes), which change what XLA
+/// compiles: null unless every value is a string, as HLO's are.
+static DictionaryAttr frontendAttributesOf(Attribute attr) {
+  auto dict = dyn_cast_or_null<DictionaryAttr>(attr);
+  if (!dict || !llvm::all_of(dict, [](NamedAttribute entry) {
+        return isa<StringAttr>(entry.getValue());
+      }))
+    return nullptr;
+  return dict;
+}
+
 /// Whether JAX's sharding attribute says nothing: `mhlo.sharding = ""`,
 /// which JAX writes for a value it leaves to the compiler.
 static bool isEmptySharding(Attribute sharding) {
@@ -191,7 +203,9 @@ static DictionaryAttr convertInterfaceAttrs(DictionaryAttr attrs) {
     return attrs;
   auto layoutMode = attrs.getAs<StringAttr>("mhlo.layout_mode");
   bool defaultLayout = layoutMode && layoutMode.getValue() == "default";
-  if (!attrs.get("mhlo.sharding") && !defaultLayout)
+  DictionaryAttr frontend =
+      frontendAttributesOf(attrs.get("mhlo.frontend_attributes"));
+  if (!attrs.get("mhlo.sharding") && !defaultLayout && !frontend)
     return attrs;
   NamedAttrList renamed(attrs);
   if (defaultLayout)
@@ -199,6 +213,11 @@ static DictionaryAttr convertInterfaceAttrs(DictionaryAttr attrs) {
   if (Attribute sharding = renamed.erase("mhlo.sharding"))
     if (!isEmptySharding(sharding))
       renamed.set("kiln.sharding", sharding);
+  if (frontend) {
+    renamed.erase("mhlo.frontend_attributes");
+    if (!frontend.empty())
+      renamed.set("kiln.frontend_attributes", frontend);
+  }
   return renamed.getDictionary(attrs.getContext());
 }
 
@@ -226,6 +245,12 @@ static void convertTypes(ModuleOp module) {
       op->removeAttr("mhlo.sharding");
       if (!isEmptySharding(sharding))
         op->setAttr("kiln.sharding", sharding);
+    }
+    if (DictionaryAttr frontend =
+            frontendAttributesOf(op->getAttr("mhlo.frontend_attributes"))) {
+      op->removeAttr("mhlo.frontend_attributes");
+      if (!frontend.empty())
+        op->setAttr("kiln.frontend_attributes", frontend);
     }
     for (Value result : op->getResults())
       result.setType(convertType(result.getType()));
@@ -580,14 +605,8 @@ LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
   // Everything else keeps its name (shardings, frontend attributes, and
   // the attributes whose names kiln shares with StableHLO).
   for (NamedAttribute attr : in) {
-    StringRef attrName = attr.getName().getValue();
-    if (attrName.starts_with("kiln.syntax."))
+    if (attr.getName().getValue().starts_with("kiln.syntax."))
       continue;
-    // kiln's own (tuple structures, layouts, HLO fields) say what an import
-    // found: taken from the input, they would contradict what it finds.
-    if (attrName.starts_with("kiln."))
-      return op->emitError("'") << op->getName() << "': attribute '" << attrName
-                                << "' is kiln's own; StableHLO cannot set it";
     if (!out.get(attr.getName()))
       out.set(attr.getName(), attr.getValue());
   }
@@ -1448,7 +1467,32 @@ static void makeMainTheEntry(ModuleOp module) {
       function.setPrivate();
 }
 
+/// kiln's own attributes (tuple structures, layouts, HLO fields) say what
+/// an import found: taken from the input, they would contradict what it
+/// finds (a send given kiln.operand_tuples had it twice). Checked before
+/// JAX's attributes are renamed into kiln's.
+static LogicalResult rejectKilnAttributes(ModuleOp module) {
+  WalkResult walked = module.walk([](Operation *op) {
+    StringRef dialect = op->getName().getDialectNamespace();
+    if (dialect != "stablehlo" && dialect != "chlo" && dialect != "check" &&
+        dialect != "interpreter")
+      return WalkResult::advance();
+    for (NamedAttribute attr : op->getAttrs()) {
+      StringRef name = attr.getName().getValue();
+      if (name.starts_with("kiln.") && !name.starts_with("kiln.syntax.")) {
+        op->emitError("'") << op->getName() << "': attribute '" << name
+                           << "' is kiln's own; StableHLO cannot set it";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(walked.wasInterrupted());
+}
+
 LogicalResult kiln::convertStableHloToKiln(ModuleOp module) {
+  if (failed(rejectKilnAttributes(module)))
+    return failure();
   convertModuleAttrs(module);
   makeMainTheEntry(module);
   convertTypes(module);
