@@ -9,6 +9,7 @@
 #include "CacheAccess.h"
 #include "ChangeReport.h"
 #include "Commands.h"
+#include "DumpDiagnostics.h"
 #include "GraphKeys.h"
 
 #include "kiln/Cache/Cache.h"
@@ -735,7 +736,11 @@ int runExplain(TieredCache &tiers, const CacheOptions &options) {
       loadGraph(options.graph, &context, llvm::errs());
   if (!module)
     return ExitInputError;
-  mlir::FailureOr<GraphSignature> signature = computeSignature(*module);
+  mlir::FailureOr<GraphSignature> signature;
+  {
+    DumpDiagnosticHandler atOps(&context, options.graph);
+    signature = computeSignature(*module);
+  }
   if (mlir::failed(signature))
     return ExitInputError;
   KeyParts parts =

@@ -9,6 +9,7 @@
 
 #include "ChangeReport.h"
 #include "Commands.h"
+#include "DumpDiagnostics.h"
 
 #include "kiln/Import/LoadGraph.h"
 #include "kiln/Signature/GraphDiff.h"
@@ -28,8 +29,15 @@ int kiln::runDiff(const DiffOptions &options) {
       loadGraph(options.second, &context, llvm::errs());
   if (!first || !second)
     return ExitInputError;
-  FailureOr<GraphSignature> a = computeSignature(*first);
-  FailureOr<GraphSignature> b = computeSignature(*second);
+  FailureOr<GraphSignature> a, b;
+  {
+    DumpDiagnosticHandler atOps(&context, options.first);
+    a = computeSignature(*first);
+  }
+  {
+    DumpDiagnosticHandler atOps(&context, options.second);
+    b = computeSignature(*second);
+  }
   if (failed(a) || failed(b))
     return ExitInputError;
   bool same = a->signature == b->signature;

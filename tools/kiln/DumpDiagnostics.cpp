@@ -57,15 +57,16 @@ void print(Diagnostic &diagnostic, llvm::StringRef input, llvm::raw_ostream &os,
 } // namespace
 
 kiln::DumpDiagnosticHandler::DumpDiagnosticHandler(MLIRContext *context,
-                                                   std::string inputPath)
+                                                   std::string inputPath,
+                                                   llvm::raw_ostream *out)
     : ScopedDiagnosticHandler(context), input(std::move(inputPath)) {
-  setHandler([this](Diagnostic &diagnostic) {
+  setHandler([this, out](Diagnostic &diagnostic) {
     if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
       ++errors;
     std::string printed;
     llvm::raw_string_ostream os(printed);
     print(diagnostic, input, os);
-    llvm::errs() << printed;
+    (out ? *out : llvm::errs()) << printed;
     text += printed;
     return success();
   });

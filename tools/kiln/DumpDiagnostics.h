@@ -1,9 +1,11 @@
 //===- DumpDiagnostics.h - errors at the dump's positions -------*- C++ -*-===//
 //
-// This file declares the diagnostic handler that `kiln run` and `kiln
-// compile` share: an error at an op is printed at the op's position in the
-// dump (`file:line:col: error: ...`), with the Python line and op name
-// that the framework recorded as a note.
+// This file declares the diagnostic handler for errors met in a graph once
+// it is imported (by `kiln run`, `kiln compile`, and the signature and
+// export of `kiln hash`, `diff`, `cache` and `precompile`): an error at an
+// op is printed at the op's position in the dump (`file:line:col: error:
+// ...`), with the Python line and op name that the framework recorded as a
+// note.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +13,7 @@
 #define KILN_TOOLS_KILN_DUMPDIAGNOSTICS_H
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 
@@ -20,7 +23,10 @@ namespace kiln {
 /// `input` when it has none; notes attached to a diagnostic follow it.
 class DumpDiagnosticHandler : public mlir::ScopedDiagnosticHandler {
 public:
-  DumpDiagnosticHandler(mlir::MLIRContext *context, std::string input);
+  /// Prints to `os` when given (a file's diagnostics kept together while
+  /// other threads read other files), else to stderr.
+  DumpDiagnosticHandler(mlir::MLIRContext *context, std::string input,
+                        llvm::raw_ostream *os = nullptr);
 
   /// How many errors were printed.
   unsigned getErrorCount() const { return errors; }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GraphKeys.h"
+#include "DumpDiagnostics.h"
 #include "kiln/Support/PrintableText.h"
 
 #include "kiln/Cache/Cache.h"
@@ -236,6 +237,10 @@ std::vector<kiln::GraphKey> kiln::computeGraphKeys(
           std::chrono::duration<double>(imported - start).count();
       if (!module)
         continue;
+      // Errors met after the import (a call of a function without a body,
+      // a graph with no HLO form) at the op's place in the file, with the
+      // file's other messages.
+      DumpDiagnosticHandler atOps(&context, paths[i], &diagnostics);
       FailureOr<GraphSignature> signature = computeSignature(*module);
       key.signatureSeconds = std::chrono::duration<double>(
                                  std::chrono::steady_clock::now() - imported)
