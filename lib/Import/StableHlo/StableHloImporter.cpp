@@ -78,9 +78,10 @@ OwningOpRef<ModuleOp> kiln::importStableHloText(llvm::SourceMgr &sourceMgr,
     return nullptr;
   context->loadDialect<KilnDialect, func::FuncDialect, quant::QuantDialect,
                        StableHloSyntaxDialect, ChloSyntaxDialect,
-                       CheckSyntaxDialect>();
-  // JAX attaches attributes of dialects that kiln does not load (`#sdy.`,
-  // `#mhlo.`): read as opaque attributes, kept, and hashed by their text.
+                       CheckSyntaxDialect, ShardySyntaxDialect>();
+  // JAX attaches attributes of dialects that kiln does not load (`#mhlo.`)
+  // or reads as text (`#sdy.`): opaque attributes, kept, and hashed by
+  // their text.
   bool allowed = context->allowsUnregisteredDialects();
   context->allowUnregisteredDialects(true);
   // Not verified as parsed: the module is verified once, as kiln's, after

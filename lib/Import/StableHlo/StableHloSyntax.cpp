@@ -26,6 +26,7 @@ using namespace kiln;
 MLIR_DEFINE_EXPLICIT_TYPE_ID(kiln::StableHloSyntaxDialect)
 MLIR_DEFINE_EXPLICIT_TYPE_ID(kiln::ChloSyntaxDialect)
 MLIR_DEFINE_EXPLICIT_TYPE_ID(kiln::CheckSyntaxDialect)
+MLIR_DEFINE_EXPLICIT_TYPE_ID(kiln::ShardySyntaxDialect)
 
 namespace {
 
@@ -930,3 +931,31 @@ ChloSyntaxDialect::ChloSyntaxDialect(MLIRContext *context)
 CheckSyntaxDialect::CheckSyntaxDialect(MLIRContext *context)
     : SyntaxDialect(getDialectNamespace(), context,
                     TypeID::get<CheckSyntaxDialect>()) {}
+
+ShardySyntaxDialect::ShardySyntaxDialect(MLIRContext *context)
+    : Dialect(getDialectNamespace(), context,
+              TypeID::get<ShardySyntaxDialect>()) {
+  // The generic form of its ops parses; the converter refuses them.
+  allowUnknownOperations();
+}
+
+Attribute ShardySyntaxDialect::parseAttribute(DialectAsmParser &parser,
+                                              Type type) const {
+  return OpaqueAttr::get(StringAttr::get(getContext(), getNamespace()),
+                         parser.getFullSymbolSpec(),
+                         type ? type : NoneType::get(getContext()));
+}
+
+std::optional<Dialect::ParseOpHook>
+ShardySyntaxDialect::getParseOperationHook(StringRef opName) const {
+  // MLIR's parser names the op (`custom op 'sdy.mesh' ...`).
+  return Dialect::ParseOpHook([](OpAsmParser &parser, OperationState &) {
+    return ParseResult(parser.emitError(parser.getNameLoc())
+                       << kShardyNotImported);
+  });
+}
+
+const char *const kiln::kShardyNotImported =
+    "is Shardy's (the partitioner newer JAX lowers shardings to): kiln does "
+    "not import Shardy yet; give kiln XLA's HLO dump of the step (its "
+    "shardings are HLO's), or lower with jax_use_shardy_partitioner=False";

@@ -60,8 +60,28 @@ public:
   static llvm::StringRef getDialectNamespace() { return "check"; }
 };
 
+/// `sdy.*`: Shardy, the partitioner newer JAX lowers shardings to (a mesh
+/// op, `#sdy.sharding<...>` attributes, sharding constraints, shard_map as
+/// `sdy.manual_computation`). Its attributes are kept as their text, as an
+/// unloaded dialect's would be; its ops are an error that says what to give
+/// kiln instead (kShardyNotImported), not MLIR's "dialect not found".
+class ShardySyntaxDialect : public mlir::Dialect {
+public:
+  explicit ShardySyntaxDialect(mlir::MLIRContext *context);
+  static llvm::StringRef getDialectNamespace() { return "sdy"; }
+  mlir::Attribute parseAttribute(mlir::DialectAsmParser &parser,
+                                 mlir::Type type) const override;
+  std::optional<ParseOpHook>
+  getParseOperationHook(llvm::StringRef opName) const override;
+};
+
+/// What is said of Shardy's ops, which kiln does not import, after the
+/// op's name.
+extern const char *const kShardyNotImported;
+
 } // namespace kiln
 
+MLIR_DECLARE_EXPLICIT_TYPE_ID(kiln::ShardySyntaxDialect)
 MLIR_DECLARE_EXPLICIT_TYPE_ID(kiln::StableHloSyntaxDialect)
 MLIR_DECLARE_EXPLICIT_TYPE_ID(kiln::CheckSyntaxDialect)
 MLIR_DECLARE_EXPLICIT_TYPE_ID(kiln::ChloSyntaxDialect)

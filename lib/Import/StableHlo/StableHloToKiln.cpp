@@ -1213,6 +1213,8 @@ LogicalResult Converter::convert(Operation *op) {
   }
   if (dialect == "check")
     return convertCheck(op, name);
+  if (dialect == "sdy")
+    return op->emitError("'") << full << "' " << kiln::kShardyNotImported;
   if (dialect == "chlo") {
     FailureOr<bool> decomposed = decomposeChlo(op, name);
     if (failed(decomposed) || *decomposed)
@@ -1500,7 +1502,7 @@ LogicalResult kiln::convertStableHloToKiln(ModuleOp module) {
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     StringRef dialect = op->getName().getDialectNamespace();
     if (dialect == "stablehlo" || dialect == "chlo" || dialect == "check" ||
-        dialect == "interpreter")
+        dialect == "interpreter" || dialect == "sdy")
       ops.push_back(op);
   });
   Converter converter(module.getContext());
