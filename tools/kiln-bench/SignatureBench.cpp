@@ -156,7 +156,8 @@ int kiln::bench::runSignatureBench(const SignatureBenchOptions &options) {
       row.signature = std::min(row.signature, signatureSeconds);
       // In turn with the import, so that both meet the same moments of a
       // shared machine.
-      double parseSeconds = timeMlirParse(printed, context);
+      double parseSeconds =
+          printed.empty() ? -1 : timeMlirParse(printed, context);
       if (parseSeconds >= 0)
         row.mlirParse = std::min(row.mlirParse, parseSeconds);
     }

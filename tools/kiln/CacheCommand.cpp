@@ -738,7 +738,8 @@ int runExplain(TieredCache &tiers, const CacheOptions &options) {
     return ExitInputError;
   mlir::FailureOr<GraphSignature> signature;
   {
-    DumpDiagnosticHandler atOps(&context, options.graph);
+    DumpDiagnosticHandler atOps(&context, options.graph, nullptr,
+                                /*quoteOps=*/false);
     signature = computeSignature(*module);
   }
   if (mlir::failed(signature))

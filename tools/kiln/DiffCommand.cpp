@@ -31,11 +31,13 @@ int kiln::runDiff(const DiffOptions &options) {
     return ExitInputError;
   FailureOr<GraphSignature> a, b;
   {
-    DumpDiagnosticHandler atOps(&context, options.first);
+    DumpDiagnosticHandler atOps(&context, options.first, nullptr,
+                                /*quoteOps=*/false);
     a = computeSignature(*first);
   }
   {
-    DumpDiagnosticHandler atOps(&context, options.second);
+    DumpDiagnosticHandler atOps(&context, options.second, nullptr,
+                                /*quoteOps=*/false);
     b = computeSignature(*second);
   }
   if (failed(a) || failed(b))

@@ -58,8 +58,13 @@ void print(Diagnostic &diagnostic, llvm::StringRef input, llvm::raw_ostream &os,
 
 kiln::DumpDiagnosticHandler::DumpDiagnosticHandler(MLIRContext *context,
                                                    std::string inputPath,
-                                                   llvm::raw_ostream *out)
-    : ScopedDiagnosticHandler(context), input(std::move(inputPath)) {
+                                                   llvm::raw_ostream *out,
+                                                   bool quoteOps)
+    : ScopedDiagnosticHandler(context), context(context),
+      quotedOps(context->shouldPrintOpOnDiagnostic()),
+      input(std::move(inputPath)) {
+  if (!quoteOps)
+    context->printOpOnDiagnostic(false);
   setHandler([this, out](Diagnostic &diagnostic) {
     if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
       ++errors;
@@ -70,4 +75,8 @@ kiln::DumpDiagnosticHandler::DumpDiagnosticHandler(MLIRContext *context,
     text += printed;
     return success();
   });
+}
+
+kiln::DumpDiagnosticHandler::~DumpDiagnosticHandler() {
+  context->printOpOnDiagnostic(quotedOps);
 }

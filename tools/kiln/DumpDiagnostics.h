@@ -24,9 +24,12 @@ namespace kiln {
 class DumpDiagnosticHandler : public mlir::ScopedDiagnosticHandler {
 public:
   /// Prints to `os` when given (a file's diagnostics kept together while
-  /// other threads read other files), else to stderr.
+  /// other threads read other files), else to stderr. Without `quoteOps`,
+  /// an error at an op does not quote the op (MLIR's "see current
+  /// operation"): at a function or the module, that is the whole graph.
   DumpDiagnosticHandler(mlir::MLIRContext *context, std::string input,
-                        llvm::raw_ostream *os = nullptr);
+                        llvm::raw_ostream *os = nullptr, bool quoteOps = true);
+  ~DumpDiagnosticHandler();
 
   /// How many errors were printed.
   unsigned getErrorCount() const { return errors; }
@@ -35,6 +38,8 @@ public:
   const std::string &getText() const { return text; }
 
 private:
+  mlir::MLIRContext *context;
+  bool quotedOps;
   std::string input;
   unsigned errors = 0;
   std::string text;

@@ -240,7 +240,8 @@ std::vector<kiln::GraphKey> kiln::computeGraphKeys(
       // Errors met after the import (a call of a function without a body,
       // a graph with no HLO form) at the op's place in the file, with the
       // file's other messages.
-      DumpDiagnosticHandler atOps(&context, paths[i], &diagnostics);
+      DumpDiagnosticHandler atOps(&context, paths[i], &diagnostics,
+                                  /*quoteOps=*/false);
       FailureOr<GraphSignature> signature = computeSignature(*module);
       key.signatureSeconds = std::chrono::duration<double>(
                                  std::chrono::steady_clock::now() - imported)

@@ -972,13 +972,15 @@ LogicalResult Exporter::exportOp(Operation *op, llvm::raw_ostream &os) {
     // Its own attributes, as MLIR writes them, in the configuration: those
     // it declares, and those it carries that HLO has no field for (the
     // harness's infeed queues); kiln.* attributes are HLO's fields, printed
-    // as such below.
+    // as such below. An attribute of a dialect kiln does not load (`#sdy`)
+    // could not be read back, and is left out.
     NamedAttrList inherent;
     for (StringAttr attrName : op->getName().getAttributeNames())
       if (Attribute value = op->getAttr(attrName))
         inherent.append(attrName, value);
     for (NamedAttribute attr : op->getDiscardableAttrs())
-      if (!attr.getName().getValue().starts_with("kiln."))
+      if (!attr.getName().getValue().starts_with("kiln.") &&
+          !isa<OpaqueAttr>(attr.getValue()))
         inherent.append(attr);
     if (!inherent.empty()) {
       std::string config;

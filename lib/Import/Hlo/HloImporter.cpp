@@ -1719,6 +1719,10 @@ OwningOpRef<ModuleOp> kiln::importHloText(llvm::SourceMgr &sourceMgr,
   return module;
 }
 
+std::string kiln::canonicalizeHloText(llvm::StringRef text) {
+  return hlo::canonicalizeText(text);
+}
+
 void kiln::registerImportHloTranslation() {
   TranslateToMLIRRegistration registration(
       "import-hlo", "import XLA HLO text into the kiln dialect",

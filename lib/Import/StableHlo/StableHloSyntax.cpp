@@ -840,7 +840,14 @@ ParseResult withPosition(OpAsmParser &parser, OperationState &state) {
   Location position = parser.getEncodedSourceLoc(parser.getNameLoc());
   state.addAttribute(kPositionAttrName, LocationAttr(position));
   unsigned depth = ++prettyFormDepth;
-  std::optional<std::pair<Location, std::string>> error;
+  // The first error of this op's own form, held until the form is read;
+  // its notes (a value's prior use) go with it.
+  struct Held {
+    Location loc;
+    std::string message;
+    llvm::SmallVector<std::pair<Location, std::string>> notes;
+  };
+  std::optional<Held> error;
   ParseResult parsed = failure();
   {
     ScopedDiagnosticHandler capture(
@@ -848,27 +855,35 @@ ParseResult withPosition(OpAsmParser &parser, OperationState &state) {
           if (error || prettyFormDepth != depth ||
               diagnostic.getSeverity() != DiagnosticSeverity::Error)
             return failure(); // passed on as it is
-          error.emplace(diagnostic.getLocation(), diagnostic.str());
+          error = Held{diagnostic.getLocation(), diagnostic.str(), {}};
+          for (Diagnostic &note : diagnostic.getNotes())
+            error->notes.emplace_back(note.getLocation(), note.str());
           return success();
         });
     parsed = Parse(parser, state);
   }
+  if (error) {
+    // Emitted at this depth: an enclosing op's handler passes it on.
+    auto opLine = dyn_cast<FileLineColLoc>(position);
+    auto errorLine = dyn_cast<FileLineColLoc>(error->loc);
+    bool onOpLine = failed(parsed) && opLine && errorLine &&
+                    opLine.getLine() == errorLine.getLine();
+    InFlightDiagnostic reported = mlir::emitError(error->loc);
+    if (onOpLine)
+      reported << "'" << state.name.getStringRef() << "': ";
+    reported << error->message;
+    // A token where the general rule wanted another: the op may have a
+    // form of its own.
+    if (onOpLine && byGeneralRule &&
+        llvm::StringRef(error->message).starts_with("expected"))
+      reported << " (kiln reads the pretty form of this op as operands, "
+                  "`name = value` fields and types; the generic form, \""
+               << state.name.getStringRef()
+               << "\"(...) {...} : (...) -> (...), is read for every op)";
+    for (auto &[loc, message] : error->notes)
+      reported.attachNote(loc) << message;
+  }
   --prettyFormDepth;
-  if (!error)
-    return parsed;
-  auto opLine = dyn_cast<FileLineColLoc>(position);
-  auto errorLine = dyn_cast<FileLineColLoc>(error->first);
-  bool onOpLine = failed(parsed) && opLine && errorLine &&
-                  opLine.getLine() == errorLine.getLine();
-  InFlightDiagnostic reported = mlir::emitError(error->first);
-  if (onOpLine)
-    reported << "'" << state.name.getStringRef() << "': ";
-  reported << error->second;
-  if (onOpLine && byGeneralRule)
-    reported << " (kiln reads the pretty form of this op as operands, `name "
-                "= value` fields and types; the generic form, \""
-             << state.name.getStringRef()
-             << "\"(...) {...} : (...) -> (...), is read for every op)";
   return parsed;
 }
 

@@ -17,6 +17,7 @@
 
 #include "kiln/Dialect/Kiln/IR/GenericOpBuilder.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Import/Hlo/HloImporter.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
@@ -176,14 +177,25 @@ static std::string xlaDotAlgorithmName(Attribute algorithm) {
 
 /// JAX's frontend attributes (`mhlo.frontend_attributes = {_xla_compute_type
 /// = "host"}`) as HLO's (kiln.frontend_attributes), which change what XLA
-/// compiles: null unless every value is a string, as HLO's are.
+/// compiles: null unless every value is a string, as HLO's are. A
+/// structured value (`{mesh = ...}`) is spelled as the HLO importer keeps
+/// it, so that the step's HLO text gives the same signature.
 static DictionaryAttr frontendAttributesOf(Attribute attr) {
   auto dict = dyn_cast_or_null<DictionaryAttr>(attr);
   if (!dict || !llvm::all_of(dict, [](NamedAttribute entry) {
         return isa<StringAttr>(entry.getValue());
       }))
     return nullptr;
-  return dict;
+  NamedAttrList entries;
+  for (NamedAttribute entry : dict) {
+    llvm::StringRef text = cast<StringAttr>(entry.getValue()).getValue();
+    entries.append(entry.getName(),
+                   text.starts_with("{")
+                       ? StringAttr::get(dict.getContext(),
+                                         kiln::canonicalizeHloText(text))
+                       : entry.getValue());
+  }
+  return entries.getDictionary(dict.getContext());
 }
 
 /// Whether JAX's sharding attribute says nothing: `mhlo.sharding = ""`,
@@ -569,6 +581,25 @@ LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
   } else if (name == "send" || name == "recv") {
     if (IntegerAttr channel = channelIdOf(b, in.erase("channel_handle")))
       out.set("channel_id", channel);
+    // The devices a send goes from and to: HLO keeps them as a frontend
+    // attribute, `{{0,1},{1,2}}`.
+    if (auto pairs = dyn_cast_or_null<DenseIntElementsAttr>(
+            in.erase("source_target_pairs"))) {
+      std::string text = "{";
+      auto values = llvm::to_vector(pairs.getValues<int64_t>());
+      for (size_t i = 0; i + 1 < values.size(); i += 2)
+        text += (i ? ",{" : "{") + std::to_string(values[i]) + "," +
+                std::to_string(values[i + 1]) + "}";
+      text += "}";
+      NamedAttrList frontend;
+      if (auto existing = dyn_cast_or_null<DictionaryAttr>(
+              in.get("kiln.frontend_attributes")))
+        frontend.assign(existing.begin(), existing.end());
+      frontend.set("_xla_send_recv_source_target_pairs", b.getStringAttr(text));
+      out.set("kiln.frontend_attributes",
+              frontend.getDictionary(b.getContext()));
+      in.erase("kiln.frontend_attributes");
+    }
   } else if (name == "reduce_precision") {
     for (const char *field : {"exponent_bits", "mantissa_bits"})
       if (auto integer = dyn_cast_or_null<IntegerAttr>(in.erase(field)))
@@ -1474,19 +1505,41 @@ static void makeMainTheEntry(ModuleOp module) {
 /// finds (a send given kiln.operand_tuples had it twice). Checked before
 /// JAX's attributes are renamed into kiln's.
 static LogicalResult rejectKilnAttributes(ModuleOp module) {
-  WalkResult walked = module.walk([](Operation *op) {
+  auto isKilns = [](NamedAttribute attr) {
+    StringRef name = attr.getName().getValue();
+    return name.starts_with("kiln.") && !name.starts_with("kiln.syntax.");
+  };
+  auto refuse = [](Operation *op, NamedAttribute attr) {
+    op->emitError("'") << op->getName() << "': attribute '"
+                       << attr.getName().getValue()
+                       << "' is kiln's own; StableHLO cannot set it";
+    return WalkResult::interrupt();
+  };
+  WalkResult walked = module.walk([&](Operation *op) {
+    // A function's parameters and results, where JAX puts its shardings.
+    if (auto function = dyn_cast<func::FuncOp>(op)) {
+      for (ArrayAttr all :
+           {function.getAllArgAttrs(), function.getAllResultAttrs()})
+        for (Attribute one : all ? all.getValue() : ArrayRef<Attribute>())
+          if (auto attrs = dyn_cast<DictionaryAttr>(one))
+            for (NamedAttribute attr : attrs)
+              if (isKilns(attr))
+                return refuse(op, attr);
+      return WalkResult::advance();
+    }
     StringRef dialect = op->getName().getDialectNamespace();
     if (dialect != "stablehlo" && dialect != "chlo" && dialect != "check" &&
         dialect != "interpreter")
       return WalkResult::advance();
-    for (NamedAttribute attr : op->getAttrs()) {
-      StringRef name = attr.getName().getValue();
-      if (name.starts_with("kiln.") && !name.starts_with("kiln.syntax.")) {
-        op->emitError("'") << op->getName() << "': attribute '" << name
-                           << "' is kiln's own; StableHLO cannot set it";
-        return WalkResult::interrupt();
-      }
-    }
+    // The generic form's properties (`<{...}>`) too.
+    for (NamedAttribute attr : op->getAttrs())
+      if (isKilns(attr))
+        return refuse(op, attr);
+    if (auto properties =
+            dyn_cast_or_null<DictionaryAttr>(op->getPropertiesAsAttribute()))
+      for (NamedAttribute attr : properties)
+        if (isKilns(attr))
+          return refuse(op, attr);
     return WalkResult::advance();
   });
   return failure(walked.wasInterrupted());

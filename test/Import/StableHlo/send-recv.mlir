@@ -24,10 +24,15 @@ func.func @main(%x: tensor<2xf32>, %y: tensor<i32>, %t: !stablehlo.token) -> (te
   // EXPORT: ((f32[2]{0}, s32[]), u32[], token[]) send(%tuple.{{[0-9]+}}, %send_done.{{[0-9]+}}), channel_id=2, is_host_transfer=true
   %s2 = "stablehlo.send"(%x, %y, %s) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 2>, is_host_transfer = true} : (tensor<2xf32>, tensor<i32>, !stablehlo.token) -> !stablehlo.token
 
-  // CHECK: %[[R:.*]]:3 = kiln.recv %[[SD2]] {channel_id = 3 : i64, is_host_transfer = true} : (!kiln.token) -> (tensor<2xf32>, tensor<ui32>, !kiln.token)
+  // The devices a send goes between are HLO's frontend attribute.
+  // CHECK: kiln.send %arg0, %[[SD2]] {channel_id = 5 : i64, kiln.frontend_attributes = {_xla_compute_type = "host", _xla_send_recv_source_target_pairs = "{{\{\{}}0,1},{1,2}}"}}
+  // EXPORT: send(%Arg_0.0, %send_done.{{[0-9]+}}), channel_id=5, is_host_transfer=false, frontend_attributes={_xla_compute_type="host", _xla_send_recv_source_target_pairs={{\{\{}}0,1},{1,2}}}
+  %s3 = "stablehlo.send"(%x, %s2) {channel_handle = #stablehlo.channel_handle<handle = 5, type = 1>, source_target_pairs = dense<[[0, 1], [1, 2]]> : tensor<2x2xi64>, mhlo.frontend_attributes = {_xla_compute_type = "host"}} : (tensor<2xf32>, !stablehlo.token) -> !stablehlo.token
+
+  // CHECK: %[[R:.*]]:3 = kiln.recv %{{.*}} {channel_id = 3 : i64, is_host_transfer = true} : (!kiln.token) -> (tensor<2xf32>, tensor<ui32>, !kiln.token)
   // CHECK: %[[RD:.*]]:2 = kiln.recv_done %[[R]]#0, %[[R]]#1, %[[R]]#2 {channel_id = 3 : i64, is_host_transfer = true, kiln.operand_tuples = ["(_,_,_)"]} : (tensor<2xf32>, tensor<ui32>, !kiln.token) -> (tensor<2xf32>, !kiln.token)
   // EXPORT: (f32[2]{0}, token[]) recv-done(%recv.{{[0-9]+}}), channel_id=3, is_host_transfer=true
-  %r:2 = "stablehlo.recv"(%s2) {channel_handle = #stablehlo.channel_handle<handle = 3, type = 3>, is_host_transfer = true} : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)
+  %r:2 = "stablehlo.recv"(%s3) {channel_handle = #stablehlo.channel_handle<handle = 3, type = 3>, is_host_transfer = true} : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)
 
   // CHECK: %[[Q:.*]]:4 = kiln.recv %[[RD]]#1 {channel_id = 4 : i64, is_host_transfer = true, kiln.result_tuple = "((_,_),_,_)"}
   // CHECK: %[[QD:.*]]:3 = kiln.recv_done %[[Q]]#0, %[[Q]]#1, %[[Q]]#2, %[[Q]]#3 {channel_id = 4 : i64, is_host_transfer = true, kiln.operand_tuples = ["((_,_),_,_)"], kiln.result_tuple = "((_,_),_)"}

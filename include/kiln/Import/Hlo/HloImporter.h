@@ -11,6 +11,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <string>
+
 namespace llvm {
 class SourceMgr;
 } // namespace llvm
@@ -23,6 +25,12 @@ namespace kiln {
 /// graph; never aborts. The result verifies.
 mlir::OwningOpRef<mlir::ModuleOp> importHloText(llvm::SourceMgr &sourceMgr,
                                                 mlir::MLIRContext *context);
+
+/// The spelling the importer keeps of a structured value it holds as text
+/// (a frontend attribute's `{...}`): its tokens with the least spacing that
+/// keeps them apart. Other importers use it so that one value from two
+/// formats is one text.
+std::string canonicalizeHloText(llvm::StringRef text);
 
 /// Registers `--import-hlo` with mlir-translate-style drivers.
 void registerImportHloTranslation();
