@@ -1515,18 +1515,10 @@ static LogicalResult rejectKilnAttributes(ModuleOp module) {
                        << "' is kiln's own; StableHLO cannot set it";
     return WalkResult::interrupt();
   };
+  // Only StableHLO's ops: a kiln module that keeps a JAX attribute
+  // (`mhlo.memory_kind`) reads as StableHLO, and its functions carry kiln's
+  // attributes by right.
   WalkResult walked = module.walk([&](Operation *op) {
-    // A function's parameters and results, where JAX puts its shardings.
-    if (auto function = dyn_cast<func::FuncOp>(op)) {
-      for (ArrayAttr all :
-           {function.getAllArgAttrs(), function.getAllResultAttrs()})
-        for (Attribute one : all ? all.getValue() : ArrayRef<Attribute>())
-          if (auto attrs = dyn_cast<DictionaryAttr>(one))
-            for (NamedAttribute attr : attrs)
-              if (isKilns(attr))
-                return refuse(op, attr);
-      return WalkResult::advance();
-    }
     StringRef dialect = op->getName().getDialectNamespace();
     if (dialect != "stablehlo" && dialect != "chlo" && dialect != "check" &&
         dialect != "interpreter")
