@@ -1264,14 +1264,47 @@ LogicalResult Converter::convert(Operation *op) {
     auto programs = dyn_cast_or_null<ArrayAttr>(op->getAttr("programs"));
     if (!programs)
       return op->emitError("'interpreter.run_parallel' needs programs");
+    // Programs and queues name functions of the module: checked here, as
+    // the import's, not first by a later signature or evaluation.
+    auto module = op->getParentOfType<ModuleOp>();
+    auto checkFunctions = [&](ArrayAttr refs, StringRef what) -> LogicalResult {
+      for (Attribute ref : refs) {
+        auto symbol = dyn_cast<FlatSymbolRefAttr>(ref);
+        if (!symbol)
+          return op->emitError("'interpreter.run_parallel': its ")
+                 << what << " must name functions, found " << ref;
+        if (!SymbolTable::lookupSymbolIn(module, symbol.getAttr()))
+          return op->emitError("'interpreter.run_parallel': its ")
+                 << what << " name " << symbol
+                 << ", which is no function of the module";
+      }
+      return success();
+    };
+    for (Attribute row : programs) {
+      auto programRow = dyn_cast<ArrayAttr>(row);
+      if (!programRow)
+        return op->emitError("'interpreter.run_parallel': programs must be "
+                             "a list of rows, found ")
+               << row;
+      if (failed(checkFunctions(programRow, "programs")))
+        return failure();
+    }
+    Attribute infeed = op->getAttr("infeed");
+    auto queues = dyn_cast_or_null<ArrayAttr>(infeed);
+    if (infeed && !queues)
+      return op->emitError("'interpreter.run_parallel': infeed must be a "
+                           "list of functions, found ")
+             << infeed;
+    if (queues && failed(checkFunctions(queues, "infeed queues")))
+      return failure();
     OpBuilder builder(op);
     OperationState state(op->getLoc(), "kiln.run_parallel");
     state.addOperands(op->getOperands());
     state.addTypes(op->getResultTypes());
     state.addAttribute("programs", programs);
     // The functions whose results the programs' infeeds read, in order.
-    if (auto infeed = dyn_cast_or_null<ArrayAttr>(op->getAttr("infeed")))
-      state.addAttribute("infeed", infeed);
+    if (queues)
+      state.addAttribute("infeed", queues);
     Operation *replacement = builder.create(state);
     op->replaceAllUsesWith(replacement->getResults());
     op->erase();
