@@ -97,46 +97,6 @@ kiln::interp::gridGroupOf(Operation *op, StringRef name, int64_t rank,
   return std::nullopt;
 }
 
-std::optional<RunParallelGrid>
-kiln::interp::getRunParallelGrid(Operation *op, std::string &error) {
-  auto programs = op->getAttrOfType<ArrayAttr>("programs");
-  RunParallelGrid grid;
-  grid.replicas = programs ? programs.size() : 0;
-  grid.partitions = -1;
-  for (Attribute row :
-       programs ? programs.getValue() : llvm::ArrayRef<Attribute>()) {
-    auto list = dyn_cast<ArrayAttr>(row);
-    if (!list ||
-        (grid.partitions >= 0 && (int64_t)list.size() != grid.partitions)) {
-      error = "programs must be rows of one length";
-      return std::nullopt;
-    }
-    grid.partitions = list.size();
-    for (Attribute program : list) {
-      auto symbol = dyn_cast<FlatSymbolRefAttr>(program);
-      if (!symbol) {
-        error = "programs must name functions";
-        return std::nullopt;
-      }
-      grid.programs.push_back(symbol.getValue());
-    }
-  }
-  if (grid.programs.empty()) {
-    error = "no program to run";
-    return std::nullopt;
-  }
-  if (auto queues = op->getAttrOfType<ArrayAttr>("infeed"))
-    for (Attribute queue : queues) {
-      auto symbol = dyn_cast<FlatSymbolRefAttr>(queue);
-      if (!symbol) {
-        error = "infeed queues must name functions";
-        return std::nullopt;
-      }
-      grid.infeeds.push_back(symbol.getValue());
-    }
-  return grid;
-}
-
 namespace {
 
 /// The members of `rank`'s replica group, in order.

@@ -125,7 +125,8 @@ kiln::interp::evaluateControlFlow(Operation *op, Operands in, Results &results,
   }
   if (name == "kiln.run_parallel") {
     std::string error;
-    std::optional<RunParallelGrid> grid = getRunParallelGrid(op, error);
+    std::optional<kiln::RunParallelGrid> grid =
+        kiln::getRunParallelGrid(op, error);
     if (!grid)
       return op->emitError(error);
     // Each program takes the next operands, as many as it has parameters.

@@ -209,7 +209,7 @@ struct Evaluator::Impl : RegionRunner {
   size_t infeeds = 0;
 
   FailureOr<std::vector<std::vector<HostTensor>>>
-  runPrograms(Operation *op, const RunParallelGrid &grid,
+  runPrograms(Operation *op, const kiln::RunParallelGrid &grid,
               llvm::ArrayRef<std::vector<HostTensor>> arguments) override {
     if (options.partitions > 0)
       return op->emitError("run_parallel inside a program it runs");

@@ -9,6 +9,7 @@
 #ifndef KILN_LIB_INTERPRETER_OPEVALUATORS_H
 #define KILN_LIB_INTERPRETER_OPEVALUATORS_H
 
+#include "kiln/Dialect/Kiln/IR/RunParallelGrid.h"
 #include "kiln/Interpreter/CollectiveGroups.h"
 #include "kiln/Interpreter/Evaluator.h"
 #include "kiln/Interpreter/RankExchange.h"

@@ -56,9 +56,12 @@ std::unique_ptr<llvm::MemoryBuffer> readFile(llvm::StringRef path) {
   return buffer ? std::move(*buffer) : nullptr;
 }
 
-/// Reads, imports and signs `path` in `context`; false if it fails.
+/// Reads, imports and signs `path` in `context`; false if it fails. With
+/// `printed`, also prints the imported module there (as kiln-translate
+/// does with -mlir-print-debuginfo), untimed.
 bool importAndSign(llvm::StringRef path, MLIRContext &context,
-                   double *importSeconds, double *signatureSeconds) {
+                   double *importSeconds, double *signatureSeconds,
+                   std::string *printed = nullptr) {
   auto start = Clock::now();
   std::unique_ptr<llvm::MemoryBuffer> buffer = readFile(path);
   if (!buffer)
@@ -77,26 +80,11 @@ bool importAndSign(llvm::StringRef path, MLIRContext &context,
   bool ok = succeeded(computeSignature(*module));
   if (signatureSeconds)
     *signatureSeconds = secondsSince(signStart);
+  if (printed) {
+    llvm::raw_string_ostream os(*printed);
+    module->print(os, OpPrintingFlags().enableDebugInfo());
+  }
   return ok;
-}
-
-/// `path` imported and printed as kiln-translate prints it with
-/// -mlir-print-debuginfo; empty if it fails.
-std::string printImported(llvm::StringRef path, MLIRContext &context) {
-  std::unique_ptr<llvm::MemoryBuffer> buffer = readFile(path);
-  if (!buffer)
-    return {};
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-  ScopedDiagnosticHandler quiet(&context,
-                                [](Diagnostic &) { return success(); });
-  OwningOpRef<ModuleOp> module = importHloText(sourceMgr, &context);
-  if (!module)
-    return {};
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module->print(os, OpPrintingFlags().enableDebugInfo());
-  return text;
 }
 
 /// Seconds MLIR's parser takes to read and verify `text`; negative if it
@@ -136,7 +124,7 @@ int kiln::bench::runSignatureBench(const SignatureBenchOptions &options) {
   for (const BenchFile &file : files) {
     Row row;
     row.file = file;
-    std::string printed = printImported(file.path, context);
+    std::string printed;
     for (unsigned run = 0; run < options.repeat; ++run) {
       auto start = Clock::now();
       std::unique_ptr<llvm::MemoryBuffer> buffer = readFile(file.path);
@@ -148,8 +136,8 @@ int kiln::bench::runSignatureBench(const SignatureBenchOptions &options) {
       row.floor = std::min(row.floor, secondsSince(start));
       row.bytes = buffer->getBufferSize();
       double importSeconds = 0, signatureSeconds = 0;
-      row.ok =
-          importAndSign(file.path, context, &importSeconds, &signatureSeconds);
+      row.ok = importAndSign(file.path, context, &importSeconds,
+                             &signatureSeconds, run == 0 ? &printed : nullptr);
       if (!row.ok)
         break;
       row.import = std::min(row.import, importSeconds);

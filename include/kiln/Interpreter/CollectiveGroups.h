@@ -34,20 +34,6 @@ std::optional<llvm::SmallVector<int64_t>>
 gridGroupOf(mlir::Operation *op, llvm::StringRef name, int64_t rank,
             int replicas, int partitions);
 
-/// The grid of a run_parallel harness: `programs` holds a row of function
-/// names per replica, one per partition.
-struct RunParallelGrid {
-  int64_t replicas = 0, partitions = 0;
-  llvm::SmallVector<llvm::StringRef> programs; ///< row-major
-  /// The infeed queues (functions), in order: the k-th infeed a program
-  /// runs reads the k-th one's results.
-  llvm::SmallVector<llvm::StringRef> infeeds;
-};
-
-/// `op`'s (a kiln.run_parallel's) grid, or none with `error` set.
-std::optional<RunParallelGrid> getRunParallelGrid(mlir::Operation *op,
-                                                  std::string &error);
-
 } // namespace kiln::interp
 
 #endif // KILN_INTERPRETER_COLLECTIVEGROUPS_H

@@ -17,6 +17,7 @@
 
 #include "kiln/Dialect/Kiln/IR/GenericOpBuilder.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/RunParallelGrid.h"
 #include "kiln/Import/Hlo/HloImporter.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
@@ -85,9 +86,12 @@ private:
   /// pretty form's (discardable) attributes alike.
   NamedAttrList attributesOf(Operation *op);
   /// `op`'s attributes `in` as kiln (HLO) names and spells them, into
-  /// `out`; StableHLO's unit flags become bools.
+  /// `out`, for kiln's op `target`; StableHLO's unit flags become bools. An
+  /// attribute `target` names but StableHLO gave another kind of value is
+  /// an error here, before an op is built with it.
   LogicalResult convertAttributes(Operation *op, StringRef name,
-                                  NamedAttrList &in, NamedAttrList &out);
+                                  NamedAttrList &in, NamedAttrList &out,
+                                  RegisteredOperationName target);
   DenseI64ArrayAttr dims(Attribute attr);
   DenseI64ArrayAttr ones(size_t count, int64_t value = 1) {
     return b.getDenseI64ArrayAttr(llvm::SmallVector<int64_t>(count, value));
@@ -249,10 +253,48 @@ static void convertModuleAttrs(ModuleOp module) {
   }
 }
 
-/// Converts the token types of every value, block argument and function
-/// signature of `module`, and names shardings as kiln does.
-static void convertTypes(ModuleOp module) {
-  module.walk([](Operation *op) {
+/// Whether `op` is one of the text's ops that the converter turns into
+/// kiln's (StableHLO's, CHLO's, the golden tests', Shardy's).
+static bool isStableHloOp(Operation *op) {
+  StringRef dialect = op->getName().getDialectNamespace();
+  return dialect == "stablehlo" || dialect == "chlo" || dialect == "check" ||
+         dialect == "interpreter" || dialect == "sdy";
+}
+
+/// Refuses kiln's own attributes on a StableHLO op, as attributes or the
+/// generic form's properties (`<{...}>`). They say what an import found:
+/// taken from the input, they would contradict what it finds (a send given
+/// kiln.operand_tuples had it twice). A function's are not refused: a kiln
+/// module that keeps a JAX attribute (`mhlo.memory_kind`) reads as
+/// StableHLO, and its functions carry kiln's attributes by right.
+static LogicalResult rejectKilnAttributes(Operation *op) {
+  auto properties =
+      dyn_cast_or_null<DictionaryAttr>(op->getPropertiesAsAttribute());
+  for (llvm::ArrayRef<NamedAttribute> attrs :
+       {op->getAttrs(),
+        properties ? properties.getValue() : llvm::ArrayRef<NamedAttribute>()})
+    for (NamedAttribute attr : attrs) {
+      StringRef name = attr.getName().getValue();
+      if (name.starts_with("kiln.") && !name.starts_with("kiln.syntax."))
+        return op->emitError("'") << op->getName() << "': attribute '" << name
+                                  << "' is kiln's own; StableHLO cannot set it";
+    }
+  return success();
+}
+
+/// In one walk of `module`: refuses kiln's own attributes on StableHLO's
+/// ops (before JAX's are renamed into kiln's), converts the token types of
+/// every value, block argument and function signature, names shardings and
+/// frontend attributes as kiln does, and collects StableHLO's ops for the
+/// converter, parents first.
+static LogicalResult prepareOps(ModuleOp module,
+                                llvm::SmallVectorImpl<Operation *> &ops) {
+  WalkResult walked = module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isStableHloOp(op)) {
+      if (failed(rejectKilnAttributes(op)))
+        return WalkResult::interrupt();
+      ops.push_back(op);
+    }
     if (Attribute sharding = op->getAttr("mhlo.sharding")) {
       op->removeAttr("mhlo.sharding");
       if (!isEmptySharding(sharding))
@@ -286,7 +328,9 @@ static void convertTypes(ModuleOp module) {
         if (DictionaryAttr attrs = convertInterfaceAttrs(function.getResultAttrDict(i)))
           function.setResultAttrs(i, attrs);
     }
+    return WalkResult::advance();
   });
+  return failure(walked.wasInterrupted());
 }
 
 /// StableHLO's regions (of while, if, case) may use values defined outside;
@@ -389,7 +433,8 @@ static IntegerAttr channelIdOf(Builder &b, Attribute channelHandle) {
 
 LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
                                            NamedAttrList &in,
-                                           NamedAttrList &out) {
+                                           NamedAttrList &out,
+                                           RegisteredOperationName target) {
   auto rankOf = [&](unsigned operand) -> size_t {
     if (operand >= op->getNumOperands())
       return 0;
@@ -645,7 +690,8 @@ LogicalResult Converter::convertAttributes(Operation *op, StringRef name,
   for (NamedAttribute attr : llvm::to_vector(out))
     if (isa<UnitAttr>(attr.getValue()))
       out.set(attr.getName(), b.getBoolAttr(true));
-  return success();
+  return target.verifyInherentAttrs(
+      out, [&] { return op->emitError("'") << op->getName() << "': "; });
 }
 
 /// Whether the operands and results that `state` holds have one type, as
@@ -1264,46 +1310,18 @@ LogicalResult Converter::convert(Operation *op) {
     auto programs = dyn_cast_or_null<ArrayAttr>(op->getAttr("programs"));
     if (!programs)
       return op->emitError("'interpreter.run_parallel' needs programs");
-    // Programs and queues name functions of the module: checked here, as
-    // the import's, not first by a later signature or evaluation.
-    auto module = op->getParentOfType<ModuleOp>();
-    auto checkFunctions = [&](ArrayAttr refs, StringRef what) -> LogicalResult {
-      for (Attribute ref : refs) {
-        auto symbol = dyn_cast<FlatSymbolRefAttr>(ref);
-        if (!symbol)
-          return op->emitError("'interpreter.run_parallel': its ")
-                 << what << " must name functions, found " << ref;
-        if (!SymbolTable::lookupSymbolIn(module, symbol.getAttr()))
-          return op->emitError("'interpreter.run_parallel': its ")
-                 << what << " name " << symbol
-                 << ", which is no function of the module";
-      }
-      return success();
-    };
-    for (Attribute row : programs) {
-      auto programRow = dyn_cast<ArrayAttr>(row);
-      if (!programRow)
-        return op->emitError("'interpreter.run_parallel': programs must be "
-                             "a list of rows, found ")
-               << row;
-      if (failed(checkFunctions(programRow, "programs")))
-        return failure();
-    }
-    Attribute infeed = op->getAttr("infeed");
-    auto queues = dyn_cast_or_null<ArrayAttr>(infeed);
-    if (infeed && !queues)
-      return op->emitError("'interpreter.run_parallel': infeed must be a "
-                           "list of functions, found ")
-             << infeed;
-    if (queues && failed(checkFunctions(queues, "infeed queues")))
-      return failure();
+    // The grid as the evaluator and the CPU backend read it: checked here,
+    // as the import's error, not first by a later signature or run.
+    std::string error;
+    if (!kiln::getRunParallelGrid(op, error))
+      return op->emitError("'interpreter.run_parallel': ") << error;
     OpBuilder builder(op);
     OperationState state(op->getLoc(), "kiln.run_parallel");
     state.addOperands(op->getOperands());
     state.addTypes(op->getResultTypes());
     state.addAttribute("programs", programs);
     // The functions whose results the programs' infeeds read, in order.
-    if (queues)
+    if (Attribute queues = op->getAttr("infeed"))
       state.addAttribute("infeed", queues);
     Operation *replacement = builder.create(state);
     op->replaceAllUsesWith(replacement->getResults());
@@ -1365,12 +1383,7 @@ LogicalResult Converter::convert(Operation *op) {
            << full << "' cannot be imported into kiln yet (no kiln op for it)";
   takePosition(op);
   NamedAttrList in = attributesOf(op), out;
-  if (failed(convertAttributes(op, name, in, out)))
-    return failure();
-  // An attribute kiln names but StableHLO gave another kind of value is an
-  // error here, before an op is built with it.
-  if (failed(registered->verifyInherentAttrs(
-          out, [&] { return op->emitError("'") << full << "': "; })))
+  if (failed(convertAttributes(op, name, in, out, *registered)))
     return failure();
   OperationState state(op->getLoc(), *registered);
   state.addOperands(op->getOperands());
@@ -1460,14 +1473,10 @@ LogicalResult Converter::convertSendRecv(Operation *op, StringRef name) {
   data = data.drop_back();
   takePosition(op);
   NamedAttrList in = attributesOf(op), attrs;
-  if (failed(convertAttributes(op, name, in, attrs)))
-    return failure();
   std::optional<RegisteredOperationName> kilnOp =
       RegisteredOperationName::lookup(isSend ? "kiln.send" : "kiln.recv",
                                       op->getContext());
-  if (!kilnOp || failed(kilnOp->verifyInherentAttrs(attrs, [&] {
-        return op->emitError("'") << op->getName() << "': ";
-      })))
+  if (!kilnOp || failed(convertAttributes(op, name, in, attrs, *kilnOp)))
     return failure();
   // HLO sends and receives one value: several are a tuple, whose structure
   // the export needs (as the HLO importer records it).
@@ -1533,56 +1542,12 @@ static void makeMainTheEntry(ModuleOp module) {
       function.setPrivate();
 }
 
-/// kiln's own attributes (tuple structures, layouts, HLO fields) say what
-/// an import found: taken from the input, they would contradict what it
-/// finds (a send given kiln.operand_tuples had it twice). Checked before
-/// JAX's attributes are renamed into kiln's.
-static LogicalResult rejectKilnAttributes(ModuleOp module) {
-  auto isKilns = [](NamedAttribute attr) {
-    StringRef name = attr.getName().getValue();
-    return name.starts_with("kiln.") && !name.starts_with("kiln.syntax.");
-  };
-  auto refuse = [](Operation *op, NamedAttribute attr) {
-    op->emitError("'") << op->getName() << "': attribute '"
-                       << attr.getName().getValue()
-                       << "' is kiln's own; StableHLO cannot set it";
-    return WalkResult::interrupt();
-  };
-  // Only StableHLO's ops: a kiln module that keeps a JAX attribute
-  // (`mhlo.memory_kind`) reads as StableHLO, and its functions carry kiln's
-  // attributes by right.
-  WalkResult walked = module.walk([&](Operation *op) {
-    StringRef dialect = op->getName().getDialectNamespace();
-    if (dialect != "stablehlo" && dialect != "chlo" && dialect != "check" &&
-        dialect != "interpreter")
-      return WalkResult::advance();
-    // The generic form's properties (`<{...}>`) too.
-    for (NamedAttribute attr : op->getAttrs())
-      if (isKilns(attr))
-        return refuse(op, attr);
-    if (auto properties =
-            dyn_cast_or_null<DictionaryAttr>(op->getPropertiesAsAttribute()))
-      for (NamedAttribute attr : properties)
-        if (isKilns(attr))
-          return refuse(op, attr);
-    return WalkResult::advance();
-  });
-  return failure(walked.wasInterrupted());
-}
-
 LogicalResult kiln::convertStableHloToKiln(ModuleOp module) {
-  if (failed(rejectKilnAttributes(module)))
-    return failure();
   convertModuleAttrs(module);
   makeMainTheEntry(module);
-  convertTypes(module);
   llvm::SmallVector<Operation *> ops;
-  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    StringRef dialect = op->getName().getDialectNamespace();
-    if (dialect == "stablehlo" || dialect == "chlo" || dialect == "check" ||
-        dialect == "interpreter" || dialect == "sdy")
-      ops.push_back(op);
-  });
+  if (failed(prepareOps(module, ops)))
+    return failure();
   Converter converter(module.getContext());
   for (Operation *op : ops)
     if (failed(converter.convert(op)))

@@ -4,6 +4,7 @@
 
 #include "kiln/Dialect/Kiln/IR/GenericOpBuilder.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
+#include "kiln/Dialect/Kiln/IR/RunParallelGrid.h"
 #include "kiln/Interpreter/CollectiveGroups.h"
 #include "kiln/Target/CPU/CpuCompiler.h"
 
@@ -167,7 +168,7 @@ int64_t kiln::getRunParallelParticipants(ModuleOp module) {
   module.walk([&](Operation *op) {
     std::string error;
     if (op->getName().getStringRef() == "kiln.run_parallel")
-      if (auto grid = kiln::interp::getRunParallelGrid(op, error))
+      if (auto grid = kiln::getRunParallelGrid(op, error))
         participants = grid->replicas * grid->partitions;
   });
   return participants;
@@ -186,8 +187,8 @@ LogicalResult kiln::lowerRunParallel(ModuleOp module) {
         "one run_parallel a graph is compiled by the CPU backend");
   Operation *harness = harnesses.front();
   std::string error;
-  std::optional<kiln::interp::RunParallelGrid> grid =
-      kiln::interp::getRunParallelGrid(harness, error);
+  std::optional<kiln::RunParallelGrid> grid =
+      kiln::getRunParallelGrid(harness, error);
   if (!grid)
     return harness->emitError(error);
   // Every participant runs the same program (on its own slot's operands).
