@@ -37,6 +37,7 @@ tools = [
     ToolSubst("kiln-translate", unresolved="ignore"),
     ToolSubst("kiln", unresolved="ignore"),
     ToolSubst("kiln-synth", unresolved="ignore"),
+    ToolSubst("kiln-bench", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.kiln_tools_dir, config.llvm_tools_dir])
 

@@ -111,6 +111,16 @@ std::string firstLine(llvm::StringRef diagnostics) {
   return line.empty() ? "(no diagnostic)" : line;
 }
 
+/// `file:line:col` of `loc` as kiln's errors print it (with the source
+/// line and op_name of an imported dump), or MLIR's spelling of a location
+/// that names no file.
+std::string where(mlir::Location loc) {
+  std::string text = describeHloLocation(loc);
+  if (text.empty())
+    llvm::raw_string_ostream(text) << loc;
+  return text;
+}
+
 /// Exports `module` to HLO text, imports that again and compares the two
 /// signatures; returns the empty string when they are equal, else why not.
 std::string checkExportRoundTrip(mlir::ModuleOp module,
@@ -119,8 +129,8 @@ std::string checkExportRoundTrip(mlir::ModuleOp module,
   llvm::raw_string_ostream diagnosticStream(diagnostics);
   mlir::ScopedDiagnosticHandler handler(
       &context, [&](mlir::Diagnostic &diagnostic) {
-        diagnosticStream << diagnostic.getLocation() << ": " << diagnostic.str()
-                         << "\n";
+        diagnosticStream << where(diagnostic.getLocation()) << ": "
+                         << diagnostic.str() << "\n";
         return mlir::success();
       });
   mlir::FailureOr<GraphSignature> original = computeSignature(module);
@@ -153,8 +163,8 @@ std::string evaluateModule(mlir::ModuleOp module, mlir::MLIRContext &context,
   llvm::raw_string_ostream diagnosticStream(diagnostics);
   mlir::ScopedDiagnosticHandler handler(
       &context, [&](mlir::Diagnostic &diagnostic) {
-        diagnosticStream << diagnostic.getLocation() << ": " << diagnostic.str()
-                         << "\n";
+        diagnosticStream << where(diagnostic.getLocation()) << ": "
+                         << diagnostic.str() << "\n";
         return mlir::success();
       });
   ran = false;
@@ -188,14 +198,11 @@ std::string evaluateModule(mlir::ModuleOp module, mlir::MLIRContext &context,
     return "no check ran";
   for (const interp::CheckOutcome &check : evaluator.getChecks())
     if (!check.passed) {
-      std::string where;
-      llvm::raw_string_ostream whereStream(where);
-      whereStream << check.loc;
       return llvm::formatv("check {0} failed on {1} of {2} elements, worst "
                            "{3} at {4} ({5})",
                            check.comparison, check.failing, check.elements,
                            interp::formatNumber(check.worstError), check.worst,
-                           where)
+                           where(check.loc))
           .str();
     }
   return "";
@@ -256,7 +263,7 @@ std::string compileModule(mlir::ModuleOp module, mlir::MLIRContext &context,
     llvm::raw_string_ostream diagnosticStream(diagnostics);
     mlir::ScopedDiagnosticHandler handler(
         &context, [&](mlir::Diagnostic &diagnostic) {
-          diagnosticStream << diagnostic.getLocation() << ": "
+          diagnosticStream << where(diagnostic.getLocation()) << ": "
                            << diagnostic.str() << "\n";
           return mlir::success();
         });
@@ -340,8 +347,7 @@ std::string compileOnly(mlir::ModuleOp module, mlir::MLIRContext &context) {
         &context, [&](mlir::Diagnostic &diagnostic) {
           if (first.empty() &&
               diagnostic.getSeverity() == mlir::DiagnosticSeverity::Error)
-            first = describeHloLocation(diagnostic.getLocation()) + ": " +
-                    diagnostic.str();
+            first = where(diagnostic.getLocation()) + ": " + diagnostic.str();
           return mlir::success();
         });
     llvm::Expected<TargetSpec> target = resolveTarget("", "");
