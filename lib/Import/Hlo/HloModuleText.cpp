@@ -135,7 +135,18 @@ LogicalResult TokenCursor::skipValue() {
       return skipBalanced();
     if (tok.is(Token::Word) || tok.is(Token::PercentName) ||
         tok.is(Token::String)) {
+      // A word that a `[` follows directly starts an array shape,
+      // `f32[4]{0}`: XLA writes outfeed_shape so for an array operand.
+      bool isShape = tok.is(Token::Word) &&
+                     tok.spelling.end() < getBufferEnd() &&
+                     *tok.spelling.end() == '[';
       consume();
+      if (!isShape)
+        return success();
+      if (failed(skipBalanced()))
+        return failure();
+      if (tok.is(Token::LBrace) && tok.loc() == lastTokenEnd())
+        return skipBalanced();
       return success();
     }
     return emitExpected("an attribute value");
