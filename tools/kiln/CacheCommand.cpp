@@ -194,6 +194,17 @@ int runCheck(TieredCache &tiers, const CacheOptions &options) {
       cache, expandGraphPaths(options.graphs), options.keys, canonical,
       /*keepText=*/false, /*exportHlo=*/false, /*memoSketches=*/false);
   reportGraphProblems(keys);
+  // A check that gates a training job must not pass on a wrong path: no
+  // graph at all is said, and fails --require-all.
+  if (keys.empty()) {
+    llvm::errs() << "kiln cache check: "
+                 << (options.requireAll ? "error" : "warning")
+                 << ": no graphs found in "
+                 << escapeControlCharacters(llvm::join(options.graphs, ", "))
+                 << " " << kGraphFileKinds << "\n";
+    if (options.requireAll)
+      return ExitInputError;
+  }
   unsigned hits = 0, misses = 0, failed = 0, errors = 0;
   unsigned remoteHits = 0, fetched = 0;
   // Files that hold the same graph (under the same key parts) are one.

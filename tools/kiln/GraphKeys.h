@@ -82,6 +82,12 @@ TargetSpec getKeyTarget(const KeyOptions &options);
 std::vector<std::string>
 expandGraphPaths(const std::vector<std::string> &inputs);
 
+/// What a command says when expandGraphPaths found no graph, after
+/// "no graphs found": which files count as graphs.
+inline constexpr const char *kGraphFileKinds =
+    "(files named *.hlo, *.mlir, *.txt, or XLA's "
+    "*.before_optimizations.txt dumps)";
+
 /// Imports and keys `paths` on `options.jobs` threads, in input order;
 /// with `keepText`, each key keeps the bytes it was computed from; with
 /// `exportHlo`, the graph exported as HLO text.

@@ -602,9 +602,8 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     paths.insert(paths.end(), dumped.begin(), dumped.end());
   }
   if (paths.empty()) {
-    llvm::errs() << "kiln precompile: error: no graphs found (files named "
-                    "*.hlo, *.mlir, *.txt, or XLA's "
-                    "*.before_optimizations.txt dumps)\n";
+    llvm::errs() << "kiln precompile: error: no graphs found "
+                 << kGraphFileKinds << "\n";
     return ExitInputError;
   }
 
