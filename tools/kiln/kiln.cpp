@@ -54,6 +54,17 @@ int main(int argc, char **argv) {
       "kiln"};
   app.set_version_flag("--version", kiln::getVersionString());
   app.require_subcommand(1);
+  // A usage error is said as kiln's other errors are, `kiln SUBCOMMAND:
+  // error: ...`, naming the command that was given.
+  app.failure_message([](const CLI::App *parsed, const CLI::Error &error) {
+    std::string command = parsed->get_name();
+    for (std::vector<CLI::App *> subcommands = parsed->get_subcommands();
+         !subcommands.empty();
+         subcommands = subcommands.front()->get_subcommands())
+      command += " " + subcommands.front()->get_name();
+    return command + ": error: " + error.what() +
+           "\nRun with --help for more information.\n";
+  });
 
   kiln::ImportOptions importOptions;
   CLI::App *import = app.add_subcommand(
@@ -64,8 +75,8 @@ int main(int argc, char **argv) {
       ->add_option("files", importOptions.inputs,
                    "Graphs (HLO text, StableHLO), or directories searched "
                    "recursively as kiln cache check searches them")
-      ->required()
-      ->check(CLI::ExistingPath);
+      // A missing file is reported with the others; the rest go on.
+      ->required();
   import->add_option("-o,--output", importOptions.output,
                      "Where to write the MLIR module ('-' for stdout)");
   import->add_flag("--summary", importOptions.summary,
