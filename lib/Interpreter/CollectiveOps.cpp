@@ -125,6 +125,17 @@ std::optional<llvm::SmallVector<int64_t>> groupOf(Operation *op, int64_t rank,
   return std::nullopt;
 }
 
+/// The error for a collective whose replica groups name participant
+/// `highest` while `ranks` run: it says how many to run, as the compiled
+/// code's runtime does.
+LogicalResult emitTooFewRanks(Operation *op, int64_t highest, int64_t ranks) {
+  return op->emitError("the graph's collectives need ")
+         << highest + 1 << " participants (its replica groups name "
+         << "participant " << highest << "), but " << ranks
+         << (ranks == 1 ? " runs" : " run") << ": run it with --ranks "
+         << highest + 1;
+}
+
 /// Copies the block of `source` at `offset` along `dimension` (of
 /// `target`'s extent there) into `target`.
 void copyBlock(const HostTensor &source, HostTensor &target, int64_t dimension,
@@ -217,10 +228,9 @@ LogicalResult evaluateAcrossRanks(Operation *op, StringRef name, Operands in,
     return op->emitError("rank ")
            << rank << " is in no replica group of '" << name << "'";
   for (int64_t member : *group)
-    if (member < 0 || member >= exchange.getRanks())
-      return op->emitError("replica group member ")
-             << member << " is not one of the " << exchange.getRanks()
-             << " ranks";
+    if (member >= exchange.getRanks())
+      return emitTooFewRanks(op, *llvm::max_element(*group),
+                             exchange.getRanks());
   int64_t position = llvm::find(*group, rank) - group->begin();
   int64_t size = group->size();
   llvm::ArrayRef<int64_t> dims = dimsAttr(op, "dimensions");
@@ -356,6 +366,13 @@ kiln::interp::evaluateCollective(Operation *op, Operands in, Results &results,
              << name << "' is written for several participants (result "
              << result.getType() << " from " << in[k]->type
              << "); run it with --ranks N";
+  }
+  // On one participant, a collective is the identity, unless its groups
+  // name others: then it needs them, and says how many.
+  if (name != "kiln.collective_permute") {
+    std::optional<llvm::SmallVector<int64_t>> group = groupOf(op, 0, 1);
+    if (group && !group->empty() && *llvm::max_element(*group) > 0)
+      return emitTooFewRanks(op, *llvm::max_element(*group), 1);
   }
   if (name == "kiln.collective_permute") {
     auto pairs = op->getAttrOfType<DenseIntElementsAttr>("source_target_pairs");

@@ -473,7 +473,10 @@ int runInterpreted(const kiln::RunOptions &options) {
       loadRunGraph(options, &context);
   if (!module)
     return ExitInputError;
-  kiln::DumpDiagnosticHandler diagnostics(&context, options.input);
+  // An error is placed at its line in the dump; the op is not quoted.
+  kiln::DumpDiagnosticHandler diagnostics(&context, options.input,
+                                          /*out=*/nullptr,
+                                          /*quoteOps=*/false);
   EvaluatorOptions evaluatorOptions;
   if (options.maxWork > 0)
     evaluatorOptions.maxWork = options.maxWork;
