@@ -14,6 +14,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <fcntl.h>
 #include <sodium.h>
@@ -82,6 +83,14 @@ Expected<SigningKey> SigningKey::generate(StringRef name, StringRef path) {
   crypto_sign_keypair(publicKey, key.secret.data());
   std::string text =
       key.name + ":" + toBase64(key.secret.data(), key.secret.size()) + "\n";
+  // Its directory is made when missing (~/.config/kiln on a new machine),
+  // for the owner alone, as the key is.
+  StringRef directory = llvm::sys::path::parent_path(path);
+  if (!directory.empty() && !llvm::sys::fs::exists(directory))
+    if (std::error_code error = llvm::sys::fs::create_directories(
+            directory, /*IgnoreExisting=*/true, llvm::sys::fs::owner_all))
+      return makeError(path +
+                       ": its directory cannot be made: " + error.message());
   // Made with the owner's permissions only, and never over a file that is
   // there: a key lost to an overwrite cannot be made again.
   int fd = ::open(path.str().c_str(),
