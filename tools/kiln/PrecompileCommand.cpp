@@ -556,6 +556,11 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
                            options.commandTimeout, &commandTimedOut,
                            &llvm::errs());
     phase("training command", since);
+    // A command that dumped nothing leaves no directory behind.
+    std::error_code listError;
+    keepDumps = llvm::sys::fs::directory_iterator(dumpDirectory, listError) !=
+                    llvm::sys::fs::directory_iterator() ||
+                listError;
     if (!exit) {
       llvm::errs() << "kiln precompile: error: "
                    << llvm::toString(exit.takeError()) << "\n";
@@ -583,9 +588,11 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     } else if (!exit->succeeded()) {
       if (!options.ignoreCommandFailure) {
         llvm::errs() << "kiln precompile: error: the training command "
-                     << exit->describe() << " (it dumped " << dumped.size()
-                     << (dumped.size() == 1 ? " graph to " : " graphs to ")
-                     << dumpDirectory
+                     << exit->describe() << " (it dumped "
+                     << (dumped.empty()
+                             ? std::string("no graph")
+                             : formatCount(dumped.size(), "graph", "graphs") +
+                                   " to " + dumpDirectory)
                      << "); nothing was compiled (--ignore-command-failure "
                         "compiles what it dumped)\n";
         return exit->getShellStatus() ? exit->getShellStatus()
