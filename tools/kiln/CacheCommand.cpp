@@ -991,7 +991,7 @@ int runRemove(TieredCache &tiers, const CacheOptions &options) {
   llvm::json::Array removed;
   unsigned missing = 0;
   for (const std::string &entry : options.graphs) {
-    std::string key = entry;
+    std::string key = entry, what = entry;
     bool isHex = !entry.empty() && entry.size() <= 32 &&
                  llvm::all_of(entry, [](char c) {
                    return llvm::isDigit(c) || (c >= 'a' && c <= 'f');
@@ -1006,18 +1006,23 @@ int runRemove(TieredCache &tiers, const CacheOptions &options) {
       llvm::Expected<std::vector<CacheEntry>> entries = cache.list();
       if (!entries)
         return reportError(entries.takeError());
-      std::vector<std::string> matches;
+      std::vector<const CacheEntry *> matches;
       for (const CacheEntry &candidate : *entries)
         if (llvm::StringRef(candidate.key).starts_with(entry))
-          matches.push_back(candidate.key);
+          matches.push_back(&candidate);
       if (matches.size() > 1) {
         llvm::errs() << "kiln cache rm: error: '" << entry << "' is the start "
                      << "of " << matches.size()
                      << " keys; give more digits\n";
         return ExitInputError;
       }
-      if (matches.size() == 1)
-        key = matches[0];
+      // Named as the entry names its graph, not by the digits typed.
+      if (matches.size() == 1) {
+        key = matches[0]->key;
+        what = !matches[0]->source.empty()      ? matches[0]->source
+               : !matches[0]->graphName.empty() ? matches[0]->graphName
+                                                : entry;
+      }
     }
     llvm::Expected<bool> done = tiers.remove(key);
     if (!done)
@@ -1028,7 +1033,7 @@ int runRemove(TieredCache &tiers, const CacheOptions &options) {
         llvm::json::Object{{"entry", entry}, {"key", key}, {"removed", *done}});
     if (!options.json)
       llvm::outs() << (*done ? "removed  " : "absent   ") << key << "  "
-                   << entry << "\n";
+                   << escapeControlCharacters(what) << "\n";
   }
   if (options.json)
     printJson(llvm::json::Object{{"entries", std::move(removed)}});
