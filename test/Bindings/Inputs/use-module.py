@@ -3,6 +3,7 @@ module's name in a RUN line into the kiln command's path).
 
   use-module.py precompile GRAPH CACHE   kiln.precompile's report
   use-module.py load-missing CACHE GRAPH  the error of a missing graph
+  use-module.py check CACHE GRAPHS...     Cache.check's rows
   use-module.py load-text CACHE GRAPH     the graph loaded from its text
   use-module.py scalars CACHE             Python numbers for scalar parameters
 """
@@ -17,6 +18,13 @@ if sys.argv[1] == "precompile":
 elif sys.argv[1] == "load-missing":
     try:
         kiln.Cache(sys.argv[2]).load(sys.argv[3])
+    except kiln.Error as error:
+        print("kiln.Error: %s" % error)
+elif sys.argv[1] == "check":
+    for row in kiln.Cache(sys.argv[2]).check(sys.argv[3:]):
+        print(row["status"], row["path"], row["reason"])
+    try:
+        kiln.Cache(sys.argv[2]).check(sys.argv[3:], no_such_option=1)
     except kiln.Error as error:
         print("kiln.Error: %s" % error)
 elif sys.argv[1] == "load-text":

@@ -206,7 +206,10 @@ class Cache:
 
     def check(self, paths, **compile_options):
         """Per graph file: its key, and whether the cache holds it (and
-        where), or why not; nothing is compiled."""
+        where), or why not; nothing is compiled. A graph that cannot be
+        read or imported is a row of status "error" with kiln's message
+        as its reason, and the others are still checked, as `kiln cache
+        check` does; other errors (a bad option) raise kiln.Error."""
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
         names = {0: "hit", 1: "miss", 2: "failed", 3: "untrusted",
@@ -214,9 +217,18 @@ class Cache:
         rows = []
         for path in paths:
             lookup = _Lookup()
-            _check(_cache_lookup(self._handle, os.fsencode(path),
-                                 _strings(_options(compile_options)),
-                                 ctypes.byref(lookup)))
+            try:
+                _check(_cache_lookup(self._handle, os.fsencode(path),
+                                     _strings(_options(compile_options)),
+                                     ctypes.byref(lookup)))
+            except Error as error:
+                # kiln's errors about a graph start with its file's name.
+                if not str(error).startswith(os.fspath(path) + ":"):
+                    raise
+                rows.append({"path": os.fspath(path), "key": "",
+                             "status": "error", "tier": "",
+                             "reason": str(error)})
+                continue
             rows.append({"path": os.fspath(path),
                          "key": lookup.key.decode(),
                          "status": names[lookup.status],
