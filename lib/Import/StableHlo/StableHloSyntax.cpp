@@ -787,6 +787,42 @@ ParseResult parseComposite(OpAsmParser &parser, OperationState &state) {
                     state);
 }
 
+/// `chlo.scan(%x, ...) inits(%c, ...) dimension=D attributes {...}
+/// { ^bb0(...): ... } : (types) -> (types)`: the inputs and inits become
+/// two operand segments, as in the generic form.
+ParseResult parseScan(OpAsmParser &parser, OperationState &state) {
+  Builder builder(parser.getContext());
+  SMLoc operandsLoc = parser.getCurrentLocation();
+  llvm::SmallVector<Operand> inputs, inits;
+  int64_t dimension;
+  if (parser.parseOperandList(inputs, AsmParser::Delimiter::Paren) ||
+      parser.parseKeyword("inits") ||
+      parser.parseOperandList(inits, AsmParser::Delimiter::Paren) ||
+      parser.parseKeyword("dimension") || parser.parseEqual() ||
+      parser.parseInteger(dimension) ||
+      parser.parseOptionalAttrDictWithKeyword(state.attributes) ||
+      parser.parseRegion(*state.addRegion()))
+    return failure();
+  state.addAttribute("dimension", builder.getI64IntegerAttr(dimension));
+  state.addAttribute("operandSegmentSizes",
+                     builder.getDenseI32ArrayAttr(
+                         {(int32_t)inputs.size(), (int32_t)inits.size()}));
+  FunctionType type;
+  if (parser.parseColonType(type))
+    return failure();
+  llvm::SmallVector<Operand> operands(inputs);
+  operands.append(inits.begin(), inits.end());
+  if (type.getNumInputs() != operands.size())
+    return parser.emitError(operandsLoc)
+           << "chlo.scan has " << operands.size() << " operands and "
+           << type.getNumInputs() << " operand types";
+  if (parser.resolveOperands(operands, type.getInputs(), operandsLoc,
+                             state.operands))
+    return failure();
+  state.addTypes(type.getResults());
+  return success();
+}
+
 /// `stablehlo.get_tuple_element %t[0] attr-dict : types`.
 ParseResult parseGetTupleElement(OpAsmParser &parser, OperationState &state) {
   Builder builder(parser.getContext());
@@ -902,6 +938,7 @@ const std::pair<StringRef, Parse> kPrettyForms[] = {
     {"convolution", withPosition<parseConvolution>},
     {"get_tuple_element", withPosition<parseGetTupleElement>},
     {"composite", withPosition<parseComposite>},
+    {"scan", withPosition<parseScan>},
 };
 const Parse kCheckConst = withPosition<parseCheckConst>;
 const Parse kOperandsFieldsTypes =

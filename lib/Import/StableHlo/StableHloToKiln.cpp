@@ -24,16 +24,40 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/Transforms/RegionUtils.h"
-#include "llvm/ADT/SetVector.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 
 namespace {
+
+/// Moves the position that the syntax dialect kept of a pretty-form op
+/// (kPositionAttrName) into its location, in front.
+static void takeSyntaxPosition(Operation *op) {
+  auto position =
+      dyn_cast_or_null<LocationAttr>(op->removeAttr(kiln::kPositionAttrName));
+  if (position && Location(position) != op->getLoc())
+    op->setLoc(FusedLoc::get(op->getContext(),
+                             {Location(position), op->getLoc()}, Attribute()));
+}
+
+/// `op`'s attributes with, for the generic form's `<{...}>`, its
+/// properties: an unregistered op keeps those apart.
+static NamedAttrList attributesOf(Operation *op) {
+  NamedAttrList attrs;
+  if (auto properties =
+          dyn_cast_or_null<DictionaryAttr>(op->getPropertiesAsAttribute()))
+    for (NamedAttribute attr : properties)
+      attrs.set(attr.getName(), attr.getValue());
+  for (NamedAttribute attr : op->getAttrs())
+    attrs.set(attr.getName(), attr.getValue());
+  return attrs;
+}
 
 class Converter {
 public:
@@ -84,7 +108,7 @@ private:
   Value dropStretchedDimensions(Operation *op, NamedAttrList &attrs);
   /// The attributes of `op`, from the generic form's properties and the
   /// pretty form's (discardable) attributes alike.
-  NamedAttrList attributesOf(Operation *op);
+
   /// `op`'s attributes `in` as kiln (HLO) names and spells them, into
   /// `out`, for kiln's op `target`; StableHLO's unit flags become bools. An
   /// attribute `target` names but StableHLO gave another kind of value is
@@ -375,17 +399,6 @@ DenseI64ArrayAttr Converter::dims(Attribute attr) {
     return b.getDenseI64ArrayAttr(values);
   }
   return {};
-}
-
-NamedAttrList Converter::attributesOf(Operation *op) {
-  NamedAttrList attrs;
-  if (auto properties =
-          dyn_cast_or_null<DictionaryAttr>(op->getPropertiesAsAttribute()))
-    for (NamedAttribute attr : properties)
-      attrs.set(attr.getName(), attr.getValue());
-  for (NamedAttribute attr : op->getAttrs())
-    attrs.set(attr.getName(), attr.getValue());
-  return attrs;
 }
 
 LogicalResult Converter::splitPadding(Operation *op, NamedAttrList &in,
@@ -883,13 +896,7 @@ FailureOr<bool> Converter::convertDynamicRootBroadcast(Operation *op) {
   return true;
 }
 
-void Converter::takePosition(Operation *op) {
-  auto position =
-      dyn_cast_or_null<LocationAttr>(op->removeAttr(kiln::kPositionAttrName));
-  if (position && Location(position) != op->getLoc())
-    op->setLoc(FusedLoc::get(context, {Location(position), op->getLoc()},
-                             Attribute()));
-}
+void Converter::takePosition(Operation *op) { takeSyntaxPosition(op); }
 
 FailureOr<bool> Converter::decomposeChlo(Operation *op, StringRef name) {
   bool isUnary = name == "is_inf" || name == "is_pos_inf" ||
@@ -1532,6 +1539,226 @@ LogicalResult Converter::convertSendRecv(Operation *op, StringRef name) {
 }
 
 /// StableHLO's interpreter tests leave every function public; where one is
+/// `chlo.scan` as StableHLO's while, which the converter then turns into
+/// kiln's as it turns any other: a counter runs over the scanned dimension
+/// (down from its end with `is_reverse`); each step takes the inputs'
+/// slices with dynamic_slice, runs the body (inlined) on them and the
+/// carries, writes its outputs into buffers that start as zeros with
+/// dynamic_update_slice, and carries its new carries.
+static LogicalResult decomposeScan(Operation *scan) {
+  auto fail = [&](const Twine &message) {
+    return scan->emitError("'chlo.scan' ") << message;
+  };
+  // From the pretty form's attributes or the generic form's properties.
+  NamedAttrList attrs = attributesOf(scan);
+  auto segments =
+      dyn_cast_or_null<DenseI32ArrayAttr>(attrs.get("operandSegmentSizes"));
+  auto dimensionAttr = dyn_cast_or_null<IntegerAttr>(attrs.get("dimension"));
+  if (!segments || segments.size() != 2 || !dimensionAttr)
+    return fail("needs its inputs, its inits and a dimension");
+  int64_t numInputs = segments[0], numCarries = segments[1];
+  int64_t numOutputs = (int64_t)scan->getNumResults() - numCarries;
+  if (numInputs < 1 || numCarries < 0 ||
+      numInputs + numCarries != (int64_t)scan->getNumOperands() ||
+      numOutputs < 0)
+    return fail("takes at least one input, then its inits, and gives its "
+                "outputs, then as many carries as inits");
+  bool reverse = false;
+  if (Attribute attr = attrs.get("is_reverse")) {
+    auto flag = dyn_cast<BoolAttr>(attr);
+    if (!flag)
+      return fail("needs a bool is_reverse");
+    reverse = flag.getValue();
+  }
+  int64_t dimension = dimensionAttr.getInt();
+  ValueRange inputs = scan->getOperands().take_front(numInputs);
+  ValueRange inits = scan->getOperands().drop_front(numInputs);
+  // The type `type` has without `dimension` (`keep`: with it of size 1).
+  auto stepType = [&](Type type, bool keep) -> RankedTensorType {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape() || dimension < 0 ||
+        dimension >= tensor.getRank())
+      return {};
+    llvm::SmallVector<int64_t> shape(tensor.getShape());
+    if (keep)
+      shape[dimension] = 1;
+    else
+      shape.erase(shape.begin() + dimension);
+    return RankedTensorType::get(shape, tensor.getElementType());
+  };
+  int64_t length = -1;
+  for (Value input : inputs) {
+    if (!stepType(input.getType(), false))
+      return fail("scans dimension ")
+             << dimension << " of tensors of static shape, not of "
+             << input.getType();
+    int64_t size =
+        cast<RankedTensorType>(input.getType()).getDimSize(dimension);
+    if (length >= 0 && size != length)
+      return fail("inputs differ in length along dimension ") << dimension;
+    length = size;
+  }
+  Region &region = scan->getRegion(0);
+  if (!region.hasOneBlock() || region.front().empty())
+    return fail("needs a body of one block");
+  Block &body = region.front();
+  Operation *terminator = &body.back();
+  if ((int64_t)body.getNumArguments() != numInputs + numCarries ||
+      (int64_t)terminator->getNumOperands() != numOutputs + numCarries)
+    return fail("needs a body that takes an element of each input and the "
+                "carries, and returns its outputs and the new carries");
+  for (int64_t k = 0; k < numInputs; ++k)
+    if (body.getArgument(k).getType() != stepType(inputs[k].getType(), false))
+      return fail("body argument ")
+             << k << " is " << body.getArgument(k).getType() << ", not "
+             << stepType(inputs[k].getType(), false) << ", the slice of input "
+             << k;
+  llvm::SmallVector<Type> outputTypes;
+  for (int64_t i = 0; i < numOutputs; ++i) {
+    Type type = scan->getResult(i).getType();
+    RankedTensorType step = stepType(type, false);
+    if (!step || step != terminator->getOperand(i).getType() ||
+        cast<RankedTensorType>(type).getDimSize(dimension) != length)
+      return fail("result ")
+             << i << " must stack the body's output " << i << " along "
+             << "dimension " << dimension << " (" << length << " steps), not "
+             << type;
+    outputTypes.push_back(type);
+  }
+  for (int64_t j = 0; j < numCarries; ++j)
+    if (scan->getResult(numOutputs + j).getType() != inits[j].getType())
+      return fail("carry ") << j << " must keep its init's type";
+
+  takeSyntaxPosition(scan);
+  Location loc = scan->getLoc();
+  OpBuilder builder(scan);
+  auto create = [&](StringRef name, ValueRange operands, TypeRange types,
+                    llvm::ArrayRef<NamedAttribute> attrs = {}) {
+    OperationState state(loc, name);
+    state.addOperands(operands);
+    state.addTypes(types);
+    state.addAttributes(attrs);
+    return builder.create(state);
+  };
+  auto counterType = RankedTensorType::get({}, builder.getI64Type());
+  auto counter = [&](int64_t value) {
+    return create("stablehlo.constant", {}, counterType,
+                  {builder.getNamedAttr(
+                      "value",
+                      DenseElementsAttr::get(
+                          counterType, builder.getI64IntegerAttr(value)))})
+        ->getResult(0);
+  };
+  llvm::SmallVector<Value> operands = {counter(0)};
+  operands.append(inits.begin(), inits.end());
+  for (Type type : outputTypes) {
+    auto zero = dyn_cast_or_null<DenseElementsAttr>(builder.getZeroAttr(type));
+    if (!zero)
+      return fail("outputs of type ") << type << " are not imported";
+    operands.push_back(create("stablehlo.constant", {}, type,
+                              {builder.getNamedAttr("value", zero)})
+                           ->getResult(0));
+  }
+  llvm::SmallVector<Type> types =
+      llvm::to_vector(ValueRange(operands).getTypes());
+  OperationState loopState(loc, "stablehlo.while");
+  loopState.addOperands(operands);
+  loopState.addTypes(types);
+  loopState.addRegion();
+  loopState.addRegion();
+  Operation *loop = builder.create(loopState);
+  llvm::SmallVector<Location> locations(types.size(), loc);
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    // cond: the counter has not reached the length.
+    Block *test =
+        builder.createBlock(&loop->getRegion(0), {}, types, locations);
+    Value more =
+        create("stablehlo.compare", {test->getArgument(0), counter(length)},
+               RankedTensorType::get({}, builder.getI1Type()),
+               {builder.getNamedAttr("comparison_direction",
+                                     builder.getStringAttr("LT"))})
+            ->getResult(0);
+    create("stablehlo.return", more, {});
+
+    // do: one step of the scan.
+    Block *step =
+        builder.createBlock(&loop->getRegion(1), {}, types, locations);
+    Value index = step->getArgument(0);
+    Value position = reverse ? create("stablehlo.subtract",
+                                      {counter(length - 1), index}, counterType)
+                                   ->getResult(0)
+                             : index;
+    Value origin = counter(0);
+    auto startsAt = [&](Value tensor) {
+      llvm::SmallVector<Value> starts(
+          cast<RankedTensorType>(tensor.getType()).getRank(), origin);
+      starts[dimension] = position;
+      return starts;
+    };
+    IRMapping mapping;
+    for (int64_t k = 0; k < numInputs; ++k) {
+      RankedTensorType sliceType = stepType(inputs[k].getType(), true);
+      llvm::SmallVector<Value> sliceOperands = {inputs[k]};
+      llvm::append_range(sliceOperands, startsAt(inputs[k]));
+      Value slice = create("stablehlo.dynamic_slice", sliceOperands, sliceType,
+                           {builder.getNamedAttr("slice_sizes",
+                                                 builder.getDenseI64ArrayAttr(
+                                                     sliceType.getShape()))})
+                        ->getResult(0);
+      mapping.map(body.getArgument(k),
+                  create("stablehlo.reshape", slice,
+                         stepType(inputs[k].getType(), false))
+                      ->getResult(0));
+    }
+    for (int64_t j = 0; j < numCarries; ++j)
+      mapping.map(body.getArgument(numInputs + j), step->getArgument(1 + j));
+    // (An unregistered return is no terminator to without_terminator.)
+    for (Operation &op : body)
+      if (&op != terminator)
+        builder.clone(op, mapping);
+    llvm::SmallVector<Value> next = {
+        create("stablehlo.add", {index, counter(1)}, counterType)
+            ->getResult(0)};
+    for (int64_t j = 0; j < numCarries; ++j)
+      next.push_back(
+          mapping.lookupOrDefault(terminator->getOperand(numOutputs + j)));
+    for (int64_t i = 0; i < numOutputs; ++i) {
+      Value buffer = step->getArgument(1 + numCarries + i);
+      Value update = create("stablehlo.reshape",
+                            mapping.lookupOrDefault(terminator->getOperand(i)),
+                            stepType(outputTypes[i], true))
+                         ->getResult(0);
+      llvm::SmallVector<Value> updateOperands = {buffer, update};
+      llvm::append_range(updateOperands, startsAt(buffer));
+      next.push_back(create("stablehlo.dynamic_update_slice", updateOperands,
+                            outputTypes[i])
+                         ->getResult(0));
+    }
+    create("stablehlo.return", next, {});
+  }
+  for (int64_t i = 0; i < numOutputs; ++i)
+    scan->getResult(i).replaceAllUsesWith(loop->getResult(1 + numCarries + i));
+  for (int64_t j = 0; j < numCarries; ++j)
+    scan->getResult(numOutputs + j).replaceAllUsesWith(loop->getResult(1 + j));
+  scan->erase();
+  return success();
+}
+
+/// Every `chlo.scan` of `module` decomposed (decomposeScan), inner ones
+/// first, before the converter collects the ops it converts.
+static LogicalResult decomposeScans(ModuleOp module) {
+  llvm::SmallVector<Operation *> scans;
+  module.walk([&](Operation *op) {
+    if (op->getName().getStringRef() == "chlo.scan")
+      scans.push_back(op);
+  });
+  for (Operation *scan : scans)
+    if (failed(decomposeScan(scan)))
+      return failure();
+  return success();
+}
+
 /// `@main`, it is the entry and the others are its callees.
 static void makeMainTheEntry(ModuleOp module) {
   auto main = module.lookupSymbol<func::FuncOp>("main");
@@ -1545,6 +1772,8 @@ static void makeMainTheEntry(ModuleOp module) {
 LogicalResult kiln::convertStableHloToKiln(ModuleOp module) {
   convertModuleAttrs(module);
   makeMainTheEntry(module);
+  if (failed(decomposeScans(module)))
+    return failure();
   llvm::SmallVector<Operation *> ops;
   if (failed(prepareOps(module, ops)))
     return failure();
