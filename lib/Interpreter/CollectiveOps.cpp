@@ -125,13 +125,29 @@ std::optional<llvm::SmallVector<int64_t>> groupOf(Operation *op, int64_t rank,
   return std::nullopt;
 }
 
-/// The error for a collective whose replica groups name participant
-/// `highest` while `ranks` run: it says how many to run, as the compiled
-/// code's runtime does.
+/// The highest participant that `op`'s replica groups (a permute's
+/// source-target pairs) name anywhere; -1 when they name none (all
+/// participants are one group).
+int64_t highestParticipant(Operation *op) {
+  bool isPermute = op->getName().getStringRef() == "kiln.collective_permute";
+  auto ids = op->getAttrOfType<DenseIntElementsAttr>(
+      isPermute ? "source_target_pairs" : "replica_groups");
+  int64_t highest = -1;
+  if (ids)
+    for (int64_t id : ids.getValues<int64_t>())
+      highest = std::max(highest, id);
+  return highest;
+}
+
+/// The error for a collective whose groups name participant `highest`
+/// while `ranks` run: it says how many to run, as the compiled code's
+/// runtime does.
 LogicalResult emitTooFewRanks(Operation *op, int64_t highest, int64_t ranks) {
+  bool isPermute = op->getName().getStringRef() == "kiln.collective_permute";
   return op->emitError("the graph's collectives need ")
-         << highest + 1 << " participants (its replica groups name "
-         << "participant " << highest << "), but " << ranks
+         << highest + 1 << " participants (its "
+         << (isPermute ? "source-target pairs" : "replica groups")
+         << " name participant " << highest << "), but " << ranks
          << (ranks == 1 ? " runs" : " run") << ": run it with --ranks "
          << highest + 1;
 }
@@ -181,6 +197,12 @@ LogicalResult evaluateAcrossRanks(Operation *op, StringRef name, Operands in,
                          "reaching '")
            << name << "' (do the programs run the same collectives?)";
   auto [replicas, partitions] = runner.getGrid();
+  // Without a grid, the groups name ranks: all of those named must run.
+  if (partitions <= 0) {
+    int64_t highest = highestParticipant(op);
+    if (highest >= exchange.getRanks())
+      return emitTooFewRanks(op, highest, exchange.getRanks());
+  }
   if (name == "kiln.collective_permute") {
     auto pairs = op->getAttrOfType<DenseIntElementsAttr>("source_target_pairs");
     auto values = llvm::to_vector(pairs.getValues<int64_t>());
@@ -367,13 +389,11 @@ kiln::interp::evaluateCollective(Operation *op, Operands in, Results &results,
              << result.getType() << " from " << in[k]->type
              << "); run it with --ranks N";
   }
-  // On one participant, a collective is the identity, unless its groups
-  // name others: then it needs them, and says how many.
-  if (name != "kiln.collective_permute") {
-    std::optional<llvm::SmallVector<int64_t>> group = groupOf(op, 0, 1);
-    if (group && !group->empty() && *llvm::max_element(*group) > 0)
-      return emitTooFewRanks(op, *llvm::max_element(*group), 1);
-  }
+  // On one participant, a collective is the identity (a permute without a
+  // pair to itself gives zeros), unless its groups name others: then it
+  // needs them, and says how many.
+  if (int64_t highest = highestParticipant(op); highest > 0)
+    return emitTooFewRanks(op, highest, 1);
   if (name == "kiln.collective_permute") {
     auto pairs = op->getAttrOfType<DenseIntElementsAttr>("source_target_pairs");
     bool selfPair = false;

@@ -274,18 +274,35 @@ extern "C" void kiln_rt_collective(int64_t kindCode, int64_t reductionCode,
     return context.group ? operands[participant] : input;
   };
 
+  // Every participant the groups (a permute's pairs) name must run; the
+  // error says how many.
+  int64_t highest = -1;
+  int64_t ids =
+      kind == CollectiveKind::Permute ? 2 * groupCount : groupCount * groupSize;
+  for (int64_t i = 0; i < ids; ++i)
+    highest = std::max(highest, groups[i]);
+  if (highest >= size) {
+    fail(output, outBytes,
+         "the graph's collectives need " + std::to_string(highest + 1) +
+             " participants (its " +
+             (kind == CollectiveKind::Permute ? "source-target pairs"
+                                              : "replica groups") +
+             " name participant " + std::to_string(highest) + "), but " +
+             std::to_string(size) + (size == 1 ? " runs" : " run") +
+             ": run it with --ranks " + std::to_string(highest + 1));
+    return finish();
+  }
+
   if (kind == CollectiveKind::Permute) {
     std::memset(output, 0, outBytes);
     for (int64_t pair = 0; pair < groupCount; ++pair) {
       int64_t source = groups[2 * pair], target = groups[2 * pair + 1];
       if (target != me)
         continue;
-      if (source < 0 || source >= size) {
+      if (source < 0) {
         fail(output, outBytes,
              "collective_permute receives from participant " +
-                 std::to_string(source) + ", but " + std::to_string(size) +
-                 (size == 1 ? " runs" : " run") + ": run it with --ranks " +
-                 std::to_string(source + 1));
+                 std::to_string(source));
         return finish();
       }
       std::memcpy(output, operandOf(source), outBytes);
@@ -316,16 +333,6 @@ extern "C" void kiln_rt_collective(int64_t kindCode, int64_t reductionCode,
   if (members.empty()) {
     fail(output, outBytes,
          "participant " + std::to_string(me) + " is in no replica group");
-    return finish();
-  }
-  int64_t needed = *std::max_element(members.begin(), members.end()) + 1;
-  if (needed > size) {
-    fail(output, outBytes,
-         "the graph's collectives need " + std::to_string(needed) +
-             " participants (its replica groups name participant " +
-             std::to_string(needed - 1) + "), but " + std::to_string(size) +
-             (size == 1 ? " runs" : " run") + ": run it with --ranks " +
-             std::to_string(needed));
     return finish();
   }
   int64_t n = members.size();
