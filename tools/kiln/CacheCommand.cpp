@@ -194,17 +194,19 @@ int runCheck(TieredCache &tiers, const CacheOptions &options) {
       cache, expandGraphPaths(options.graphs), options.keys, canonical,
       /*keepText=*/false, /*exportHlo=*/false, /*memoSketches=*/false);
   reportGraphProblems(keys);
-  // A check that gates a training job must not pass on a wrong path: no
-  // graph at all is said, and fails --require-all.
-  if (keys.empty()) {
-    llvm::errs() << "kiln cache check: "
-                 << (options.requireAll ? "error" : "warning")
-                 << ": no graphs found in "
-                 << escapeControlCharacters(llvm::join(options.graphs, ", "))
-                 << " " << kGraphFileKinds << "\n";
-    if (options.requireAll)
-      return ExitInputError;
-  }
+  // A check that gates a training job must not pass on a wrong path: a
+  // directory given that holds no graph is said, and fails --require-all
+  // (exit 2), beside the graphs of the others.
+  unsigned emptyDirectories = 0;
+  for (const std::string &input : options.graphs)
+    if (llvm::sys::fs::is_directory(input) &&
+        expandGraphPaths({input}).empty()) {
+      llvm::errs() << "kiln cache check: "
+                   << (options.requireAll ? "error" : "warning")
+                   << ": no graphs found in " << escapeControlCharacters(input)
+                   << " " << kGraphFileKinds << "\n";
+      ++emptyDirectories;
+    }
   unsigned hits = 0, misses = 0, failed = 0, errors = 0;
   unsigned remoteHits = 0, fetched = 0;
   // Files that hold the same graph (under the same key parts) are one.
@@ -343,7 +345,7 @@ int runCheck(TieredCache &tiers, const CacheOptions &options) {
     if (errors)
       llvm::outs() << "Graphs that did not import: " << errors << "\n";
   }
-  if (errors)
+  if (errors || (options.requireAll && emptyDirectories))
     return ExitInputError;
   if (options.requireAll && (misses || failed))
     return ExitSomeFailed;
@@ -1001,8 +1003,9 @@ int runRemove(TieredCache &tiers, const CacheOptions &options) {
       if (!graph)
         return ExitInputError;
       key = graph->parts.key().toHex();
-    } else if (entry.size() < 32) {
-      // A unique prefix of a key, as git takes one.
+    } else {
+      // A unique prefix of a key, as git takes one, or a whole key: the
+      // local entry names its graph.
       llvm::Expected<std::vector<CacheEntry>> entries = cache.list();
       if (!entries)
         return reportError(entries.takeError());

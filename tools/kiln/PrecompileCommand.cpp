@@ -569,6 +569,15 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     std::vector<std::string> unreadable;
     std::vector<std::string> dumped =
         collectDumpedModules(dumpDirectory, &unreadable);
+    // The dump directory is named only when it is kept.
+    auto whatWasDumped = [&]() -> std::string {
+      if (!keepDumps)
+        return "no graph";
+      if (dumped.empty())
+        return "no graph; what it wrote is in " + dumpDirectory;
+      return formatCount(dumped.size(), "graph", "graphs") + " to " +
+             dumpDirectory;
+    };
     for (const std::string &directory : unreadable)
       llvm::errs() << "kiln precompile: warning: cannot read the dumped "
                       "directory "
@@ -588,11 +597,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
     } else if (!exit->succeeded()) {
       if (!options.ignoreCommandFailure) {
         llvm::errs() << "kiln precompile: error: the training command "
-                     << exit->describe() << " (it dumped "
-                     << (dumped.empty()
-                             ? std::string("no graph")
-                             : formatCount(dumped.size(), "graph", "graphs") +
-                                   " to " + dumpDirectory)
+                     << exit->describe() << " (it dumped " << whatWasDumped()
                      << "); nothing was compiled (--ignore-command-failure "
                         "compiles what it dumped)\n";
         return exit->getShellStatus() ? exit->getShellStatus()
@@ -604,8 +609,7 @@ int kiln::runPrecompile(const PrecompileOptions &givenOptions) {
                                           : " graphs it dumped\n");
     }
     llvm::errs() << "kiln precompile: the training command dumped "
-                 << formatCount(dumped.size(), "graph", "graphs") << " to "
-                 << dumpDirectory << "\n";
+                 << whatWasDumped() << "\n";
     paths.insert(paths.end(), dumped.begin(), dumped.end());
   }
   if (paths.empty()) {

@@ -8,6 +8,7 @@ module's name in a RUN line into the kiln command's path).
   use-module.py scalars CACHE             Python numbers for scalar parameters
 """
 
+import os
 import sys
 
 import kiln
@@ -23,6 +24,9 @@ elif sys.argv[1] == "load-missing":
 elif sys.argv[1] == "check":
     for row in kiln.Cache(sys.argv[2]).check(sys.argv[3:]):
         print(row["status"], row["path"], row["reason"])
+    # A path given as bytes, as os.listdir(bytes) gives them.
+    row = kiln.Cache(sys.argv[2]).check([os.fsencode(sys.argv[3])])[0]
+    print("bytes:", row["status"], row["reason"])
     try:
         kiln.Cache(sys.argv[2]).check(sys.argv[3:], no_such_option=1)
     except kiln.Error as error:

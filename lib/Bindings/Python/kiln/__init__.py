@@ -223,7 +223,7 @@ class Cache:
                                      ctypes.byref(lookup)))
             except Error as error:
                 # kiln's errors about a graph start with its file's name.
-                if not str(error).startswith(os.fspath(path) + ":"):
+                if not str(error).startswith(os.fsdecode(path) + ":"):
                     raise
                 rows.append({"path": os.fspath(path), "key": "",
                              "status": "error", "tier": "",
