@@ -45,43 +45,13 @@ LogicalResult evaluateCholesky(Operation *op, Operands in, Results &results) {
   bool lower = true;
   if (auto attr = op->getAttrOfType<BoolAttr>("lower"))
     lower = attr.getValue();
-  int64_t n = a.shape().back();
-  int64_t matrices = n ? a.size() / (n * n) : 0;
-  for (int64_t m = 0; m < matrices; ++m) {
-    int64_t base = m * n * n;
-    // Row-major element (i, j) of the lower factor L; the upper factor is
-    // its adjoint. Only the chosen triangle of `a` is read.
-    auto element = [&](int64_t i, int64_t j) {
-      return lower ? get(a, base + i * n + j)
-                   : std::conj(get(a, base + j * n + i));
-    };
-    std::vector<Complex> l(n * n, 0.0);
-    bool failed = false;
-    for (int64_t j = 0; j < n && !failed; ++j) {
-      Complex diagonal = element(j, j);
-      for (int64_t k = 0; k < j; ++k)
-        diagonal -= l[j * n + k] * std::conj(l[j * n + k]);
-      if (!(diagonal.real() > 0)) {
-        failed = true;
-        break;
-      }
-      double root = std::sqrt(diagonal.real());
-      l[j * n + j] = root;
-      for (int64_t i = j + 1; i < n; ++i) {
-        Complex sum = element(i, j);
-        for (int64_t k = 0; k < j; ++k)
-          sum -= l[i * n + k] * std::conj(l[j * n + k]);
-        l[i * n + j] = sum / root;
-      }
-    }
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        Complex value =
-            failed ? Complex(NAN, out.kind == ElementKind::Complex ? NAN : 0)
-                   : (lower ? l[i * n + j] : std::conj(l[j * n + i]));
-        put(out, base + i * n + j, value);
-      }
-  }
+  std::vector<Complex> values(a.size());
+  for (int64_t i = 0; i < a.size(); ++i)
+    values[i] = get(a, i);
+  std::vector<Complex> factor =
+      kiln::factorCholesky(values, a.shape().back(), lower);
+  for (int64_t i = 0; i < a.size(); ++i)
+    put(out, i, factor[i]);
   return success();
 }
 
@@ -268,6 +238,46 @@ kiln::interp::evaluateLinearAlgebra(Operation *op, Operands in,
   if (name == "kiln.fft")
     return evaluateFft(op, in, results);
   return std::nullopt;
+}
+
+std::vector<std::complex<double>>
+kiln::factorCholesky(llvm::ArrayRef<std::complex<double>> a, int64_t n,
+                     bool lower) {
+  std::vector<Complex> out(a.size(), 0.0);
+  int64_t matrices = n ? a.size() / (n * n) : 0;
+  for (int64_t m = 0; m < matrices; ++m) {
+    int64_t base = m * n * n;
+    // Row-major element (i, j) of the lower factor L; the upper factor is
+    // its adjoint. Only the chosen triangle of `a` is read.
+    auto element = [&](int64_t i, int64_t j) {
+      return lower ? a[base + i * n + j] : std::conj(a[base + j * n + i]);
+    };
+    std::vector<Complex> l(n * n, 0.0);
+    bool failed = false;
+    for (int64_t j = 0; j < n && !failed; ++j) {
+      Complex diagonal = element(j, j);
+      for (int64_t k = 0; k < j; ++k)
+        diagonal -= l[j * n + k] * std::conj(l[j * n + k]);
+      if (!(diagonal.real() > 0)) {
+        failed = true;
+        break;
+      }
+      double root = std::sqrt(diagonal.real());
+      l[j * n + j] = root;
+      for (int64_t i = j + 1; i < n; ++i) {
+        Complex sum = element(i, j);
+        for (int64_t k = 0; k < j; ++k)
+          sum -= l[i * n + k] * std::conj(l[j * n + k]);
+        l[i * n + j] = sum / root;
+      }
+    }
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        out[base + i * n + j] =
+            failed ? Complex(NAN, NAN)
+                   : (lower ? l[i * n + j] : std::conj(l[j * n + i]));
+  }
+  return out;
 }
 
 int64_t kiln::parseTranspose(llvm::StringRef transpose) {

@@ -296,6 +296,28 @@ extern "C" void kiln_rt_triangular_solve(int64_t elementCode, int64_t aAddress,
   }
 }
 
+/// cholesky for compiled code (RuntimeAbi.h): the evaluator's
+/// factorization, in double, rounded to the element type once.
+extern "C" void kiln_rt_cholesky(int64_t elementCode, int64_t aAddress,
+                                 int64_t outputAddress, int64_t n,
+                                 int64_t elements, int64_t lower) {
+  auto kind = (ElementKind)elementCode;
+  const char *a = reinterpret_cast<const char *>(aAddress);
+  char *out = reinterpret_cast<char *>(outputAddress);
+  std::vector<std::complex<double>> values(elements);
+  for (int64_t i = 0; i < elements; ++i)
+    values[i] = isComplex(kind) ? loadComplex(a, kind, i)
+                                : toDouble(loadElement(a, kind, i));
+  std::vector<std::complex<double>> factor =
+      factorCholesky(values, n, lower != 0);
+  for (int64_t i = 0; i < elements; ++i) {
+    if (isComplex(kind))
+      storeComplex(out, kind, i, factor[i]);
+    else
+      storeElement(out, kind, i, fromDouble(factor[i].real(), kind));
+  }
+}
+
 } // namespace
 
 std::vector<std::pair<const char *, void *>> kiln::getRuntimeSymbols() {
@@ -308,6 +330,8 @@ std::vector<std::pair<const char *, void *>> kiln::getRuntimeSymbols() {
   symbols.push_back({kFftFunction, reinterpret_cast<void *>(&kiln_rt_fft)});
   symbols.push_back({kTriangularSolveFunction,
                      reinterpret_cast<void *>(&kiln_rt_triangular_solve)});
+  symbols.push_back(
+      {kCholeskyFunction, reinterpret_cast<void *>(&kiln_rt_cholesky)});
   llvm::append_range(symbols, getBufferPoolSymbols());
   return symbols;
 }

@@ -73,6 +73,15 @@ std::vector<std::complex<double>> solveTriangular(
     int64_t columns, const TriangularSolveOptions &options,
     llvm::function_ref<std::complex<double>(std::complex<double>)> round);
 
+/// cholesky of batches of n x n matrices `a` (row-major, batch after
+/// batch), in double: the lower factor L (a = L L*) or, without `lower`,
+/// the upper one (a = U* U), the other triangle zero, each read from the
+/// chosen triangle of `a` alone; a matrix that is not positive definite
+/// gives NaN everywhere. The evaluator and compiled code's runtime share
+/// it.
+std::vector<std::complex<double>>
+factorCholesky(llvm::ArrayRef<std::complex<double>> a, int64_t n, bool lower);
+
 std::optional<std::vector<std::complex<double>>>
 computeFft(std::vector<std::complex<double>> data,
            llvm::ArrayRef<int64_t> shape, llvm::StringRef type,

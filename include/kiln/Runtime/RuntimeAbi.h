@@ -28,6 +28,8 @@
 //                                 i64 m, i64 rows, i64 columns,
 //                                 i64 bElements, i64 flags);
 //        // flags: 1 left side, 2 lower, 4 unit diagonal, transpose << 3
+//   void kiln_rt_cholesky(i64 element, i64 a, i64 output, i64 n,
+//                         i64 elements, i64 lower);
 //
 // The operand is seen as [outer, extent, inner] around the op's dimension
 // (all_gather, reduce_scatter, all_to_all; [1, elements, 1] otherwise),
@@ -54,6 +56,8 @@ constexpr const char *kFftFunction = "kiln_rt_fft";
 constexpr unsigned kFftArguments = 10;
 constexpr const char *kTriangularSolveFunction = "kiln_rt_triangular_solve";
 constexpr unsigned kTriangularSolveArguments = 9;
+constexpr const char *kCholeskyFunction = "kiln_rt_cholesky";
+constexpr unsigned kCholeskyArguments = 6;
 constexpr const char *kSpecialFunction = "kiln_rt_special";
 constexpr unsigned kSpecialArguments = 6;
 

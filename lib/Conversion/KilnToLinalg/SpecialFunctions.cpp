@@ -170,6 +170,39 @@ struct TriangularSolveLowering
   }
 };
 
+/// cholesky as a call of the runtime's kiln_rt_cholesky: the evaluator's
+/// factorization, rounded as it rounds.
+struct CholeskyLowering : public OpConversionPattern<kiln::CholeskyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kiln::CholeskyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(adaptor.getOperand().getType());
+    std::optional<ElementKind> kind =
+        kiln::getRuntimeElementKind(type.getElementType());
+    if (!kind || !isa<FloatType, ComplexType>(type.getElementType()) ||
+        !type.hasStaticShape() || type.getRank() < 2)
+      return rewriter.notifyMatchFailure(op, "unsupported cholesky");
+    ModuleOp module = op->getParentOfType<ModuleOp>();
+    kiln::declareRuntimeFunction(module, kCholeskyFunction, kCholeskyArguments,
+                                 0, rewriter);
+    Value a = kiln::copyToBuffer(rewriter, loc, adaptor.getOperand());
+    Value output = kiln::allocateBuffer(rewriter, loc, type);
+    SmallVector<Value> arguments = {
+        kiln::getI64(rewriter, loc, (int64_t)*kind),
+        kiln::getAddress(rewriter, loc, a),
+        kiln::getAddress(rewriter, loc, output),
+        kiln::getI64(rewriter, loc, type.getShape().back()),
+        kiln::getI64(rewriter, loc, type.getNumElements()),
+        kiln::getI64(rewriter, loc, op.getLower() ? 1 : 0)};
+    func::CallOp::create(rewriter, loc, kCholeskyFunction, TypeRange(),
+                         arguments);
+    rewriter.replaceOp(op, kiln::bufferAsTensor(rewriter, loc, type, output));
+    return success();
+  }
+};
+
 } // namespace
 
 void kiln::populateKilnSpecialFunctionToRuntimePatterns(
@@ -198,5 +231,6 @@ void kiln::populateKilnSpecialFunctionToRuntimePatterns(
       SpecialFunctionLowering<kiln::CbrtOp, SpecialFunction::ComplexCbrt, true>,
       SpecialFunctionLowering<kiln::LogisticOp,
                               SpecialFunction::ComplexLogistic, true>,
-      FftLowering, TriangularSolveLowering>(converter, patterns.getContext());
+      FftLowering, TriangularSolveLowering, CholeskyLowering>(
+      converter, patterns.getContext());
 }

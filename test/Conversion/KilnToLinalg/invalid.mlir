@@ -1,10 +1,10 @@
 // RUN: kiln-opt --convert-kiln-to-linalg -split-input-file -verify-diagnostics %s
 
 // An op the backend does not lower is named at its place.
-func.func @cholesky(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  // expected-error @+1 {{failed to legalize operation 'kiln.cholesky'}}
-  %0 = kiln.cholesky %a {lower = true} : (tensor<4x4xf32>) -> tensor<4x4xf32>
-  return %0 : tensor<4x4xf32>
+func.func @stochastic_convert(%a: tensor<4xf32>, %r: tensor<4xui32>) -> tensor<4xbf16> {
+  // expected-error @+1 {{failed to legalize operation 'kiln.stochastic_convert'}}
+  %0 = kiln.stochastic_convert %a, %r : (tensor<4xf32>, tensor<4xui32>) -> tensor<4xbf16>
+  return %0 : tensor<4xbf16>
 }
 
 // -----
