@@ -194,19 +194,9 @@ int runCheck(TieredCache &tiers, const CacheOptions &options) {
       cache, expandGraphPaths(options.graphs), options.keys, canonical,
       /*keepText=*/false, /*exportHlo=*/false, /*memoSketches=*/false);
   reportGraphProblems(keys);
-  // A check that gates a training job must not pass on a wrong path: a
-  // directory given that holds no graph is said, and fails --require-all
-  // (exit 2), beside the graphs of the others.
-  unsigned emptyDirectories = 0;
-  for (const std::string &input : options.graphs)
-    if (llvm::sys::fs::is_directory(input) &&
-        expandGraphPaths({input}).empty()) {
-      llvm::errs() << "kiln cache check: "
-                   << (options.requireAll ? "error" : "warning")
-                   << ": no graphs found in " << escapeControlCharacters(input)
-                   << " " << kGraphFileKinds << "\n";
-      ++emptyDirectories;
-    }
+  // A check that gates a training job must not pass on a wrong path.
+  unsigned emptyDirectories =
+      reportEmptyDirectories(options.graphs, "cache check");
   unsigned hits = 0, misses = 0, failed = 0, errors = 0;
   unsigned remoteHits = 0, fetched = 0;
   // Files that hold the same graph (under the same key parts) are one.
@@ -345,7 +335,7 @@ int runCheck(TieredCache &tiers, const CacheOptions &options) {
     if (errors)
       llvm::outs() << "Graphs that did not import: " << errors << "\n";
   }
-  if (errors || (options.requireAll && emptyDirectories))
+  if (errors || emptyDirectories)
     return ExitInputError;
   if (options.requireAll && (misses || failed))
     return ExitSomeFailed;

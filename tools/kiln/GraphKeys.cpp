@@ -186,6 +186,20 @@ kiln::expandGraphPaths(const std::vector<std::string> &inputs) {
   return paths;
 }
 
+unsigned kiln::reportEmptyDirectories(const std::vector<std::string> &inputs,
+                                      llvm::StringRef command) {
+  unsigned empty = 0;
+  for (const std::string &input : inputs)
+    if (llvm::sys::fs::is_directory(input) &&
+        expandGraphPaths({input}).empty()) {
+      llvm::errs() << "kiln " << command << ": error: no graphs found in "
+                   << escapeControlCharacters(input) << " " << kGraphFileKinds
+                   << "\n";
+      ++empty;
+    }
+  return empty;
+}
+
 /// Runs `worker` on `jobs` threads (0: one per core), no more than there
 /// are `items`; each worker takes its items from a counter of its own.
 static void runWorkers(unsigned jobs, size_t items,

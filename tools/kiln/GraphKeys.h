@@ -88,6 +88,13 @@ inline constexpr const char *kGraphFileKinds =
     "(files named *.hlo, *.mlir, *.txt, or XLA's "
     "*.before_optimizations.txt dumps)";
 
+/// Says, for each directory of `inputs` that holds no graph, `kiln
+/// COMMAND: error: no graphs found in DIR (...)`: an input error, as a
+/// missing file is (a mistyped dump path must not pass for an empty run).
+/// Returns how many there were.
+unsigned reportEmptyDirectories(const std::vector<std::string> &inputs,
+                                llvm::StringRef command);
+
 /// Imports and keys `paths` on `options.jobs` threads, in input order;
 /// with `keepText`, each key keeps the bytes it was computed from; with
 /// `exportHlo`, the graph exported as HLO text.

@@ -39,6 +39,7 @@ int kiln::runHash(const HashOptions &givenOptions) {
   reportGraphProblems(keys);
 
   unsigned failures = 0;
+  unsigned emptyDirectories = reportEmptyDirectories(options.inputs, "hash");
   llvm::json::Array graphs;
   for (const GraphKey &key : keys) {
     if (!key.ok) {
@@ -63,5 +64,5 @@ int kiln::runHash(const HashOptions &givenOptions) {
                                                {"graphs", std::move(graphs)},
                                                {"failed", (int64_t)failures}}))
                  << "\n";
-  return failures ? ExitInputError : ExitSuccess;
+  return failures || emptyDirectories ? ExitInputError : ExitSuccess;
 }

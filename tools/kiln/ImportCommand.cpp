@@ -107,6 +107,7 @@ int kiln::runImport(const ImportOptions &options) {
 
   std::vector<GraphSummary> summaries;
   unsigned failures = 0;
+  unsigned emptyDirectories = reportEmptyDirectories(options.inputs, "import");
   // Directories give their graphs, as for hash and cache check.
   for (const std::string &path : expandGraphPaths(options.inputs)) {
     GraphSummary summary;
@@ -183,5 +184,5 @@ int kiln::runImport(const ImportOptions &options) {
                    << "Total failed: " << failures << "\n";
     }
   }
-  return failures ? ExitInputError : ExitSuccess;
+  return failures || emptyDirectories ? ExitInputError : ExitSuccess;
 }
