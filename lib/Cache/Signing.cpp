@@ -83,6 +83,10 @@ Expected<SigningKey> SigningKey::generate(StringRef name, StringRef path) {
   crypto_sign_keypair(publicKey, key.secret.data());
   std::string text =
       key.name + ":" + toBase64(key.secret.data(), key.secret.size()) + "\n";
+  // A file's name, not a directory's: nothing is made for `-o dir/`.
+  if (path.empty() || llvm::sys::path::is_separator(path.back()) ||
+      llvm::sys::fs::is_directory(path))
+    return makeError(path + ": is a directory; give the secret key's file");
   // Its directory is made when missing (~/.config/kiln on a new machine),
   // for the owner alone, as the key is.
   StringRef directory = llvm::sys::path::parent_path(path);

@@ -6,6 +6,7 @@ module's name in a RUN line into the kiln command's path).
   use-module.py check CACHE GRAPHS...     Cache.check's rows
   use-module.py load-text CACHE GRAPH     the graph loaded from its text
   use-module.py scalars CACHE             Python numbers for scalar parameters
+  use-module.py too-few-ranks CACHE       a two-rank graph called on one
 """
 
 import os
@@ -37,6 +38,28 @@ elif sys.argv[1] == "load-text":
         text = f.read()
     executable = kiln.Cache(sys.argv[2]).load_text(text, name="add.hlo")
     print(executable.from_cache, executable(np.zeros(4, np.float32))[0])
+elif sys.argv[1] == "too-few-ranks":
+    import numpy as np
+    graph = """HloModule pair
+
+%sum (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+ENTRY main {
+  x = f32[4] parameter(0)
+  ROOT r = f32[4] all-reduce(x), replica_groups={{0,1}}, to_apply=%sum
+}
+"""
+    executable = kiln.Cache(sys.argv[2]).load_text(graph, name="pair.hlo")
+    try:
+        executable(np.ones(4, np.float32))
+    except kiln.Error as error:
+        print("kiln.Error: %s" % error)
+    ones = [np.ones(4, np.float32)]
+    print("run_ranks:", executable.run_ranks([ones, ones])[0][0])
 elif sys.argv[1] == "scalars":
     graph = """HloModule scalars
 

@@ -17,6 +17,7 @@ it runs on any Python 3 with NumPy, with nothing compiled against one.
 import ctypes
 import json
 import os
+import re
 import subprocess
 import tempfile
 
@@ -337,8 +338,14 @@ class Executable:
         """Runs the code on `arrays` (one per parameter); its results."""
         inputs = self._arguments(arrays)
         outputs = self._outputs()
-        _check(_exe_call(self._handle, self._pointers(inputs),
-                         self._pointers(outputs)))
+        try:
+            _check(_exe_call(self._handle, self._pointers(inputs),
+                             self._pointers(outputs)))
+        except Error as error:
+            # kiln's runtime names the command's flag; here it is run_ranks.
+            raise Error(re.sub(r"run it with --ranks (\d+)",
+                               r"run it on \1 ranks (run_ranks with \1 "
+                               r"lists of arrays)", str(error))) from None
         return outputs
 
     def run_ranks(self, arrays_per_rank):
