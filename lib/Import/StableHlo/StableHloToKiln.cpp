@@ -1539,6 +1539,19 @@ LogicalResult Converter::convertSendRecv(Operation *op, StringRef name) {
 }
 
 /// StableHLO's interpreter tests leave every function public; where one is
+/// An op of the syntax dialects (`stablehlo.add`, ...) that a
+/// decomposition builds, for the converter to convert as any other.
+static Operation *buildSyntaxOp(OpBuilder &builder, Location loc,
+                                StringRef name, ValueRange operands,
+                                TypeRange types,
+                                llvm::ArrayRef<NamedAttribute> attrs = {}) {
+  OperationState state(loc, name);
+  state.addOperands(operands);
+  state.addTypes(types);
+  state.addAttributes(attrs);
+  return builder.create(state);
+}
+
 /// `chlo.scan` as StableHLO's while, which the converter then turns into
 /// kiln's as it turns any other: a counter runs over the scanned dimension
 /// (down from its end with `is_reverse`); each step takes the inputs'
@@ -1634,11 +1647,7 @@ static LogicalResult decomposeScan(Operation *scan) {
   OpBuilder builder(scan);
   auto create = [&](StringRef name, ValueRange operands, TypeRange types,
                     llvm::ArrayRef<NamedAttribute> attrs = {}) {
-    OperationState state(loc, name);
-    state.addOperands(operands);
-    state.addTypes(types);
-    state.addAttributes(attrs);
-    return builder.create(state);
+    return buildSyntaxOp(builder, loc, name, operands, types, attrs);
   };
   auto counterType = RankedTensorType::get({}, builder.getI64Type());
   auto counter = [&](int64_t value) {
@@ -1745,16 +1754,117 @@ static LogicalResult decomposeScan(Operation *scan) {
   return success();
 }
 
+/// `stablehlo.collective_reduce` as StableHLO's all_reduce over the same
+/// groups, kept by each group's first member, the root, and zeros on the
+/// others: a table of which replicas are roots, read at replica_id.
+static LogicalResult decomposeCollectiveReduce(Operation *op) {
+  auto fail = [&](const Twine &message) {
+    return op->emitError("'stablehlo.collective_reduce' ") << message;
+  };
+  takeSyntaxPosition(op);
+  NamedAttrList attrs = attributesOf(op);
+  if (op->getNumOperands() == 0 ||
+      op->getNumOperands() != op->getNumResults() || op->getNumRegions() != 1)
+    return fail("takes operands, one result per operand, and a reducer");
+  // A unit attribute (the pretty form's) or a true bool.
+  Attribute global = attrs.get("use_global_device_ids");
+  auto flag = dyn_cast_or_null<BoolAttr>(global);
+  if (isa_and_nonnull<UnitAttr>(global) || (flag && flag.getValue()))
+    return fail("with use_global_device_ids cannot be imported into kiln yet");
+  // Which replicas are roots: the first member of each group (of all of
+  // them, without groups).
+  llvm::SmallVector<bool> roots = {true};
+  if (auto groups =
+          dyn_cast_or_null<DenseIntElementsAttr>(attrs.get("replica_groups"));
+      groups && groups.getNumElements() > 0) {
+    auto shape = cast<ShapedType>(groups.getType()).getShape();
+    auto ids = llvm::to_vector(groups.getValues<int64_t>());
+    int64_t size = shape.size() == 2 ? shape[1] : (int64_t)ids.size();
+    roots.assign(std::max<int64_t>(*llvm::max_element(ids), 0) + 1, false);
+    for (size_t begin = 0; size > 0 && begin < ids.size(); begin += size)
+      for (size_t i = begin; i < begin + size && i < ids.size(); ++i)
+        if (ids[i] >= 0) {
+          roots[ids[i]] = true;
+          break;
+        }
+  }
+  Location loc = op->getLoc();
+  OpBuilder builder(op);
+  auto create = [&](StringRef name, ValueRange operands, TypeRange types,
+                    llvm::ArrayRef<NamedAttribute> attrs = {}) {
+    return buildSyntaxOp(builder, loc, name, operands, types, attrs);
+  };
+  OperationState reduceState(loc, "stablehlo.all_reduce");
+  reduceState.addOperands(op->getOperands());
+  reduceState.addTypes(op->getResultTypes());
+  reduceState.addAttributes(attrs);
+  reduceState.addRegion()->takeBody(op->getRegion(0));
+  Operation *reduce = builder.create(reduceState);
+
+  auto tableType =
+      RankedTensorType::get({(int64_t)roots.size()}, builder.getI1Type());
+  Value table =
+      create("stablehlo.constant", {}, tableType,
+             {builder.getNamedAttr(
+                 "value", DenseElementsAttr::get(tableType,
+                                                 llvm::ArrayRef<bool>(roots)))})
+          ->getResult(0);
+  auto indexType = RankedTensorType::get({}, builder.getI64Type());
+  Value replica =
+      create("stablehlo.replica_id", {},
+             RankedTensorType::get({}, builder.getIntegerType(32, false)))
+          ->getResult(0);
+  Value index = create("stablehlo.convert", replica, indexType)->getResult(0);
+  Value slice = create("stablehlo.dynamic_slice", {table, index},
+                       RankedTensorType::get({1}, builder.getI1Type()),
+                       {builder.getNamedAttr(
+                           "slice_sizes", builder.getDenseI64ArrayAttr({1}))})
+                    ->getResult(0);
+  Value isRoot = create("stablehlo.reshape", slice,
+                        RankedTensorType::get({}, builder.getI1Type()))
+                     ->getResult(0);
+  for (auto [result, reduced] :
+       llvm::zip(op->getResults(), reduce->getResults())) {
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    auto zero =
+        type ? dyn_cast_or_null<DenseElementsAttr>(builder.getZeroAttr(type))
+             : nullptr;
+    if (!zero || !type.hasStaticShape())
+      return fail("results of type ")
+             << result.getType() << " are not imported";
+    Value mask =
+        create("stablehlo.broadcast_in_dim", isRoot,
+               type.clone(builder.getI1Type()),
+               {builder.getNamedAttr("broadcast_dimensions",
+                                     builder.getDenseI64ArrayAttr({}))})
+            ->getResult(0);
+    Value zeros = create("stablehlo.constant", {}, type,
+                         {builder.getNamedAttr("value", zero)})
+                      ->getResult(0);
+    result.replaceAllUsesWith(
+        create("stablehlo.select", {mask, reduced, zeros}, type)->getResult(0));
+  }
+  op->erase();
+  return success();
+}
+
 /// Every `chlo.scan` of `module` decomposed (decomposeScan), inner ones
-/// first, before the converter collects the ops it converts.
-static LogicalResult decomposeScans(ModuleOp module) {
-  llvm::SmallVector<Operation *> scans;
+/// first, and every `stablehlo.collective_reduce`
+/// (decomposeCollectiveReduce), before the converter collects the ops it
+/// converts.
+static LogicalResult decomposeOps(ModuleOp module) {
+  llvm::SmallVector<Operation *> scans, reduces;
   module.walk([&](Operation *op) {
     if (op->getName().getStringRef() == "chlo.scan")
       scans.push_back(op);
+    if (op->getName().getStringRef() == "stablehlo.collective_reduce")
+      reduces.push_back(op);
   });
   for (Operation *scan : scans)
     if (failed(decomposeScan(scan)))
+      return failure();
+  for (Operation *reduce : reduces)
+    if (failed(decomposeCollectiveReduce(reduce)))
       return failure();
   return success();
 }
@@ -1772,7 +1882,7 @@ static void makeMainTheEntry(ModuleOp module) {
 LogicalResult kiln::convertStableHloToKiln(ModuleOp module) {
   convertModuleAttrs(module);
   makeMainTheEntry(module);
-  if (failed(decomposeScans(module)))
+  if (failed(decomposeOps(module)))
     return failure();
   llvm::SmallVector<Operation *> ops;
   if (failed(prepareOps(module, ops)))
