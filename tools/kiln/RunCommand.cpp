@@ -372,10 +372,14 @@ FailureOr<std::vector<std::vector<HostTensor>>> makeArguments(
     std::mt19937_64 generator(options.seed);
     for (size_t i = 0; i < types.size(); ++i)
       arguments.push_back(makeRandom(i, generator));
-    if (!arguments.empty())
+    // Flushed: an error of the run that follows goes to stderr, and must
+    // come after this line where the two streams meet.
+    if (!arguments.empty()) {
       llvm::outs() << llvm::formatv("{0} parameters: seeded random values "
                                     "(--seed {1})\n",
                                     arguments.size(), options.seed);
+      llvm::outs().flush();
+    }
   }
   return std::vector<std::vector<HostTensor>>(options.ranks, arguments);
 }
