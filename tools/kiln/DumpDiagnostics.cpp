@@ -71,6 +71,8 @@ kiln::DumpDiagnosticHandler::DumpDiagnosticHandler(MLIRContext *context,
     std::string printed;
     llvm::raw_string_ostream os(printed);
     print(diagnostic, input, os);
+    if (!printedOnce.insert(printed).second)
+      return success();
     (out ? *out : llvm::errs()) << printed;
     text += printed;
     return success();

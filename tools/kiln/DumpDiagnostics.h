@@ -15,6 +15,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <set>
 #include <string>
 
 namespace kiln {
@@ -43,6 +44,9 @@ private:
   std::string input;
   unsigned errors = 0;
   std::string text;
+  /// What was printed, each diagnostic with its notes: the participants of
+  /// a multi-rank run meet the same error at the same op, said once.
+  std::set<std::string> printedOnce;
 };
 
 } // namespace kiln
