@@ -144,12 +144,8 @@ int64_t highestParticipant(Operation *op) {
 /// runtime does.
 LogicalResult emitTooFewRanks(Operation *op, int64_t highest, int64_t ranks) {
   bool isPermute = op->getName().getStringRef() == "kiln.collective_permute";
-  return op->emitError("the graph's collectives need ")
-         << highest + 1 << " participants (its "
-         << (isPermute ? "source-target pairs" : "replica groups")
-         << " name participant " << highest << "), but " << ranks
-         << (ranks == 1 ? " runs" : " run") << ": run it with --ranks "
-         << highest + 1;
+  return op->emitError(
+      kiln::interp::describeTooFewParticipants(highest, ranks, isPermute));
 }
 
 /// Copies the block of `source` at `offset` along `dimension` (of
@@ -409,4 +405,15 @@ kiln::interp::evaluateCollective(Operation *op, Operands in, Results &results,
   for (unsigned k = 0; k < op->getNumResults(); ++k)
     results.push_back(*in[k]);
   return success();
+}
+
+std::string kiln::interp::describeTooFewParticipants(int64_t highest,
+                                                     int64_t running,
+                                                     bool pairs) {
+  return "the graph's collectives need " + std::to_string(highest + 1) +
+         " participants (its " +
+         (pairs ? "source-target pairs" : "replica groups") +
+         " name participant " + std::to_string(highest) + "), but " +
+         std::to_string(running) + (running == 1 ? " runs" : " run") +
+         ": run it with --ranks " + std::to_string(highest + 1);
 }

@@ -42,7 +42,7 @@ LogicalResult evaluateCholesky(Operation *op, Operands in, Results &results) {
   const HostTensor &a = *in[0];
   results.emplace_back(op->getResult(0).getType());
   HostTensor &out = results.back();
-  bool lower = true;
+  bool lower = false; // HLO's default, the upper factor
   if (auto attr = op->getAttrOfType<BoolAttr>("lower"))
     lower = attr.getValue();
   std::vector<Complex> values(a.size());

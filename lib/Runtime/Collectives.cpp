@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Runtime/Collectives.h"
+#include "kiln/Interpreter/CollectiveGroups.h"
 #include "kiln/Runtime/RuntimeAbi.h"
 
 #include <algorithm>
@@ -283,13 +284,8 @@ extern "C" void kiln_rt_collective(int64_t kindCode, int64_t reductionCode,
     highest = std::max(highest, groups[i]);
   if (highest >= size) {
     fail(output, outBytes,
-         "the graph's collectives need " + std::to_string(highest + 1) +
-             " participants (its " +
-             (kind == CollectiveKind::Permute ? "source-target pairs"
-                                              : "replica groups") +
-             " name participant " + std::to_string(highest) + "), but " +
-             std::to_string(size) + (size == 1 ? " runs" : " run") +
-             ": run it with --ranks " + std::to_string(highest + 1));
+         interp::describeTooFewParticipants(highest, size,
+                                            kind == CollectiveKind::Permute));
     return finish();
   }
 

@@ -117,6 +117,28 @@ bool isComplex(ElementKind kind) {
   return kind == ElementKind::C64 || kind == ElementKind::C128;
 }
 
+/// The `count` elements of a buffer of `kind`, real or complex, in double.
+std::vector<std::complex<double>> loadValues(const char *buffer,
+                                             ElementKind kind, int64_t count) {
+  std::vector<std::complex<double>> values(count);
+  for (int64_t i = 0; i < count; ++i)
+    values[i] = isComplex(kind) ? loadComplex(buffer, kind, i)
+                                : toDouble(loadElement(buffer, kind, i));
+  return values;
+}
+
+/// Stores `values` into a buffer of `kind`, rounded to it (the real part
+/// alone for a real kind).
+void storeValues(char *buffer, ElementKind kind,
+                 llvm::ArrayRef<std::complex<double>> values) {
+  for (int64_t i = 0; i < (int64_t)values.size(); ++i) {
+    if (isComplex(kind))
+      storeComplex(buffer, kind, i, values[i]);
+    else
+      storeElement(buffer, kind, i, fromDouble(values[i].real(), kind));
+  }
+}
+
 /// The evaluator's name of a complex function.
 llvm::StringRef getComplexFunctionName(SpecialFunction function) {
   switch (function) {
@@ -238,21 +260,16 @@ extern "C" void kiln_rt_fft(int64_t typeCode, int64_t inputCode,
   int64_t count = 1;
   for (int64_t size : shape)
     count *= size;
-  std::vector<std::complex<double>> data(count);
-  for (int64_t i = 0; i < count; ++i)
-    data[i] = isComplex(inKind) ? loadComplex(in, inKind, i)
-                                : toDouble(loadElement(in, inKind, i));
   std::string error;
-  std::optional<std::vector<std::complex<double>>> result = computeFft(
-      std::move(data), shape, types[typeCode & 3], lengths, outputCount, error);
-  for (int64_t i = 0; i < outputCount; ++i) {
-    std::complex<double> value = result ? (*result)[i] : std::nan("");
-    if (isComplex(outKind))
-      storeComplex(out, outKind, i, value);
-    else
-      storeElement(out, outKind, i, fromDouble(value.real(), outKind));
-  }
+  std::optional<std::vector<std::complex<double>>> result =
+      computeFft(loadValues(in, inKind, count), shape, types[typeCode & 3],
+                 lengths, outputCount, error);
+  storeValues(
+      out, outKind,
+      result ? *result
+             : std::vector<std::complex<double>>(outputCount, std::nan("")));
 }
+
 /// triangular_solve for compiled code (RuntimeAbi.h), through the
 /// evaluator's solver, each operation rounded to the element type.
 extern "C" void kiln_rt_triangular_solve(int64_t elementCode, int64_t aAddress,
@@ -265,13 +282,6 @@ extern "C" void kiln_rt_triangular_solve(int64_t elementCode, int64_t aAddress,
   const char *b = reinterpret_cast<const char *>(bAddress);
   char *out = reinterpret_cast<char *>(outputAddress);
   int64_t batches = rows * columns ? bElements / (rows * columns) : 0;
-  auto load = [&](const char *buffer, int64_t count) {
-    std::vector<std::complex<double>> values(count);
-    for (int64_t i = 0; i < count; ++i)
-      values[i] = isComplex(kind) ? loadComplex(buffer, kind, i)
-                                  : toDouble(loadElement(buffer, kind, i));
-    return values;
-  };
   ElementKind part = kind == ElementKind::C64    ? ElementKind::F32
                      : kind == ElementKind::C128 ? ElementKind::F64
                                                  : kind;
@@ -284,16 +294,11 @@ extern "C" void kiln_rt_triangular_solve(int64_t elementCode, int64_t aAddress,
   options.unitDiagonal = flags & 4;
   options.transpose = (flags >> 3) & 3;
   std::vector<std::complex<double>> x = solveTriangular(
-      load(a, batches * m * m), load(b, bElements), m, rows, columns, options,
-      [&](std::complex<double> v) {
+      loadValues(a, kind, batches * m * m), loadValues(b, kind, bElements), m,
+      rows, columns, options, [&](std::complex<double> v) {
         return std::complex<double>(roundPart(v.real()), roundPart(v.imag()));
       });
-  for (int64_t i = 0; i < bElements; ++i) {
-    if (isComplex(kind))
-      storeComplex(out, kind, i, x[i]);
-    else
-      storeElement(out, kind, i, fromDouble(x[i].real(), kind));
-  }
+  storeValues(out, kind, x);
 }
 
 /// cholesky for compiled code (RuntimeAbi.h): the evaluator's
@@ -304,18 +309,8 @@ extern "C" void kiln_rt_cholesky(int64_t elementCode, int64_t aAddress,
   auto kind = (ElementKind)elementCode;
   const char *a = reinterpret_cast<const char *>(aAddress);
   char *out = reinterpret_cast<char *>(outputAddress);
-  std::vector<std::complex<double>> values(elements);
-  for (int64_t i = 0; i < elements; ++i)
-    values[i] = isComplex(kind) ? loadComplex(a, kind, i)
-                                : toDouble(loadElement(a, kind, i));
-  std::vector<std::complex<double>> factor =
-      factorCholesky(values, n, lower != 0);
-  for (int64_t i = 0; i < elements; ++i) {
-    if (isComplex(kind))
-      storeComplex(out, kind, i, factor[i]);
-    else
-      storeElement(out, kind, i, fromDouble(factor[i].real(), kind));
-  }
+  storeValues(out, kind,
+              factorCholesky(loadValues(a, kind, elements), n, lower != 0));
 }
 
 } // namespace

@@ -189,14 +189,14 @@ int runCheck(TieredCache &tiers, const CacheOptions &options) {
   std::string canonical;
   if (!canonicalizeKeyOptions(options.keys, canonical))
     return ExitInputError;
+  // A check that gates a training job must not pass on a wrong path.
+  unsigned emptyDirectories = 0;
   // Sketches are read only for the misses explained.
   std::vector<GraphKey> keys = keyGraphsWithMemo(
-      cache, expandGraphPaths(options.graphs), options.keys, canonical,
+      cache, expandGraphPaths(options.graphs, "cache check", &emptyDirectories),
+      options.keys, canonical,
       /*keepText=*/false, /*exportHlo=*/false, /*memoSketches=*/false);
   reportGraphProblems(keys);
-  // A check that gates a training job must not pass on a wrong path.
-  unsigned emptyDirectories =
-      reportEmptyDirectories(options.graphs, "cache check");
   unsigned hits = 0, misses = 0, failed = 0, errors = 0;
   unsigned remoteHits = 0, fetched = 0;
   // Files that hold the same graph (under the same key parts) are one.
@@ -982,6 +982,7 @@ int runRemove(TieredCache &tiers, const CacheOptions &options) {
   Cache &cache = tiers.getLocal();
   llvm::json::Array removed;
   unsigned missing = 0;
+  std::optional<std::vector<CacheEntry>> entries;
   for (const std::string &entry : options.graphs) {
     std::string key = entry, what = entry;
     bool isHex = !entry.empty() && entry.size() <= 32 &&
@@ -996,9 +997,13 @@ int runRemove(TieredCache &tiers, const CacheOptions &options) {
     } else {
       // A unique prefix of a key, as git takes one, or a whole key: the
       // local entry names its graph.
-      llvm::Expected<std::vector<CacheEntry>> entries = cache.list();
-      if (!entries)
-        return reportError(entries.takeError());
+      // The index is listed once, for all the keys given.
+      if (!entries) {
+        llvm::Expected<std::vector<CacheEntry>> listed = cache.list();
+        if (!listed)
+          return reportError(listed.takeError());
+        entries = std::move(*listed);
+      }
       std::vector<const CacheEntry *> matches;
       for (const CacheEntry &candidate : *entries)
         if (llvm::StringRef(candidate.key).starts_with(entry))

@@ -156,7 +156,8 @@ static bool looksLikeGraph(llvm::StringRef path) {
 }
 
 std::vector<std::string>
-kiln::expandGraphPaths(const std::vector<std::string> &inputs) {
+kiln::expandGraphPaths(const std::vector<std::string> &inputs,
+                       llvm::StringRef command, unsigned *emptyDirectories) {
   std::vector<std::string> paths;
   for (const std::string &input : inputs) {
     if (!llvm::sys::fs::is_directory(input)) {
@@ -180,24 +181,16 @@ kiln::expandGraphPaths(const std::vector<std::string> &inputs) {
       if (isFile && isGraphFileName(path) && looksLikeGraph(path))
         found.push_back(path.str());
     }
+    if (found.empty() && emptyDirectories) {
+      llvm::errs() << "kiln " << command << ": error: no graphs found in "
+                   << escapeControlCharacters(input) << " " << kGraphFileKinds
+                   << "\n";
+      ++*emptyDirectories;
+    }
     llvm::sort(found);
     paths.insert(paths.end(), found.begin(), found.end());
   }
   return paths;
-}
-
-unsigned kiln::reportEmptyDirectories(const std::vector<std::string> &inputs,
-                                      llvm::StringRef command) {
-  unsigned empty = 0;
-  for (const std::string &input : inputs)
-    if (llvm::sys::fs::is_directory(input) &&
-        expandGraphPaths({input}).empty()) {
-      llvm::errs() << "kiln " << command << ": error: no graphs found in "
-                   << escapeControlCharacters(input) << " " << kGraphFileKinds
-                   << "\n";
-      ++empty;
-    }
-  return empty;
 }
 
 /// Runs `worker` on `jobs` threads (0: one per core), no more than there

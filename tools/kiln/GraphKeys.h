@@ -79,21 +79,21 @@ TargetSpec getKeyTarget(const KeyOptions &options);
 /// to be reported with the others), directories searched recursively for
 /// `*.hlo`, `*.mlir` and `*.txt` (XLA's dumps: `*.before_optimizations.txt`,
 /// not its optimized modules and reports; see isGraphFileName).
+///
+/// With `emptyDirectories`, a directory that holds no graph is an input
+/// error, as a missing file is (a mistyped dump path must not pass for an
+/// empty run): said, `kiln COMMAND: error: no graphs found in DIR (...)`,
+/// and counted there.
 std::vector<std::string>
-expandGraphPaths(const std::vector<std::string> &inputs);
+expandGraphPaths(const std::vector<std::string> &inputs,
+                 llvm::StringRef command = {},
+                 unsigned *emptyDirectories = nullptr);
 
 /// What a command says when expandGraphPaths found no graph, after
 /// "no graphs found": which files count as graphs.
 inline constexpr const char *kGraphFileKinds =
     "(files named *.hlo, *.mlir, *.txt, or XLA's "
     "*.before_optimizations.txt dumps)";
-
-/// Says, for each directory of `inputs` that holds no graph, `kiln
-/// COMMAND: error: no graphs found in DIR (...)`: an input error, as a
-/// missing file is (a mistyped dump path must not pass for an empty run).
-/// Returns how many there were.
-unsigned reportEmptyDirectories(const std::vector<std::string> &inputs,
-                                llvm::StringRef command);
 
 /// Imports and keys `paths` on `options.jobs` threads, in input order;
 /// with `keepText`, each key keeps the bytes it was computed from; with

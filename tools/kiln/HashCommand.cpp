@@ -34,12 +34,13 @@ int kiln::runHash(const HashOptions &givenOptions) {
   std::string canonical;
   if (!canonicalizeKeyOptions(options.keys, canonical))
     return ExitInputError;
+  unsigned emptyDirectories = 0;
   std::vector<GraphKey> keys = computeGraphKeys(
-      expandGraphPaths(options.inputs), options.keys, canonical);
+      expandGraphPaths(options.inputs, "hash", &emptyDirectories), options.keys,
+      canonical);
   reportGraphProblems(keys);
 
   unsigned failures = 0;
-  unsigned emptyDirectories = reportEmptyDirectories(options.inputs, "hash");
   llvm::json::Array graphs;
   for (const GraphKey &key : keys) {
     if (!key.ok) {

@@ -107,9 +107,10 @@ int kiln::runImport(const ImportOptions &options) {
 
   std::vector<GraphSummary> summaries;
   unsigned failures = 0;
-  unsigned emptyDirectories = reportEmptyDirectories(options.inputs, "import");
+  unsigned emptyDirectories = 0;
   // Directories give their graphs, as for hash and cache check.
-  for (const std::string &path : expandGraphPaths(options.inputs)) {
+  for (const std::string &path :
+       expandGraphPaths(options.inputs, "import", &emptyDirectories)) {
     GraphSummary summary;
     summary.path = path;
     std::string errorMessage;

@@ -4,7 +4,8 @@
 // on the grid of replicas x partitions that StableHLO's interpreter tests
 // run (`interpreter.run_parallel`), by the op's mode. The evaluator reads
 // them at run time; the CPU backend resolves them to participant numbers
-// when it compiles such a harness.
+// when it compiles such a harness. Groups that name more participants than
+// run are said in one way by the evaluator and by compiled code's runtime.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +34,12 @@ llvm::SmallVector<llvm::SmallVector<int64_t>> groupRows(mlir::Operation *op,
 std::optional<llvm::SmallVector<int64_t>>
 gridGroupOf(mlir::Operation *op, llvm::StringRef name, int64_t rank,
             int replicas, int partitions);
+
+/// What the evaluator and compiled code's runtime say of a collective
+/// whose replica groups (`pairs`: a permute's source-target pairs) name
+/// participant `highest` while `running` run: how many to run.
+std::string describeTooFewParticipants(int64_t highest, int64_t running,
+                                       bool pairs);
 
 } // namespace kiln::interp
 

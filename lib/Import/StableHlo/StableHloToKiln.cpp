@@ -100,15 +100,9 @@ private:
   /// CHLO ops that are exactly a few kiln ops (is_inf, conj, square, ...)
   /// as those ops; false when `op` is not one of them.
   FailureOr<bool> decomposeChlo(Operation *op, StringRef name);
-  /// Gives `op` its position in the text fused with the location JAX gave
-  /// it (the syntax dialects record the position as an attribute).
-  void takePosition(Operation *op);
   /// StableHLO's broadcast_in_dim may stretch a dimension of size 1; HLO's
   /// (and kiln's) may not: such dimensions are reshaped away first.
   Value dropStretchedDimensions(Operation *op, NamedAttrList &attrs);
-  /// The attributes of `op`, from the generic form's properties and the
-  /// pretty form's (discardable) attributes alike.
-
   /// `op`'s attributes `in` as kiln (HLO) names and spells them, into
   /// `out`, for kiln's op `target`; StableHLO's unit flags become bools. An
   /// attribute `target` names but StableHLO gave another kind of value is
@@ -742,7 +736,7 @@ FailureOr<bool> Converter::convertSplitConcatAllToAll(Operation *op) {
   auto count = dyn_cast_or_null<IntegerAttr>(attrs.get("split_count"));
   if (!split || !concat || split.getInt() == concat.getInt())
     return false;
-  takePosition(op);
+  takeSyntaxPosition(op);
   int64_t s = split.getInt(), c = concat.getInt();
   int64_t n = count ? count.getInt() : 0;
   OpBuilder builder(op);
@@ -801,7 +795,7 @@ FailureOr<bool> Converter::convertDynamicRootBroadcast(Operation *op) {
   NamedAttrList attrs = attributesOf(op);
   if (!attrs.get("has_dynamic_root"))
     return false;
-  takePosition(op);
+  takeSyntaxPosition(op);
   unsigned data = op->getNumOperands() ? op->getNumOperands() - 1 : 0;
   auto rootsType =
       data ? dyn_cast<RankedTensorType>(op->getOperand(data).getType())
@@ -896,8 +890,6 @@ FailureOr<bool> Converter::convertDynamicRootBroadcast(Operation *op) {
   return true;
 }
 
-void Converter::takePosition(Operation *op) { takeSyntaxPosition(op); }
-
 FailureOr<bool> Converter::decomposeChlo(Operation *op, StringRef name) {
   bool isUnary = name == "is_inf" || name == "is_pos_inf" ||
                  name == "is_neg_inf" || name == "conj" || name == "square" ||
@@ -907,7 +899,7 @@ FailureOr<bool> Converter::decomposeChlo(Operation *op, StringRef name) {
   if (op->getNumOperands() != 1 || op->getNumResults() != 1)
     return op->emitError("'chlo.")
            << name << "' takes 1 operand and 1 result";
-  takePosition(op);
+  takeSyntaxPosition(op);
   Location loc = op->getLoc();
   OpBuilder builder(op);
   Value x = op->getOperand(0);
@@ -1313,7 +1305,7 @@ LogicalResult Converter::convert(Operation *op) {
   if (full == "interpreter.run_parallel") {
     // The harness of the collectives' tests: runs the programs as the
     // participants of a grid, which the evaluator can do.
-    takePosition(op);
+    takeSyntaxPosition(op);
     auto programs = dyn_cast_or_null<ArrayAttr>(op->getAttr("programs"));
     if (!programs)
       return op->emitError("'interpreter.run_parallel' needs programs");
@@ -1388,7 +1380,7 @@ LogicalResult Converter::convert(Operation *op) {
   if (!registered)
     return op->emitError("'")
            << full << "' cannot be imported into kiln yet (no kiln op for it)";
-  takePosition(op);
+  takeSyntaxPosition(op);
   NamedAttrList in = attributesOf(op), out;
   if (failed(convertAttributes(op, name, in, out, *registered)))
     return failure();
@@ -1478,7 +1470,7 @@ LogicalResult Converter::convertSendRecv(Operation *op, StringRef name) {
                       : "' takes a token and gives its data and a token");
   Type token = data.back().getType();
   data = data.drop_back();
-  takePosition(op);
+  takeSyntaxPosition(op);
   NamedAttrList in = attributesOf(op), attrs;
   std::optional<RegisteredOperationName> kilnOp =
       RegisteredOperationName::lookup(isSend ? "kiln.send" : "kiln.recv",
