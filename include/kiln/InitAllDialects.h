@@ -9,6 +9,7 @@
 #define KILN_INITALLDIALECTS_H
 
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Dialect/Kiln/Transforms/Passes.h"
 
@@ -29,7 +30,7 @@ namespace kiln {
 inline void registerAllDialects(mlir::DialectRegistry &registry) {
   // Quantized element types (`!quant.uniform`) of StableHLO's quantization.
   registry.insert<kiln::KilnDialect, mlir::func::FuncDialect,
-                  mlir::quant::QuantDialect>();
+                  mlir::quant::QuantDialect, kiln::HloLocationDialect>();
   // What convert-kiln-to-linalg lowers to.
   registry.insert<mlir::arith::ArithDialect, mlir::linalg::LinalgDialect,
                   mlir::math::MathDialect, mlir::scf::SCFDialect,

@@ -12,6 +12,7 @@
 #include "kiln/Cache/CacheAccess.h"
 #include "kiln/Cache/Key.h"
 #include "kiln/Cache/Target.h"
+#include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Driver/CachedExecutable.h"
 #include "kiln/Import/LoadGraph.h"
 #include "kiln/Runtime/Collectives.h"
@@ -212,6 +213,7 @@ llvm::Error resolveKeyOptions(KilnCache cache, const char *const *options,
 
 /// "FILE:LINE:COL" of a diagnostic's location, as kiln prints them.
 std::string formatLocation(mlir::Location location) {
+  location = kiln::toBuiltinLocation(location);
   if (auto file = location->findInstanceOf<mlir::FileLineColLoc>())
     return (file.getFilename().strref() + ":" + llvm::Twine(file.getLine()) +
             ":" + llvm::Twine(file.getColumn()))

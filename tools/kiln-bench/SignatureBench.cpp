@@ -20,6 +20,7 @@
 
 #include "BenchFiles.h"
 
+#include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Import/Hlo/HloImporter.h"
 #include "kiln/Signature/Signature.h"
@@ -81,6 +82,8 @@ bool importAndSign(llvm::StringRef path, MLIRContext &context,
   if (signatureSeconds)
     *signatureSeconds = secondsSince(signStart);
   if (printed) {
+    // In builtin form, as `kiln import --debug-info` prints it.
+    kiln::useBuiltinLocations(*module);
     llvm::raw_string_ostream os(*printed);
     module->print(os, OpPrintingFlags().enableDebugInfo());
   }

@@ -10,6 +10,7 @@
 #include "GraphKeys.h"
 
 #include "kiln/Cache/Key.h"
+#include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Import/LoadGraph.h"
 
@@ -133,8 +134,10 @@ int kiln::runImport(const ImportOptions &options) {
         return ExitInputError;
       }
       OpPrintingFlags flags;
-      if (options.printDebugInfo)
+      if (options.printDebugInfo) {
         flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+        kiln::useBuiltinLocations(*module);
+      }
       module->print(output->os(), flags);
       output->os() << "\n";
       output->keep();

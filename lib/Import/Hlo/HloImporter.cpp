@@ -20,6 +20,7 @@
 #include "HloModuleText.h"
 #include "HloValueParser.h"
 
+#include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Dialect/Kiln/IR/HloOpcodes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Import/Hlo/InputDiagnostics.h"
@@ -756,22 +757,18 @@ Importer::importBody(unsigned index, Block *block, bool isFunction,
 }
 
 FailureOr<Location> Importer::getInstructionLocation(const Instruction &inst) {
-  Location position = positions.getLocation(inst.loc);
   const AttrRef *metadata = inst.findAttr("metadata");
   if (!metadata)
-    return position;
+    return positions.getLocation(inst.loc);
   FailureOr<Location> meta = getMetadataLocation(*metadata);
   if (failed(meta))
     return failure();
   if (isa<UnknownLoc>(*meta))
-    return position;
+    return positions.getLocation(inst.loc);
   // The HLO position comes first so that diagnostics point into the dump;
-  // the metadata part points at the user's Python line. Neither is fused or
-  // unknown, so the two are fused as they are, without the general
-  // builder's flattening and deduplication.
-  if (position == *meta)
-    return position;
-  return Location(FusedLoc::get(context, {position, *meta}, Attribute()));
+  // the metadata part points at the user's Python line. The two are one
+  // HloInstructionLoc, fused[position, metadata] in builtin form.
+  return positions.getLocation(inst.loc, *meta);
 }
 
 StringAttr Importer::getMetadataText(llvm::StringRef text) {
@@ -1436,6 +1433,10 @@ void Importer::keepElementLocation(const Instruction &inst,
   if (auto fused = dyn_cast<FusedLoc>(producer->getLoc())) {
     parts.assign(fused.getLocations().begin(), fused.getLocations().end());
     kept = dyn_cast_or_null<ArrayAttr>(fused.getMetadata());
+  } else if (auto instruction =
+                 dyn_cast<HloInstructionLoc>(producer->getLoc())) {
+    parts.push_back(instruction.getPosition());
+    parts.push_back(instruction.getMetadata());
   } else {
     parts.push_back(producer->getLoc());
   }
@@ -1694,7 +1695,8 @@ LogicalResult Importer::verifyOnce(Operation *op, DictionaryAttr attributes) {
 OwningOpRef<ModuleOp> kiln::importHloText(llvm::SourceMgr &sourceMgr,
                                           MLIRContext *context) {
   // Quantized types come back through the `kiln_types` frontend attribute.
-  context->loadDialect<KilnDialect, func::FuncDialect, quant::QuantDialect>();
+  context->loadDialect<KilnDialect, func::FuncDialect, quant::QuantDialect,
+                       HloLocationDialect>();
   unsigned bufferId = sourceMgr.getMainFileID();
   llvm::StringRef buffer = sourceMgr.getMemoryBuffer(bufferId)->getBuffer();
   SourcePositions positions(sourceMgr, bufferId, context);
@@ -1738,9 +1740,14 @@ void kiln::registerImportHloTranslation() {
         // rest goes to the driver's handler, -verify-diagnostics included.
         InputDiagnosticHandler bounded(sourceMgr, context, llvm::errs(),
                                        /*passOn=*/true);
-        return importHloText(sourceMgr, context);
+        OwningOpRef<ModuleOp> module = importHloText(sourceMgr, context);
+        // Printed as MLIR prints locations (see HloLocation.h).
+        if (module)
+          useBuiltinLocations(*module);
+        return OwningOpRef<Operation *>(module.release());
       },
       [](DialectRegistry &registry) {
-        registry.insert<KilnDialect, func::FuncDialect, quant::QuantDialect>();
+        registry.insert<KilnDialect, func::FuncDialect, quant::QuantDialect,
+                        HloLocationDialect>();
       });
 }

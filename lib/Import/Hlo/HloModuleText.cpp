@@ -8,6 +8,8 @@
 
 #include "HloModuleText.h"
 
+#include "kiln/Dialect/Kiln/IR/HloLocation.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/MLIRContext.h"
 
@@ -68,6 +70,16 @@ SourcePositions::getLineAndColumn(const char *pos) const {
 Location SourcePositions::getLocation(const char *pos) const {
   auto [line, column] = getLineAndColumn(pos);
   return FileLineColLoc::get(fileName, line, column);
+}
+
+Location SourcePositions::getLocation(const char *pos,
+                                      LocationAttr metadata) const {
+  auto [line, column] = getLineAndColumn(pos);
+  if (auto file = dyn_cast<FileLineColLoc>(metadata))
+    if (file.getFilename() == fileName && file.getLine() == line &&
+        file.getColumn() == column)
+      return file;
+  return HloInstructionLoc::get(fileName, line, column, metadata);
 }
 
 InFlightDiagnostic TokenCursor::emitExpected(llvm::Twine what) const {

@@ -39,6 +39,10 @@ public:
                   mlir::MLIRContext *context);
 
   mlir::Location getLocation(const char *pos) const;
+  /// The position with the metadata's location, as one location (see
+  /// HloLocation.h).
+  mlir::Location getLocation(const char *pos,
+                             mlir::LocationAttr metadata) const;
   mlir::InFlightDiagnostic emitError(const char *pos) const {
     return mlir::emitError(getLocation(pos));
   }

@@ -6,6 +6,8 @@
 
 #include "kiln/Import/Hlo/InputDiagnostics.h"
 
+#include "kiln/Dialect/Kiln/IR/HloLocation.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/StringExtras.h"
@@ -60,8 +62,19 @@ InputDiagnosticHandler::InputDiagnosticHandler(llvm::SourceMgr &sourceMgr,
                                                bool passOn)
     : SourceMgrDiagnosticHandler(sourceMgr, context, os),
       sourceMgr(sourceMgr), os(os), passOn(passOn) {
-  setHandler([this](Diagnostic &diag) -> LogicalResult {
+  setHandler([this, context](Diagnostic &diag) -> LogicalResult {
     if (isPrintable(diag)) {
+      // MLIR's handlers know only builtin locations (see HloLocation.h):
+      // the diagnostic goes on as a copy at those.
+      if (hasHloInstructionLoc(diag)) {
+        if (!this->passOn) {
+          Diagnostic builtin = withBuiltinLocations(diag);
+          emitDiagnostic(builtin);
+          return success();
+        }
+        context->getDiagEngine().emit(withBuiltinLocations(diag));
+        return success();
+      }
       if (this->passOn)
         return failure();
       emitDiagnostic(diag);
@@ -76,6 +89,8 @@ InputDiagnosticHandler::InputDiagnosticHandler(llvm::SourceMgr &sourceMgr,
 static std::optional<FileLineColLoc> findFilePosition(Location loc) {
   if (auto file = dyn_cast<FileLineColLoc>(loc))
     return file;
+  if (auto instruction = dyn_cast<HloInstructionLoc>(loc))
+    return instruction.getPosition();
   if (auto fused = dyn_cast<FusedLoc>(loc))
     for (Location part : fused.getLocations())
       if (auto file = findFilePosition(part))
@@ -144,7 +159,8 @@ void InputDiagnosticHandler::printOne(Location loc, llvm::StringRef message,
   if (!line) {
     // Not a position in a graph file (a Python line, an unknown location):
     // MLIR's printer, without a source line.
-    emitDiagnostic(loc, clean, severity, /*displaySourceLine=*/false);
+    emitDiagnostic(toBuiltinLocation(loc), clean, severity,
+                   /*displaySourceLine=*/false);
     return;
   }
   const char *kind = severity == DiagnosticSeverity::Error     ? "error"

@@ -11,17 +11,86 @@
 // apart. The importer writes this; the exporter, `kiln diff` and `kiln cache
 // explain` read it through here.
 //
+// The importer writes `fused[<dump position>, <metadata>]` as one
+// HloInstructionLoc, which means the same: MLIR uniques every location in
+// its context, and one location per instruction instead of a position and a
+// fused location takes an eighth off the import. Everything that reads
+// locations here knows both forms; MLIR's printer and diagnostics know only
+// the builtin one, so modules are printed and diagnostics handed to MLIR
+// after toBuiltinLocation / useBuiltinLocations.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef KILN_DIALECT_KILN_IR_HLOLOCATION_H
 #define KILN_DIALECT_KILN_IR_HLOLOCATION_H
 
+#include "mlir/IR/Dialect.h"
 #include "mlir/IR/Location.h"
+#include "mlir/Support/TypeID.h"
 
 #include <optional>
 #include <string>
 
+namespace mlir {
+class Diagnostic;
+class Operation;
+} // namespace mlir
+
 namespace kiln {
+
+namespace detail {
+struct HloInstructionLocStorage;
+} // namespace detail
+
+/// An imported instruction's location that has metadata: its position in
+/// the dump and its metadata's location, as `fused[dump:line:col,
+/// metadata]` has them, in one uniqued attribute.
+class HloInstructionLoc
+    : public mlir::Attribute::AttrBase<HloInstructionLoc, mlir::LocationAttr,
+                                       detail::HloInstructionLocStorage,
+                                       mlir::AttributeTrait::IsLocation> {
+public:
+  using Base::Base;
+  static constexpr llvm::StringLiteral name = "kiln_hlo.instruction";
+
+  static HloInstructionLoc get(mlir::StringAttr filename, unsigned line,
+                               unsigned column, mlir::LocationAttr metadata);
+  mlir::StringAttr getFilename() const;
+  unsigned getLine() const;
+  unsigned getColumn() const;
+  mlir::LocationAttr getMetadata() const;
+  mlir::FileLineColLoc getPosition() const;
+  /// The same location in builtin form: fused[file:line:col, metadata].
+  mlir::Location toBuiltin() const;
+};
+
+/// The dialect of HloInstructionLoc, loaded by the HLO importer; it prints
+/// and parses `#kiln_hlo.instruction<"file":line:col, loc(metadata)>`.
+class HloLocationDialect : public mlir::Dialect {
+public:
+  explicit HloLocationDialect(mlir::MLIRContext *context);
+  static constexpr llvm::StringLiteral getDialectNamespace() {
+    return "kiln_hlo";
+  }
+  mlir::Attribute parseAttribute(mlir::DialectAsmParser &parser,
+                                 mlir::Type type) const override;
+  void printAttribute(mlir::Attribute attr,
+                      mlir::DialectAsmPrinter &printer) const override;
+};
+
+/// `loc` with every HloInstructionLoc in it in builtin form.
+mlir::Location toBuiltinLocation(mlir::Location loc);
+
+/// Puts the locations of `root` and of everything in it (ops and block
+/// arguments) in builtin form, before the module is printed with them.
+void useBuiltinLocations(mlir::Operation *root);
+
+/// Whether `diag` or one of its notes is at an HloInstructionLoc.
+bool hasHloInstructionLoc(const mlir::Diagnostic &diag);
+
+/// A copy of `diag` (message, severity, notes) at builtin locations, for
+/// MLIR's diagnostic handlers.
+mlir::Diagnostic withBuiltinLocations(const mlir::Diagnostic &diag);
 
 /// The parts of an imported op's location.
 struct HloLocation {
@@ -41,5 +110,8 @@ HloLocation decodeHloLocation(mlir::Location loc);
 std::string describeHloLocation(mlir::Location loc);
 
 } // namespace kiln
+
+MLIR_DECLARE_EXPLICIT_TYPE_ID(kiln::HloInstructionLoc)
+MLIR_DECLARE_EXPLICIT_TYPE_ID(kiln::HloLocationDialect)
 
 #endif // KILN_DIALECT_KILN_IR_HLOLOCATION_H
