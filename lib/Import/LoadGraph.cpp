@@ -8,6 +8,7 @@
 #include "kiln/Import/LoadGraph.h"
 #include "kiln/Import/Hlo/InputDiagnostics.h"
 
+#include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Import/Hlo/HloImporter.h"
 #include "kiln/Import/StableHlo/StableHloImporter.h"
@@ -42,8 +43,10 @@ OwningOpRef<ModuleOp> kiln::loadGraph(llvm::StringRef path,
 OwningOpRef<ModuleOp>
 kiln::loadGraphBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
                       MLIRContext *context, llvm::raw_ostream &diagnostics) {
-  // Kiln MLIR may hold StableHLO's quantized element types.
-  context->loadDialect<KilnDialect, func::FuncDialect, quant::QuantDialect>();
+  // Kiln MLIR may hold StableHLO's quantized element types, and the
+  // importer's instruction locations (HloLocation.h).
+  context->loadDialect<KilnDialect, func::FuncDialect, quant::QuantDialect,
+                       HloLocationDialect>();
   std::string path = buffer->getBufferIdentifier().str();
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());

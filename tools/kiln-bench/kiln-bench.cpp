@@ -22,8 +22,10 @@
 #include "StableHloBench.h"
 #include "TableBench.h"
 
+#include "kiln/Dialect/Kiln/IR/HloLocation.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
 #include "kiln/Import/Hlo/HloImporter.h"
+#include "kiln/Import/Hlo/InputDiagnostics.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -110,7 +112,9 @@ OwningOpRef<ModuleOp> importFile(llvm::StringRef path, MLIRContext &context,
   }
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
-  std::optional<SourceMgrDiagnosticHandler> printer;
+  // Prints as kiln import does, at the dump's position of an instruction
+  // with metadata (HloLocation.h).
+  std::optional<kiln::InputDiagnosticHandler> printer;
   if (print)
     printer.emplace(sourceMgr, &context, llvm::errs());
   // Registered last, so it sees each diagnostic first; it keeps the first
@@ -118,8 +122,9 @@ OwningOpRef<ModuleOp> importFile(llvm::StringRef path, MLIRContext &context,
   ScopedDiagnosticHandler recorder(&context, [&](Diagnostic &diag) {
     if (diag.getSeverity() == DiagnosticSeverity::Error && error.empty()) {
       error = diag.str();
-      if (auto loc = dyn_cast<FileLineColLoc>(diag.getLocation()))
-        error = llvm::formatv("{0}:{1}: {2}", loc.getLine(), loc.getColumn(),
+      if (std::optional<FileLineColLoc> loc =
+              kiln::decodeHloLocation(diag.getLocation()).dumpPosition)
+        error = llvm::formatv("{0}:{1}: {2}", loc->getLine(), loc->getColumn(),
                               error);
     }
     return success(!print);

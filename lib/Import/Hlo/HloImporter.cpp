@@ -1708,12 +1708,14 @@ OwningOpRef<ModuleOp> kiln::importHloText(llvm::SourceMgr &sourceMgr,
   if (!module)
     return nullptr;
   // Every kiln op was verified as it was built (see importGeneric); what is
-  // left is the module, the functions and their returns, each by its own
-  // verifier. What mlir::verify adds would walk every op again, a tenth of
-  // the import, for what holds by construction: each body is built in
-  // topological order from values already built (dominance), computation
-  // names are unique (checked as the text is read), and every call is built
-  // from the function it calls (symbol uses).
+  // left is the module's own invariants, and the functions' (their regions'
+  // included: nothing uses a value from outside) and their returns'. What
+  // else mlir::verify checks, each function's dominance and the module's
+  // symbol table, walks every op once more (4% of the import's
+  // instructions) for what holds by construction: each body is built in
+  // topological order from values already built, computation names are
+  // unique (checked as the text is read), and every call is built from the
+  // function it calls, its operand and result types checked.
   auto verifyOwnInvariants = [](Operation *op) {
     return op->getName().verifyInvariants(op);
   };

@@ -15,9 +15,11 @@
 // HloInstructionLoc, which means the same: MLIR uniques every location in
 // its context, and one location per instruction instead of a position and a
 // fused location takes an eighth off the import. Everything that reads
-// locations here knows both forms; MLIR's printer and diagnostics know only
-// the builtin one, so modules are printed and diagnostics handed to MLIR
-// after toBuiltinLocation / useBuiltinLocations.
+// locations here knows both forms. MLIR prints and parses it as a dialect
+// attribute, but its diagnostic handlers would show the metadata's source
+// position in it, not the dump's: kiln's handlers read it here, hand MLIR's
+// a copy in builtin form (toBuiltinLocation), and modules are printed in
+// builtin form (useBuiltinLocations).
 //
 //===----------------------------------------------------------------------===//
 
