@@ -1426,19 +1426,19 @@ void Importer::keepElementLocation(const Instruction &inst,
   FailureOr<Location> meta = getMetadataLocation(*metadata);
   if (failed(meta) || isa<UnknownLoc>(*meta))
     return;
-  // The producer's location, fused[position, metadata], carries one
-  // location per result as its fused metadata.
+  // The producer's location, fused[position, metadata] (builtin form of
+  // its one instruction location), carries one location per result as its
+  // fused metadata.
+  Location producerLoc = producer->getLoc();
+  if (auto instruction = dyn_cast<HloInstructionLoc>(producerLoc))
+    producerLoc = instruction.toBuiltin();
   llvm::SmallVector<Location, 2> parts;
   ArrayAttr kept;
-  if (auto fused = dyn_cast<FusedLoc>(producer->getLoc())) {
+  if (auto fused = dyn_cast<FusedLoc>(producerLoc)) {
     parts.assign(fused.getLocations().begin(), fused.getLocations().end());
     kept = dyn_cast_or_null<ArrayAttr>(fused.getMetadata());
-  } else if (auto instruction =
-                 dyn_cast<HloInstructionLoc>(producer->getLoc())) {
-    parts.push_back(instruction.getPosition());
-    parts.push_back(instruction.getMetadata());
   } else {
-    parts.push_back(producer->getLoc());
+    parts.push_back(producerLoc);
   }
   llvm::SmallVector<Attribute> locations;
   if (kept)

@@ -64,20 +64,20 @@ InputDiagnosticHandler::InputDiagnosticHandler(llvm::SourceMgr &sourceMgr,
       sourceMgr(sourceMgr), os(os), passOn(passOn) {
   setHandler([this, context](Diagnostic &diag) -> LogicalResult {
     if (isPrintable(diag)) {
-      // MLIR's handlers know only builtin locations (see HloLocation.h):
-      // the diagnostic goes on as a copy at those.
-      if (hasHloInstructionLoc(diag)) {
-        if (!this->passOn) {
-          Diagnostic builtin = withBuiltinLocations(diag);
-          emitDiagnostic(builtin);
-          return success();
-        }
-        context->getDiagEngine().emit(withBuiltinLocations(diag));
+      if (!hasHloInstructionLoc(diag)) {
+        if (this->passOn)
+          return failure();
+        emitDiagnostic(diag);
         return success();
       }
+      // MLIR's handlers know only builtin locations (see HloLocation.h):
+      // the diagnostic goes on as a copy at those, passed on by emitting
+      // it again (this handler then passes the copy on).
+      Diagnostic builtin = withBuiltinLocations(diag);
       if (this->passOn)
-        return failure();
-      emitDiagnostic(diag);
+        context->getDiagEngine().emit(std::move(builtin));
+      else
+        emitDiagnostic(builtin);
       return success();
     }
     print(diag);

@@ -428,17 +428,16 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, unsigned vectorLanes,
   // instruction's place in the dump. The conversions that follow carry each
   // op's location into all that it becomes, at a cost that grows faster
   // than the module: they work without them.
-  // Block arguments too: LLVM's translation reads their locations, and
-  // knows only MLIR's own kinds (not kiln's HloInstructionLoc).
+  // Block arguments' too: LLVM's translation reads them, and knows only
+  // MLIR's own kinds of location (not kiln's HloInstructionLoc).
   Location unknown = UnknownLoc::get(context);
   module.walk([&](Operation *op) {
-    if (op == module.getOperation())
-      return;
-    op->setLoc(unknown);
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (BlockArgument argument : block.getArguments())
-          argument.setLoc(unknown);
+    if (op != module.getOperation())
+      op->setLoc(unknown);
+  });
+  module.walk([&](Block *block) {
+    for (BlockArgument argument : block->getArguments())
+      argument.setLoc(unknown);
   });
   if (failed(kiln::restrictToBands(module)) ||
       failed(runPipeline(kStructuredPipeline)) ||
