@@ -56,6 +56,10 @@ struct BandSpec {
   bool operator!=(const BandSpec &other) const { return !(*this == other); }
 };
 
+/// Rows of a band computed in one step of a loop: a chain of 16 rows of
+/// 2,048 f32 scores and their exponentials (256 KiB at most) stays in L2.
+constexpr int64_t kRowStep = 16;
+
 /// A producer that a tile computes again rather than reads: every operand
 /// of a lower rank than its loops (a broadcast), or none (iota, a mask).
 bool isCheapProducer(linalg::GenericOp producer) {
@@ -107,6 +111,7 @@ public:
     }));
   }
 
+  /// Rewrites the op as a loop over steps of its rows (`getLoop()`).
   void rewrite() {
     OpBuilder b(op);
     Location loc = op.getLoc();
@@ -128,18 +133,33 @@ public:
                    .getResult(0);
     }
     int64_t rows = ranges[band.row], columns = ranges[band.column];
+    step = std::min(block, kRowStep);
     auto rowLoop = scf::ForOp::create(
-        b, loc, index(b, 0), index(b, rows / block), index(b, 1),
+        b, loc, index(b, 0), index(b, rows / step), index(b, 1),
         ValueRange{init},
-        [&](OpBuilder &outer, Location, Value rowBlock, ValueRange args) {
-          Value rowStart =
-              arith::MulIOp::create(outer, loc, rowBlock, index(outer, block));
+        [&](OpBuilder &outer, Location, Value rowStep, ValueRange args) {
+          rowStart =
+              arith::MulIOp::create(outer, loc, rowStep, index(outer, step));
           Value result =
               computeRowBlock(outer, loc, rowStart, columns, args[0]);
           scf::YieldOp::create(outer, loc, result);
         });
+    loop = rowLoop;
     op->getResult(0).replaceAllUsesWith(rowLoop.getResult(0));
     op.erase();
+  }
+
+  /// The loop over steps of rows that rewrite() made, and the value of its
+  /// first row in its body.
+  scf::ForOp getLoop() const { return loop; }
+  Value getRowStart() const { return rowStart; }
+  const BandSpec &getBand() const { return band; }
+  int64_t getStep() const { return step; }
+  /// The dimension of the result that holds the band's rows.
+  int64_t getResultRowDim() const {
+    if (!reduction)
+      return band.row;
+    return band.row - (band.column < band.row ? 1 : 0);
   }
 
 private:
@@ -150,6 +170,12 @@ private:
   bool filled;
   llvm::SmallVector<int64_t> ranges;
   int64_t block = 0;
+  /// Rows computed in one step of the loop: a few, so that a chain of ops
+  /// fused into one loop (fuseRowLoops) reads what the one before wrote
+  /// while it is in L1 or L2, not a block of rows that L2 may not hold.
+  int64_t step = 0;
+  scf::ForOp loop;
+  Value rowStart;
   bool reduction = false;
   /// A reduction's reducer, in its body.
   Operation *combiner = nullptr;
@@ -170,26 +196,38 @@ private:
     return arith::DivUIOp::create(b, loc, value, index(b, block));
   }
 
-  /// The blocks of rows [rowStart, rowStart + block): those that meet the
-  /// band, in up to three loops (blocks on its edges, wholly inside it, on
-  /// its other edge) folded into `accumulated`.
+  /// The blocks of the rows [rowStart, rowStart + step): those that meet
+  /// the band in their block of rows (what readers of the op read), in up
+  /// to three loops (blocks on its edges, wholly inside it for these rows,
+  /// on its other edge) folded into `accumulated`.
   Value computeRowBlock(OpBuilder &b, Location loc, Value rowStart,
                         int64_t columns, Value accumulated) {
-    auto offset = [&](int64_t k) {
-      return arith::AddIOp::create(b, loc, rowStart, index(b, k));
+    // The first row of the block of rows that holds these.
+    Value blockStart = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, rowStart, index(b, block)),
+        index(b, block));
+    auto offset = [&](Value start, int64_t k) {
+      return arith::AddIOp::create(b, loc, start, index(b, k));
     };
-    // Meeting the band: j >= rowStart + min, j <= rowStart + block - 1 + max.
+    // Meeting the band in the block of rows: j >= blockStart + min,
+    // j <= blockStart + block - 1 + max. A reader of the op reads all of
+    // those blocks, for every row of the block.
     Value first = index(b, 0), last = index(b, columns / block);
-    // Wholly inside: j >= rowStart + block - 1 + min, j <= rowStart + max.
+    // Wholly inside for these rows: j >= rowStart + step - 1 + min,
+    // j <= rowStart + max.
     Value fullFirst = first, fullLast = last;
     if (band.minDiagonal) {
-      first = blockOf(b, loc, offset(*band.minDiagonal), columns, false);
+      first = blockOf(b, loc, offset(blockStart, *band.minDiagonal), columns,
+                      false);
       fullFirst =
-          blockOf(b, loc, offset(block - 1 + *band.minDiagonal), columns, true);
+          blockOf(b, loc, offset(rowStart, step - 1 + *band.minDiagonal),
+                  columns, true);
     }
     if (band.maxDiagonal) {
-      last = blockOf(b, loc, offset(block + *band.maxDiagonal), columns, true);
-      fullLast = blockOf(b, loc, offset(*band.maxDiagonal + 1), columns, false);
+      last = blockOf(b, loc, offset(blockStart, block + *band.maxDiagonal),
+                     columns, true);
+      fullLast = blockOf(b, loc, offset(rowStart, *band.maxDiagonal + 1),
+                         columns, false);
     }
     // [first, fullFirst) and [fullLast, last) are on the band's edges.
     fullFirst = arith::MinSIOp::create(
@@ -267,7 +305,7 @@ private:
     }
     offsets[band.row] = rowStart;
     offsets[band.column] = columnStart;
-    sizes[band.row] = b.getIndexAttr(block);
+    sizes[band.row] = b.getIndexAttr(step);
     sizes[band.column] = width;
     IRMapping mapping;
     mapping.map(op.getDpsInits()[0], accumulated);
@@ -328,14 +366,14 @@ private:
                                          resultSizes, strides);
   }
 
-  /// A reduction's rows [rowStart, rowStart + block) that have masked
+  /// A reduction's rows [rowStart, rowStart + step) that have masked
   /// positions combined once with the outside value (the reducer is max,
   /// min, a sum of zeros or a product of ones, for which once is every
   /// time).
   Value takeOutsideValue(OpBuilder &b, Location loc, Value rowStart,
                          int64_t columns, Value accumulated) {
     int64_t rank = ranges.size() - 1;
-    int64_t rowPosition = band.row - (band.column < band.row ? 1 : 0);
+    int64_t rowPosition = getResultRowDim();
     llvm::SmallVector<OpFoldResult> offsets, sizes, strides;
     for (auto [d, range] : llvm::enumerate(ranges)) {
       if ((int64_t)d == band.column)
@@ -345,7 +383,7 @@ private:
       strides.push_back(b.getIndexAttr(1));
     }
     offsets[rowPosition] = rowStart;
-    sizes[rowPosition] = b.getIndexAttr(block);
+    sizes[rowPosition] = b.getIndexAttr(step);
     Value part = tensor::ExtractSliceOp::create(b, loc, accumulated, offsets,
                                                 sizes, strides);
     Value accumulator = op.getBody()->getArguments().back();
@@ -470,6 +508,126 @@ void fuseBandChains(ModuleOp module) {
   }
 }
 
+/// A loop over steps of a band's rows: the band, the rows per step, the
+/// value of the first row in its body and, per result, the dimension that
+/// holds the rows.
+struct RowLoop {
+  scf::ForOp loop;
+  BandSpec band;
+  int64_t step;
+  Value rowStart;
+  llvm::SmallVector<int64_t> rowDims;
+};
+
+/// Whether `consumer`'s body reads `producer`'s results only in its own
+/// step's rows, so that a step of both in one loop reads what the producer's
+/// part of the same step wrote: every use is a slice of those rows.
+bool readsOnlyItsRows(const RowLoop &producer, const RowLoop &consumer) {
+  scf::ForOp producerLoop = producer.loop;
+  for (auto [result, rowDim] :
+       llvm::zip(producerLoop.getResults(), producer.rowDims))
+    for (OpOperand &use : result.getUses()) {
+      if (!consumer.loop->isProperAncestor(use.getOwner()))
+        continue;
+      auto slice = dyn_cast<tensor::ExtractSliceOp>(use.getOwner());
+      if (!slice || slice.getSource() != result)
+        return false;
+      llvm::SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
+      llvm::SmallVector<OpFoldResult> strides = slice.getMixedStrides();
+      std::optional<int64_t> size =
+          getConstantIntValue(slice.getMixedSizes()[rowDim]);
+      std::optional<int64_t> stride = getConstantIntValue(strides[rowDim]);
+      if (llvm::dyn_cast_if_present<Value>(offsets[rowDim]) !=
+              consumer.rowStart ||
+          !size || *size > consumer.step || stride != 1)
+        return false;
+    }
+  return true;
+}
+
+/// Whether `producer`, followed in its block by `consumer`, can be moved
+/// down to it: nothing in between reads its results.
+bool nothingBetweenReads(const RowLoop &producer, const RowLoop &consumer) {
+  for (Operation *op = producer.loop->getNextNode(); op != consumer.loop;
+       op = op->getNextNode()) {
+    bool reads = false;
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        reads |= operand.getDefiningOp() == producer.loop;
+    });
+    if (reads)
+      return false;
+  }
+  return true;
+}
+
+/// The loops of `producer` and `consumer` as one, at the consumer's place:
+/// each step computes the producer's rows, then the consumer's, which read
+/// them while they are in the cache. Its results are the producer's, then
+/// the consumer's.
+RowLoop fuseRowLoops(const RowLoop &producer, const RowLoop &consumer) {
+  scf::ForOp first = producer.loop, second = consumer.loop;
+  OpBuilder b(second);
+  llvm::SmallVector<Value> inits(first.getInitArgs());
+  llvm::append_range(inits, second.getInitArgs());
+  IRMapping mapping;
+  auto fused = scf::ForOp::create(
+      b, second.getLoc(), second.getLowerBound(), second.getUpperBound(),
+      second.getStep(), inits,
+      [&](OpBuilder &body, Location loc, Value iv, ValueRange args) {
+        llvm::SmallVector<Value> yielded;
+        auto cloneBody = [&](scf::ForOp loop, ValueRange loopArgs) {
+          mapping.map(loop.getInductionVar(), iv);
+          mapping.map(loop.getRegionIterArgs(), loopArgs);
+          for (Operation &op : loop.getBody()->without_terminator())
+            body.clone(op, mapping);
+          for (Value value : loop.getBody()->getTerminator()->getOperands())
+            yielded.push_back(mapping.lookupOrDefault(value));
+        };
+        unsigned count = first.getNumResults();
+        cloneBody(first, args.take_front(count));
+        // The consumer reads the producer's values as this step left them.
+        mapping.map(first.getResults(), ValueRange(yielded));
+        cloneBody(second, args.drop_front(count));
+        scf::YieldOp::create(body, loc, yielded);
+      });
+  RowLoop result{fused, consumer.band, consumer.step,
+                 mapping.lookup(consumer.rowStart), producer.rowDims};
+  llvm::append_range(result.rowDims, consumer.rowDims);
+  unsigned count = first.getNumResults();
+  second->replaceAllUsesWith(fused.getResults().drop_front(count));
+  first->replaceAllUsesWith(fused.getResults().take_front(count));
+  second.erase();
+  first.erase();
+  return result;
+}
+
+/// Fuses the loops of each run of a band's ops (softmax's max, exp, sum and
+/// division) into one: every value between the contractions was otherwise
+/// written to memory whole and read again by the next op, four passes over
+/// a matrix of S x S scores that the caches do not hold.
+void fuseBandLoops(llvm::ArrayRef<RowLoop> loops) {
+  std::optional<RowLoop> current;
+  for (RowLoop next : loops) {
+    // What the rewrites left behind (the producers that each tile
+    // computes again) is dead, and would keep a loop in its place.
+    if (current && current->loop->getBlock() == next.loop->getBlock())
+      for (Operation *op = next.loop->getPrevNode(); op != current->loop;) {
+        Operation *previous = op->getPrevNode();
+        if (isOpTriviallyDead(op))
+          op->erase();
+        op = previous;
+      }
+    bool fusable =
+        current && current->loop->getBlock() == next.loop->getBlock() &&
+        current->band == next.band && current->step == next.step &&
+        getConstantIntValue(current->loop.getUpperBound()) ==
+            getConstantIntValue(next.loop.getUpperBound()) &&
+        readsOnlyItsRows(*current, next) && nothingBetweenReads(*current, next);
+    current = fusable ? fuseRowLoops(*current, next) : next;
+  }
+}
+
 } // namespace
 
 LogicalResult kiln::restrictToBands(ModuleOp module) {
@@ -479,6 +637,7 @@ LogicalResult kiln::restrictToBands(ModuleOp module) {
     if (op->hasAttr("kiln.band"))
       marked.push_back(op);
   });
+  llvm::SmallVector<RowLoop> loops;
   for (linalg::GenericOp op : marked) {
     BandRestriction restriction(op,
                                 op->getAttrOfType<DictionaryAttr>("kiln.band"));
@@ -487,7 +646,13 @@ LogicalResult kiln::restrictToBands(ModuleOp module) {
                           "causal band is not an element-wise op or a "
                           "reduction over the band's columns");
     restriction.rewrite();
+    loops.push_back({restriction.getLoop(),
+                     restriction.getBand(),
+                     restriction.getStep(),
+                     restriction.getRowStart(),
+                     {restriction.getResultRowDim()}});
   }
+  fuseBandLoops(loops);
   // Masks no block reads any more go with the dead code; their marks with
   // those that stay.
   module.walk([](linalg::GenericOp op) { op->removeAttr("kiln.causal_mask"); });

@@ -19,6 +19,7 @@
 #include "EightBitFloats.h"
 #include "GraphSegmentation.h"
 #include "LoopNestOutlining.h"
+#include "RowReductions.h"
 #include "RunParallelLowering.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Kiln/IR/KilnOps.h"
@@ -441,6 +442,7 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, unsigned vectorLanes,
   });
   if (failed(kiln::restrictToBands(module)) ||
       failed(runPipeline(kStructuredPipeline)) ||
+      (kiln::interleaveRowReductions(module), false) ||
       failed(kiln::tileAndVectorizeContractions(
           module, kiln::getContractionTiles(vectorLanes))))
     return failure();

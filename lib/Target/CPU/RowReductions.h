@@ -1,0 +1,21 @@
+//===- RowReductions.h - float sums of several rows at once ----*- C++ -*-===//
+
+#ifndef KILN_LIB_TARGET_CPU_ROWREDUCTIONS_H
+#define KILN_LIB_TARGET_CPU_ROWREDUCTIONS_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace kiln {
+
+/// Reorders each float sum or product along the innermost dimension
+/// (softmax's row sums) so that one loop step adds the next element of
+/// several rows: each row's sum is a chain of additions in order, which
+/// LLVM may not reassociate, so a row at a time waits on the adder's latency
+/// for every element. The rows are taken `rows` at a time (the op tiled),
+/// each still summed in its own order: the results are the same bit for bit.
+/// Returns how many ops it reordered.
+unsigned interleaveRowReductions(mlir::ModuleOp module, int64_t rows = 16);
+
+} // namespace kiln
+
+#endif // KILN_LIB_TARGET_CPU_ROWREDUCTIONS_H
