@@ -423,6 +423,10 @@ Value buildMaskedContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
             });
         scf::YieldOp::create(outer, loc, inner.getResults());
       });
+  // The CPU backend runs this loop and the softmax's over the same blocks of
+  // rows as one (BandRestriction.cpp): rows `block` at a time, in dimension
+  // 1 of the result.
+  loop->setAttr("kiln.band_rows", b.getI64IntegerAttr(block));
   return loop.getResult(0);
 }
 

@@ -25,6 +25,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
@@ -561,7 +562,9 @@ bool nothingBetweenReads(const RowLoop &producer, const RowLoop &consumer) {
   return true;
 }
 
-/// The loops of `producer` and `consumer` as one, at the consumer's place:
+/// The loops of `producer` and `consumer`, which take as many rows per
+/// step, each computing its first row in its body, as one, at the
+/// consumer's place:
 /// each step computes the producer's rows, then the consumer's, which read
 /// them while they are in the cache. Its results are the producer's, then
 /// the consumer's.
@@ -576,11 +579,20 @@ RowLoop fuseRowLoops(const RowLoop &producer, const RowLoop &consumer) {
       second.getStep(), inits,
       [&](OpBuilder &body, Location loc, Value iv, ValueRange args) {
         llvm::SmallVector<Value> yielded;
+        // Both compute their first row as the same product: the consumer
+        // reads the producer's, so that what it reads is visibly the rows
+        // the step wrote.
+        Operation *consumerStart = consumer.rowStart.getDefiningOp();
         auto cloneBody = [&](scf::ForOp loop, ValueRange loopArgs) {
           mapping.map(loop.getInductionVar(), iv);
           mapping.map(loop.getRegionIterArgs(), loopArgs);
-          for (Operation &op : loop.getBody()->without_terminator())
+          for (Operation &op : loop.getBody()->without_terminator()) {
+            if (&op == consumerStart) {
+              mapping.map(consumer.rowStart, mapping.lookup(producer.rowStart));
+              continue;
+            }
             body.clone(op, mapping);
+          }
           for (Value value : loop.getBody()->getTerminator()->getOperands())
             yielded.push_back(mapping.lookupOrDefault(value));
         };
@@ -592,7 +604,7 @@ RowLoop fuseRowLoops(const RowLoop &producer, const RowLoop &consumer) {
         scf::YieldOp::create(body, loc, yielded);
       });
   RowLoop result{fused, consumer.band, consumer.step,
-                 mapping.lookup(consumer.rowStart), producer.rowDims};
+                 mapping.lookup(producer.rowStart), producer.rowDims};
   llvm::append_range(result.rowDims, consumer.rowDims);
   unsigned count = first.getNumResults();
   second->replaceAllUsesWith(fused.getResults().drop_front(count));
@@ -606,25 +618,281 @@ RowLoop fuseRowLoops(const RowLoop &producer, const RowLoop &consumer) {
 /// division) into one: every value between the contractions was otherwise
 /// written to memory whole and read again by the next op, four passes over
 /// a matrix of S x S scores that the caches do not hold.
-void fuseBandLoops(llvm::ArrayRef<RowLoop> loops) {
-  std::optional<RowLoop> current;
+/// Erases the ops between `from` and `to` (in one block) that nothing
+/// uses: what the rewrites left behind (the producers that each tile
+/// computes again, reshapes read no more) would keep a loop in its place.
+void eraseDeadOpsBetween(Operation *from, Operation *to) {
+  for (Operation *op = to->getPrevNode(); op != from;) {
+    Operation *previous = op->getPrevNode();
+    if (isOpTriviallyDead(op))
+      op->erase();
+    op = previous;
+  }
+}
+
+/// Fuses the loops of each run of a band's ops (softmax's max, exp, sum and
+/// division) into one: every value between the contractions was otherwise
+/// written to memory whole and read again by the next op, four passes over
+/// a matrix of S x S scores that the caches do not hold. Returns the loops
+/// left.
+llvm::SmallVector<RowLoop> fuseBandLoops(llvm::ArrayRef<RowLoop> loops) {
+  llvm::SmallVector<RowLoop> fused;
   for (RowLoop next : loops) {
-    // What the rewrites left behind (the producers that each tile
-    // computes again) is dead, and would keep a loop in its place.
-    if (current && current->loop->getBlock() == next.loop->getBlock())
-      for (Operation *op = next.loop->getPrevNode(); op != current->loop;) {
-        Operation *previous = op->getPrevNode();
-        if (isOpTriviallyDead(op))
-          op->erase();
-        op = previous;
-      }
+    RowLoop *current = fused.empty() ? nullptr : &fused.back();
+    bool sameBlock =
+        current && current->loop->getBlock() == next.loop->getBlock();
+    if (sameBlock)
+      eraseDeadOpsBetween(current->loop, next.loop);
     bool fusable =
-        current && current->loop->getBlock() == next.loop->getBlock() &&
-        current->band == next.band && current->step == next.step &&
+        sameBlock && current->band == next.band && current->step == next.step &&
         getConstantIntValue(current->loop.getUpperBound()) ==
             getConstantIntValue(next.loop.getUpperBound()) &&
         readsOnlyItsRows(*current, next) && nothingBetweenReads(*current, next);
-    current = fusable ? fuseRowLoops(*current, next) : next;
+    if (fusable)
+      *current = fuseRowLoops(*current, next);
+    else
+      fused.push_back(next);
+  }
+  return fused;
+}
+
+/// The loop of a contraction computed by blocks of a band
+/// (buildMaskedContraction marks it with its rows per step), as a RowLoop:
+/// its result's rows are dimension 1.
+std::optional<RowLoop> contractionLoopOf(Value value) {
+  auto loop = value.getDefiningOp<scf::ForOp>();
+  auto rows =
+      loop ? loop->getAttrOfType<IntegerAttr>("kiln.band_rows") : nullptr;
+  if (!rows || loop->getNumResults() != 1)
+    return std::nullopt;
+  for (Operation &op : *loop.getBody())
+    if (auto start = dyn_cast<arith::MulIOp>(op))
+      if (start.getLhs() == loop.getInductionVar() &&
+          getConstantIntValue(start.getRhs()) == rows.getInt())
+        return RowLoop{loop, BandSpec(), rows.getInt(), start, {1}};
+  return std::nullopt;
+}
+
+/// The value under `value`'s reshapes when they only add or drop
+/// dimensions of one element (a dot_general's result grouped as a batch
+/// matmul's and back).
+Value throughUnitReshapes(Value value) {
+  if (!isa<RankedTensorType>(value.getType()))
+    return value;
+  Value source = value;
+  for (;;) {
+    if (auto collapse = source.getDefiningOp<tensor::CollapseShapeOp>())
+      source = collapse.getSrc();
+    else if (auto expand = source.getDefiningOp<tensor::ExpandShapeOp>())
+      source = expand.getSrc();
+    else
+      break;
+  }
+  auto nonUnit = [](Value v) {
+    llvm::SmallVector<int64_t> sizes;
+    for (int64_t size : cast<RankedTensorType>(v.getType()).getShape())
+      if (size != 1)
+        sizes.push_back(size);
+    return sizes;
+  };
+  auto type = cast<RankedTensorType>(source.getType());
+  if (!type.hasStaticShape() ||
+      !cast<RankedTensorType>(value.getType()).hasStaticShape() ||
+      nonUnit(source) != nonUnit(value))
+    return value;
+  return source;
+}
+
+/// Rewrites `slice`, of unit reshapes of `source`, as a slice of `source`
+/// itself, reshaped to the slice's type. Fails (changing nothing) where a
+/// unit dimension of the reshaped value is not taken whole.
+LogicalResult sliceThroughReshapes(tensor::ExtractSliceOp slice, Value source) {
+  ArrayRef<int64_t> reshaped = slice.getSourceType().getShape();
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(source.getType()).getShape();
+  llvm::SmallVector<OpFoldResult> offsets, sizes, strides;
+  llvm::SmallVector<OpFoldResult> oldOffsets = slice.getMixedOffsets(),
+                                  oldSizes = slice.getMixedSizes(),
+                                  oldStrides = slice.getMixedStrides();
+  OpBuilder b(slice);
+  unsigned next = 0;
+  for (int64_t size : shape) {
+    if (size == 1) {
+      offsets.push_back(b.getIndexAttr(0));
+      sizes.push_back(b.getIndexAttr(1));
+      strides.push_back(b.getIndexAttr(1));
+      continue;
+    }
+    for (; reshaped[next] == 1; ++next)
+      if (getConstantIntValue(oldOffsets[next]) != 0 ||
+          getConstantIntValue(oldSizes[next]) != 1)
+        return failure();
+    offsets.push_back(oldOffsets[next]);
+    sizes.push_back(oldSizes[next]);
+    strides.push_back(oldStrides[next]);
+    ++next;
+  }
+  for (; next < reshaped.size(); ++next)
+    if (getConstantIntValue(oldOffsets[next]) != 0 ||
+        getConstantIntValue(oldSizes[next]) != 1)
+      return failure();
+  Location loc = slice.getLoc();
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  RankedTensorType takenType =
+      tensor::ExtractSliceOp::inferResultType(sourceType, sizes);
+  RankedTensorType wanted = slice.getResultType();
+  Value taken;
+  if (takenType.getRank() >= wanted.getRank()) {
+    // Dropping unit dimensions: a rank-reducing slice, a view of the
+    // source (a collapse_shape of a strided slice would be copied).
+    if (isRankReducedType(takenType, wanted) !=
+        SliceVerificationResult::Success)
+      return failure();
+    taken = tensor::ExtractSliceOp::create(b, loc, wanted, source, offsets,
+                                           sizes, strides);
+  } else {
+    // Adding them: the slice, expanded.
+    std::optional<llvm::SmallVector<ReassociationIndices>> groups =
+        getReassociationIndicesForReshape(wanted, takenType);
+    if (!groups || !wanted.hasStaticShape())
+      return failure();
+    taken = tensor::ExpandShapeOp::create(
+        b, loc, wanted,
+        tensor::ExtractSliceOp::create(b, loc, source, offsets, sizes, strides),
+        *groups);
+  }
+  slice.getResult().replaceAllUsesWith(taken);
+  slice.erase();
+  return success();
+}
+
+/// Makes `consumer`'s body read `producer`'s result directly where it read
+/// unit reshapes of it. Fails where a read is not such a slice (then some
+/// reads may have been rewritten: they read the same elements).
+LogicalResult readDirectly(scf::ForOp producer, scf::ForOp consumer) {
+  llvm::SmallVector<tensor::ExtractSliceOp> slices;
+  bool other = false;
+  consumer.getBody()->walk([&](Operation *op) {
+    for (Value operand : op->getOperands()) {
+      if (operand.getDefiningOp() == producer ||
+          throughUnitReshapes(operand).getDefiningOp() != producer)
+        continue;
+      auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
+      if (slice && slice.getSource() == operand)
+        slices.push_back(slice);
+      else
+        other = true;
+    }
+  });
+  if (other)
+    return failure();
+  for (tensor::ExtractSliceOp slice : slices)
+    if (failed(sliceThroughReshapes(slice,
+                                    throughUnitReshapes(slice.getSource()))))
+      return failure();
+  return success();
+}
+
+/// `inner` as a loop over blocks of `rows` rows, each a loop over its steps
+/// in order: the same iterations, grouped as a contraction's loop groups
+/// them.
+RowLoop nestRowLoop(RowLoop inner, int64_t rows) {
+  scf::ForOp loop = inner.loop;
+  int64_t ratio = rows / inner.step;
+  int64_t steps = *getConstantIntValue(loop.getUpperBound());
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  auto index = [&](OpBuilder &builder, int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(builder, loc, value);
+  };
+  Value rowStart;
+  auto outer = scf::ForOp::create(
+      b, loc, index(b, 0), index(b, steps / ratio), index(b, 1),
+      loop.getInitArgs(),
+      [&](OpBuilder &outerBuilder, Location, Value block, ValueRange args) {
+        rowStart = arith::MulIOp::create(outerBuilder, loc, block,
+                                         index(outerBuilder, rows));
+        Value first = arith::MulIOp::create(outerBuilder, loc, block,
+                                            index(outerBuilder, ratio));
+        auto steps = scf::ForOp::create(
+            outerBuilder, loc, index(outerBuilder, 0),
+            index(outerBuilder, ratio), index(outerBuilder, 1), args,
+            [&](OpBuilder &body, Location, Value step, ValueRange stepArgs) {
+              IRMapping mapping;
+              mapping.map(loop.getInductionVar(),
+                          arith::AddIOp::create(body, loc, first, step));
+              mapping.map(loop.getRegionIterArgs(), stepArgs);
+              for (Operation &op : loop.getBody()->without_terminator())
+                body.clone(op, mapping);
+              llvm::SmallVector<Value> yielded;
+              for (Value value : loop.getBody()->getTerminator()->getOperands())
+                yielded.push_back(mapping.lookupOrDefault(value));
+              scf::YieldOp::create(body, loc, yielded);
+            });
+        scf::YieldOp::create(outerBuilder, loc, steps.getResults());
+      });
+  loop->replaceAllUsesWith(outer.getResults());
+  loop.erase();
+  return RowLoop{outer, inner.band, rows, rowStart, inner.rowDims};
+}
+
+/// Runs the contraction that computes the scores a fused softmax reads, the
+/// softmax, and the contraction that weighs the values by it in one loop
+/// over blocks of rows, as FlashAttention does: a block's scores are read
+/// back while L2 holds them, and its weights are read by the contraction
+/// with V while they are in L2, instead of each going to memory whole (two
+/// matrices of S x S) and back. A contraction that does not qualify stays
+/// a loop of its own.
+void fuseContractions(RowLoop softmax) {
+  // The scores: a contraction loop that the softmax reads in its rows.
+  std::optional<RowLoop> scores;
+  softmax.loop.getBody()->walk([&](tensor::ExtractSliceOp slice) {
+    if (!scores)
+      scores = contractionLoopOf(throughUnitReshapes(slice.getSource()));
+  });
+  if (scores && (scores->loop->getBlock() != softmax.loop->getBlock() ||
+                 scores->step % softmax.step != 0 ||
+                 failed(readDirectly(scores->loop, softmax.loop)) ||
+                 !readsOnlyItsRows(*scores, softmax)))
+    scores.reset();
+  // The weighted sum: the next contraction loop, reading the softmax's
+  // result in its rows.
+  std::optional<RowLoop> values;
+  for (Operation *op = softmax.loop->getNextNode(); op && !values;
+       op = op->getNextNode())
+    if (op->getNumResults() == 1)
+      values = contractionLoopOf(op->getResult(0));
+  if (values && (values->step % softmax.step != 0 ||
+                 (scores && values->step != scores->step)))
+    values.reset();
+  if (values && failed(readDirectly(softmax.loop, values->loop)))
+    values.reset();
+  if (!scores && !values)
+    return;
+  int64_t rows = scores ? scores->step : values->step;
+  int64_t steps = *getConstantIntValue(softmax.loop.getUpperBound());
+  auto tripsOf = [](RowLoop loop) {
+    return getConstantIntValue(loop.loop.getUpperBound()).value_or(-1);
+  };
+  if (scores && tripsOf(*scores) * rows != steps * softmax.step)
+    scores.reset();
+  if (values && tripsOf(*values) * rows != steps * softmax.step)
+    values.reset();
+  if (!scores && !values)
+    return;
+  // What the values' contraction reads must be the softmax's rows of its
+  // own block: checked before the softmax is nested, whose results keep
+  // their rows' dimensions.
+  RowLoop current = nestRowLoop(softmax, rows);
+  if (scores) {
+    eraseDeadOpsBetween(scores->loop, current.loop);
+    if (nothingBetweenReads(*scores, current))
+      current = fuseRowLoops(*scores, current);
+  }
+  if (values) {
+    eraseDeadOpsBetween(current.loop, values->loop);
+    if (readsOnlyItsRows(current, *values) &&
+        nothingBetweenReads(current, *values))
+      current = fuseRowLoops(current, *values);
   }
 }
 
@@ -652,7 +920,9 @@ LogicalResult kiln::restrictToBands(ModuleOp module) {
                      restriction.getRowStart(),
                      {restriction.getResultRowDim()}});
   }
-  fuseBandLoops(loops);
+  for (const RowLoop &softmax : fuseBandLoops(loops))
+    fuseContractions(softmax);
+  module.walk([](scf::ForOp loop) { loop->removeAttr("kiln.band_rows"); });
   // Masks no block reads any more go with the dead code; their marks with
   // those that stay.
   module.walk([](linalg::GenericOp op) { op->removeAttr("kiln.causal_mask"); });

@@ -1,12 +1,14 @@
-"""Names the steps of softmax that each loop nest of a compiled graph
+"""Names the steps of attention that each loop nest of a compiled graph
 (`kiln compile --emit llvm`) computes, so that a test can say which steps
 share a nest without naming nests by their number.
 
     nest-steps.py FILE.ll
 
-Prints one line per nest that computes any: `nest: max exp divide`, in the
-order of the file (max: a float maximum; exp: the exponential's polynomial,
-recognized by its constant log2(e); divide: a float division).
+Prints one line per nest that computes any, in the order of the file:
+`nest: contraction max exp divide` (contraction: a register tile's
+vector multiply-adds, llvm.fmuladd on vectors; max: a float maximum; exp:
+the exponential's polynomial, recognized by its constant log2(e); divide:
+a float division).
 """
 import re
 import sys
@@ -17,6 +19,8 @@ for function in re.split(r"\ndefine ", text)[1:]:
     if ".nest" not in name:
         continue
     steps = []
+    if "llvm.fmuladd.v" in function:
+        steps.append("contraction")
     if "maximum" in function:
         steps.append("max")
     if "0x3FF7154760000000" in function:
