@@ -3,8 +3,10 @@
 // This file computes the element-wise ops and reductions that
 // kiln-mark-masked-contractions marked `kiln.band` only in the square blocks
 // that meet the band of their causal mask, as the masked contractions are
-// (Contraction.cpp): a loop over blocks of rows, and in it a loop over the
-// blocks of columns that meet the band. An element-wise op's other blocks
+// (Contraction.cpp): a loop over steps of 16 rows, each computing the
+// blocks of columns that meet the band in its block of rows, and the loops
+// of one attention (the contractions', the softmax's) then fused into one
+// loop over blocks of rows. An element-wise op's other blocks
 // hold its value outside the band; a reduction reads the blocks that meet
 // the band and takes the outside value once for each row that has masked
 // positions. Blocks are tiles of the op itself (TilingInterface); the
@@ -98,6 +100,15 @@ public:
     op.getReductionDims(reduced);
     if (reduced.size() != 1 || (int64_t)reduced[0] != band.column)
       return failure();
+    // The result's dimensions are the loops' but the column, in order
+    // (getResultRowDim).
+    AffineMap result = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    if (result.getNumResults() != loops - 1)
+      return failure();
+    for (int64_t d = 0, next = 0; d < loops; ++d)
+      if (d != band.column &&
+          result.getResult(next++) != getAffineDimExpr(d, op.getContext()))
+        return failure();
     // The reducer: one binary op of the accumulator and the element.
     Value yielded = op.getBody()->getTerminator()->getOperand(0);
     combiner = yielded.getDefiningOp();
@@ -521,13 +532,19 @@ struct RowLoop {
 };
 
 /// Whether `consumer`'s body reads `producer`'s results only in its own
-/// step's rows, so that a step of both in one loop reads what the producer's
-/// part of the same step wrote: every use is a slice of those rows.
+/// step's rows [rowStart, rowStart + step): every use is a slice of those
+/// rows, and none is the consumer's initial value (which would be the
+/// producer's final value). Where the producer's steps take the same rows
+/// (fuseBandLoops), or the consumer is nested in the producer's blocks of
+/// rows (fuseContractions), each step of the fused loop then reads what the
+/// producer's part of it wrote.
 bool readsOnlyItsRows(const RowLoop &producer, const RowLoop &consumer) {
-  scf::ForOp producerLoop = producer.loop;
+  scf::ForOp producerLoop = producer.loop, consumerLoop = consumer.loop;
   for (auto [result, rowDim] :
        llvm::zip(producerLoop.getResults(), producer.rowDims))
     for (OpOperand &use : result.getUses()) {
+      if (use.getOwner() == consumerLoop.getOperation())
+        return false;
       if (!consumer.loop->isProperAncestor(use.getOwner()))
         continue;
       auto slice = dyn_cast<tensor::ExtractSliceOp>(use.getOwner());
@@ -546,20 +563,25 @@ bool readsOnlyItsRows(const RowLoop &producer, const RowLoop &consumer) {
   return true;
 }
 
-/// Whether `producer`, followed in its block by `consumer`, can be moved
-/// down to it: nothing in between reads its results.
-bool nothingBetweenReads(const RowLoop &producer, const RowLoop &consumer) {
-  for (Operation *op = producer.loop->getNextNode(); op != consumer.loop;
-       op = op->getNextNode()) {
+/// Whether an op after `from` and before `to` (in one block) reads a
+/// result of `producer`.
+bool readsBetween(Operation *producer, Operation *from, Operation *to) {
+  for (Operation *op = from->getNextNode(); op != to; op = op->getNextNode()) {
     bool reads = false;
     op->walk([&](Operation *nested) {
       for (Value operand : nested->getOperands())
-        reads |= operand.getDefiningOp() == producer.loop;
+        reads |= operand.getDefiningOp() == producer;
     });
     if (reads)
-      return false;
+      return true;
   }
-  return true;
+  return false;
+}
+
+/// Whether `producer`, followed in its block by `consumer`, can be moved
+/// down to it: nothing in between reads its results.
+bool nothingBetweenReads(const RowLoop &producer, const RowLoop &consumer) {
+  return !readsBetween(producer.loop, producer.loop, consumer.loop);
 }
 
 /// The loops of `producer` and `consumer`, which take as many rows per
@@ -614,17 +636,14 @@ RowLoop fuseRowLoops(const RowLoop &producer, const RowLoop &consumer) {
   return result;
 }
 
-/// Fuses the loops of each run of a band's ops (softmax's max, exp, sum and
-/// division) into one: every value between the contractions was otherwise
-/// written to memory whole and read again by the next op, four passes over
-/// a matrix of S x S scores that the caches do not hold.
 /// Erases the ops between `from` and `to` (in one block) that nothing
 /// uses: what the rewrites left behind (the producers that each tile
 /// computes again, reshapes read no more) would keep a loop in its place.
+/// Loops stay: a later fusion may hold one.
 void eraseDeadOpsBetween(Operation *from, Operation *to) {
   for (Operation *op = to->getPrevNode(); op != from;) {
     Operation *previous = op->getPrevNode();
-    if (isOpTriviallyDead(op))
+    if (!isa<scf::ForOp>(op) && isOpTriviallyDead(op))
       op->erase();
     op = previous;
   }
@@ -854,8 +873,8 @@ void fuseContractions(RowLoop softmax) {
                  failed(readDirectly(scores->loop, softmax.loop)) ||
                  !readsOnlyItsRows(*scores, softmax)))
     scores.reset();
-  // The weighted sum: the next contraction loop, reading the softmax's
-  // result in its rows.
+  // The weighted sum: the next contraction loop, if it reads the softmax's
+  // results (in its rows, checked below).
   std::optional<RowLoop> values;
   for (Operation *op = softmax.loop->getNextNode(); op && !values;
        op = op->getNextNode())
@@ -866,6 +885,14 @@ void fuseContractions(RowLoop softmax) {
     values.reset();
   if (values && failed(readDirectly(softmax.loop, values->loop)))
     values.reset();
+  if (values) {
+    bool reads = false;
+    for (Value result : softmax.loop->getResults())
+      for (Operation *user : result.getUsers())
+        reads |= values->loop->isProperAncestor(user);
+    if (!reads)
+      values.reset();
+  }
   if (!scores && !values)
     return;
   int64_t rows = scores ? scores->step : values->step;
@@ -873,27 +900,33 @@ void fuseContractions(RowLoop softmax) {
   auto tripsOf = [](RowLoop loop) {
     return getConstantIntValue(loop.loop.getUpperBound()).value_or(-1);
   };
-  if (scores && tripsOf(*scores) * rows != steps * softmax.step)
-    scores.reset();
-  if (values && tripsOf(*values) * rows != steps * softmax.step)
-    values.reset();
-  if (!scores && !values)
-    return;
-  // What the values' contraction reads must be the softmax's rows of its
-  // own block: checked before the softmax is nested, whose results keep
-  // their rows' dimensions.
-  RowLoop current = nestRowLoop(softmax, rows);
+  // Every check before the softmax is nested, so that a softmax that joins
+  // neither stays as it is: nesting replaces its loop in place, with the
+  // same results in the same dimensions and the same reads.
   if (scores) {
-    eraseDeadOpsBetween(scores->loop, current.loop);
-    if (nothingBetweenReads(*scores, current))
-      current = fuseRowLoops(*scores, current);
+    eraseDeadOpsBetween(scores->loop, softmax.loop);
+    if (tripsOf(*scores) * rows != steps * softmax.step ||
+        !nothingBetweenReads(*scores, softmax))
+      scores.reset();
   }
   if (values) {
-    eraseDeadOpsBetween(current.loop, values->loop);
-    if (readsOnlyItsRows(current, *values) &&
-        nothingBetweenReads(current, *values))
-      current = fuseRowLoops(current, *values);
+    eraseDeadOpsBetween(softmax.loop, values->loop);
+    // The scores move down with the softmax: nothing between may read them
+    // either.
+    if (tripsOf(*values) * rows != steps * softmax.step ||
+        !readsOnlyItsRows(softmax, *values) ||
+        !nothingBetweenReads(softmax, *values) ||
+        (scores && (readsBetween(scores->loop, softmax.loop, values->loop) ||
+                    !readsOnlyItsRows(*scores, *values))))
+      values.reset();
   }
+  if (!scores && !values)
+    return;
+  RowLoop current = nestRowLoop(softmax, rows);
+  if (scores)
+    current = fuseRowLoops(*scores, current);
+  if (values)
+    current = fuseRowLoops(current, *values);
 }
 
 } // namespace
