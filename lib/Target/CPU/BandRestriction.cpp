@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BandRestriction.h"
+#include "RowReductions.h"
 
 #include "kiln/Dialect/Kiln/Transforms/BandBlocks.h"
 
@@ -60,8 +61,10 @@ struct BandSpec {
 };
 
 /// Rows of a band computed in one step of a loop: a chain of 16 rows of
-/// 2,048 f32 scores and their exponentials (256 KiB at most) stays in L2.
-constexpr int64_t kRowStep = 16;
+/// 2,048 f32 scores and their exponentials (256 KiB at most) stays in L2,
+/// and a step's row sums are the tiles whose rows interleaveRowReductions
+/// sums together.
+constexpr int64_t kRowStep = kiln::kInterleavedRows;
 
 /// A producer that a tile computes again rather than reads: every operand
 /// of a lower rank than its loops (a broadcast), or none (iota, a mask).
@@ -584,6 +587,28 @@ bool nothingBetweenReads(const RowLoop &producer, const RowLoop &consumer) {
   return !readsBetween(producer.loop, producer.loop, consumer.loop);
 }
 
+/// Clones the body of `loop` but its yield with `builder`, for induction
+/// variable `iv` and iteration arguments `args` (recorded in `mapping`, which
+/// may map values of the body already: an op whose results all are is not
+/// cloned). Returns the values it yields.
+llvm::SmallVector<Value> cloneLoopBody(OpBuilder &builder, scf::ForOp loop,
+                                       Value iv, ValueRange args,
+                                       IRMapping &mapping) {
+  mapping.map(loop.getInductionVar(), iv);
+  mapping.map(loop.getRegionIterArgs(), args);
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (op.getNumResults() != 0 &&
+        llvm::all_of(op.getResults(),
+                     [&](Value result) { return mapping.contains(result); }))
+      continue;
+    builder.clone(op, mapping);
+  }
+  llvm::SmallVector<Value> yielded;
+  for (Value value : loop.getBody()->getTerminator()->getOperands())
+    yielded.push_back(mapping.lookupOrDefault(value));
+  return yielded;
+}
+
 /// The loops of `producer` and `consumer`, which take as many rows per
 /// step, each computing its first row in its body, as one, at the
 /// consumer's place:
@@ -600,29 +625,17 @@ RowLoop fuseRowLoops(const RowLoop &producer, const RowLoop &consumer) {
       b, second.getLoc(), second.getLowerBound(), second.getUpperBound(),
       second.getStep(), inits,
       [&](OpBuilder &body, Location loc, Value iv, ValueRange args) {
-        llvm::SmallVector<Value> yielded;
-        // Both compute their first row as the same product: the consumer
-        // reads the producer's, so that what it reads is visibly the rows
-        // the step wrote.
-        Operation *consumerStart = consumer.rowStart.getDefiningOp();
-        auto cloneBody = [&](scf::ForOp loop, ValueRange loopArgs) {
-          mapping.map(loop.getInductionVar(), iv);
-          mapping.map(loop.getRegionIterArgs(), loopArgs);
-          for (Operation &op : loop.getBody()->without_terminator()) {
-            if (&op == consumerStart) {
-              mapping.map(consumer.rowStart, mapping.lookup(producer.rowStart));
-              continue;
-            }
-            body.clone(op, mapping);
-          }
-          for (Value value : loop.getBody()->getTerminator()->getOperands())
-            yielded.push_back(mapping.lookupOrDefault(value));
-        };
         unsigned count = first.getNumResults();
-        cloneBody(first, args.take_front(count));
-        // The consumer reads the producer's values as this step left them.
+        llvm::SmallVector<Value> yielded =
+            cloneLoopBody(body, first, iv, args.take_front(count), mapping);
+        // The consumer reads the producer's values as this step left them,
+        // and its first row is the producer's (both are the same product):
+        // what it reads is visibly the rows the step wrote.
         mapping.map(first.getResults(), ValueRange(yielded));
-        cloneBody(second, args.drop_front(count));
+        mapping.map(consumer.rowStart, mapping.lookup(producer.rowStart));
+        llvm::append_range(
+            yielded,
+            cloneLoopBody(body, second, iv, args.drop_front(count), mapping));
         scf::YieldOp::create(body, loc, yielded);
       });
   RowLoop result{fused, consumer.band, consumer.step,
@@ -837,15 +850,11 @@ RowLoop nestRowLoop(RowLoop inner, int64_t rows) {
             index(outerBuilder, ratio), index(outerBuilder, 1), args,
             [&](OpBuilder &body, Location, Value step, ValueRange stepArgs) {
               IRMapping mapping;
-              mapping.map(loop.getInductionVar(),
-                          arith::AddIOp::create(body, loc, first, step));
-              mapping.map(loop.getRegionIterArgs(), stepArgs);
-              for (Operation &op : loop.getBody()->without_terminator())
-                body.clone(op, mapping);
-              llvm::SmallVector<Value> yielded;
-              for (Value value : loop.getBody()->getTerminator()->getOperands())
-                yielded.push_back(mapping.lookupOrDefault(value));
-              scf::YieldOp::create(body, loc, yielded);
+              scf::YieldOp::create(
+                  body, loc,
+                  cloneLoopBody(body, loop,
+                                arith::AddIOp::create(body, loc, first, step),
+                                stepArgs, mapping));
             });
         scf::YieldOp::create(outerBuilder, loc, steps.getResults());
       });

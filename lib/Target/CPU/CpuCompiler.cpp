@@ -441,9 +441,10 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, unsigned vectorLanes,
       argument.setLoc(unknown);
   });
   if (failed(kiln::restrictToBands(module)) ||
-      failed(runPipeline(kStructuredPipeline)) ||
-      (kiln::interleaveRowReductions(module), false) ||
-      failed(kiln::tileAndVectorizeContractions(
+      failed(runPipeline(kStructuredPipeline)))
+    return failure();
+  kiln::interleaveRowReductions(module);
+  if (failed(kiln::tileAndVectorizeContractions(
           module, kiln::getContractionTiles(vectorLanes))))
     return failure();
   bool repeatsResults = false;

@@ -13,6 +13,7 @@
 
 #include "RowReductions.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -37,12 +38,9 @@ bool isLatencyBoundRowReduction(linalg::GenericOp op, int64_t rows) {
   if (!input.isIdentity())
     return false;
   // The reducer: one float addition or multiplication of the accumulator.
-  Block *body = op.getBody();
-  Value yielded = body->getTerminator()->getOperand(0);
-  Operation *combiner = yielded.getDefiningOp();
-  if (!combiner || combiner->getBlock() != body ||
-      !isa<arith::AddFOp, arith::MulFOp>(combiner) ||
-      !llvm::is_contained(combiner->getOperands(), body->getArguments().back()))
+  llvm::SmallVector<Operation *> combiners;
+  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
+      combiners.size() != 1 || !isa<arith::AddFOp, arith::MulFOp>(combiners[0]))
     return false;
   int64_t inner = op.getStaticLoopRanges()[loops - 2];
   return !ShapedType::isDynamic(inner) && inner % rows == 0;
