@@ -18,6 +18,7 @@
 #include "EarlyDeallocation.h"
 #include "EightBitFloats.h"
 #include "GraphSegmentation.h"
+#include "KernelSharing.h"
 #include "LoopNestOutlining.h"
 #include "RowReductions.h"
 #include "RunParallelLowering.h"
@@ -44,6 +45,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/IRBuilder.h"
@@ -386,9 +388,13 @@ void useOrderedMinMax(ModuleOp module) {
 /// linalg, contractions tiled and vectorized for `vectorLanes` f32 lanes,
 /// buffers, loops. With `readOnlyInputs`, the public function never writes
 /// into its parameters' buffers (a segment's inputs, which later segments
-/// may read). Errors are reported at the ops concerned.
-LogicalResult lowerToLLVMDialect(ModuleOp module, unsigned vectorLanes,
-                                 bool readOnlyInputs, TimingScope *timing) {
+/// may read). `shareKernels` is handed the loop nests' functions once they
+/// are outlined, before they are lowered further (KernelSharing.h). Errors
+/// are reported at the ops concerned.
+LogicalResult lowerToLLVMDialect(
+    ModuleOp module, unsigned vectorLanes, bool readOnlyInputs,
+    TimingScope *timing,
+    llvm::function_ref<void(llvm::ArrayRef<func::FuncOp>)> shareKernels) {
   MLIRContext *context = module.getContext();
   std::string error;
   llvm::raw_string_ostream errorStream(error);
@@ -596,7 +602,7 @@ LogicalResult lowerToLLVMDialect(ModuleOp module, unsigned vectorLanes,
   useOrderedMinMax(module);
   // LLVM optimizes a function per loop nest in time linear in the graph's
   // size; one function of the whole graph costs it quadratic time.
-  kiln::outlineLoopNests(module);
+  shareKernels(kiln::outlineLoopNests(module));
   if (failed(runPipeline(kToLoopsPipeline)))
     return failure();
   useOrderedMinMax(module);
@@ -716,6 +722,9 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
       kiln::splitIntoSegments(module, entry, options.segmentOps);
   unsigned vectorLanes = getVectorLanes(*machine);
   size_t segmentCount = segmented.segments.size();
+  // Equal loop nests compiled once, across segments too: kernels are
+  // exported where segments call each other's.
+  kiln::KernelSharing kernels(/*exported=*/segmentCount > 1);
   // Lowers, translates and optimizes segment `index` into `llvmContext`
   // (each of its own with several segments: LLVM's contexts are not shared
   // between threads) with `segmentMachine`; its times go to `times`.
@@ -726,10 +735,23 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
     GraphSegment &segment = segmented.segments[index];
     ModuleOp segmentModule = segment.module ? *segment.module : module;
     Clock::time_point begin = Clock::now();
-    if (failed(lowerToLLVMDialect(
-            segmentModule, vectorLanes,
-            /*readOnlyInputs=*/static_cast<bool>(segment.module),
-            options.timing ? &timingRoot : nullptr)))
+    // The kernels this segment defines for others to call.
+    llvm::StringSet<> exported;
+    bool sharedKernels = false;
+    auto shareKernels = [&](llvm::ArrayRef<func::FuncOp> outlined) {
+      for (std::string &name : kernels.share(index, segmentModule, outlined))
+        exported.insert(name);
+      sharedKernels = true;
+    };
+    LogicalResult lowered = lowerToLLVMDialect(
+        segmentModule, vectorLanes,
+        /*readOnlyInputs=*/static_cast<bool>(segment.module),
+        options.timing ? &timingRoot : nullptr, shareKernels);
+    // Later segments wait for this one's turn, which a failure before the
+    // nests were outlined did not take.
+    if (!sharedKernels)
+      kernels.skipTurn(index);
+    if (failed(lowered))
       return failure();
     times.lowering += secondsSince(begin);
     if (emit == EmitKind::Mlir) {
@@ -755,8 +777,9 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
       if (other.isDeclaration())
         continue;
       // Everything but the segment's function is its own, so that the
-      // optimizer may inline or drop it.
-      if (&other != function)
+      // optimizer may inline or drop it; so is every kernel but those other
+      // segments may call.
+      if (&other != function && !exported.contains(other.getName()))
         other.setLinkage(llvm::GlobalValue::InternalLinkage);
       // What is left of a large function once its loop nests are outlined
       // is one block of calls, allocations and copies: optimizing it gains
@@ -914,6 +937,8 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
       compiled.times.llvmTranslation += secondsSince(begin);
     }
   }
+  compiled.times.kernels = kernels.getKernelCount();
+  compiled.times.sharedKernels = kernels.getSharedCount();
   if (emit == EmitKind::Mlir)
     return compiled;
   start = Clock::now();

@@ -46,12 +46,12 @@ bool isLoopNest(Operation &op) {
 
 } // namespace
 
-unsigned kiln::outlineLoopNests(ModuleOp module) {
+SmallVector<func::FuncOp> kiln::outlineLoopNests(ModuleOp module) {
   SmallVector<func::FuncOp> entries;
   for (auto function : module.getOps<func::FuncOp>())
     if (function.isPublic() && !function.isExternal())
       entries.push_back(function);
-  unsigned outlined = 0;
+  SmallVector<func::FuncOp> outlined;
   MLIRContext *context = module.getContext();
   auto noinline =
       ArrayAttr::get(context, {StringAttr::get(context, "noinline")});
@@ -99,7 +99,7 @@ unsigned kiln::outlineLoopNests(ModuleOp module) {
       for (Value parameter : parameters)
         types.push_back(parameter.getType());
       std::string name =
-          (entry.getSymName() + ".nest" + llvm::Twine(outlined)).str();
+          (entry.getSymName() + ".nest" + llvm::Twine(outlined.size())).str();
       auto function = func::FuncOp::create(
           builder, loc, name, FunctionType::get(context, types, {}));
       function.setPrivate();
@@ -118,7 +118,7 @@ unsigned kiln::outlineLoopNests(ModuleOp module) {
       OpBuilder at(nest);
       func::CallOp::create(at, loc, function, parameters.getArrayRef());
       nest->erase();
-      ++outlined;
+      outlined.push_back(function);
     }
   }
   return outlined;

@@ -11,7 +11,9 @@
 #ifndef KILN_LIB_TARGET_CPU_LOOPNESTOUTLINING_H
 #define KILN_LIB_TARGET_CPU_LOOPNESTOUTLINING_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallVector.h"
 
 namespace kiln {
 
@@ -22,8 +24,8 @@ namespace kiln {
 /// it uses are passed. A nest that would need a parameter the bare-pointer
 /// calling convention cannot pass (a strided view with no cloneable
 /// definition, a buffer without elements or of dynamic shape) stays where
-/// it is. Returns how many nests were outlined.
-unsigned outlineLoopNests(mlir::ModuleOp module);
+/// it is. Returns the functions made, in the order of their nests.
+llvm::SmallVector<mlir::func::FuncOp> outlineLoopNests(mlir::ModuleOp module);
 
 } // namespace kiln
 

@@ -66,6 +66,9 @@ struct CompileTimes {
          codeGeneration = 0;
   /// The threads that compiled the segments.
   unsigned threads = 1;
+  /// Loop nests outlined into kernels, and those of them that call an
+  /// equal kernel compiled once (KernelSharing.h) rather than their own.
+  unsigned kernels = 0, sharedKernels = 0;
 };
 
 struct CompiledGraph {
