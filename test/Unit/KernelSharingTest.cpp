@@ -2,8 +2,8 @@
 //
 // This file checks KernelSharing's decisions, which compiled results cannot
 // show (a kernel compiled twice computes the same): which kernels are equal,
-// what a segment keeps of one an earlier segment defines, and that turns
-// are taken in order of the segments whatever order threads arrive in.
+// what a segment keeps of one an earlier segment defines, and which
+// kernels are exported.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +18,6 @@
 #include "gtest/gtest.h"
 
 #include <string>
-#include <thread>
 
 using namespace mlir;
 
@@ -78,9 +77,14 @@ protected:
   }
 
   /// A segment: the kernels above, renamed with `prefix` as a segment's
-  /// own are (@k_exp becomes @PREFIX.k_exp), called by @PREFIX.
-  OwningOpRef<ModuleOp> parseSegment(llvm::StringRef prefix) {
+  /// own are (@k_exp becomes @PREFIX.k_exp), called by @PREFIX; `edit`
+  /// changes the source first.
+  OwningOpRef<ModuleOp>
+  parseSegment(llvm::StringRef prefix,
+               llvm::function_ref<void(std::string &)> edit = {}) {
     std::string source = kKernels.str();
+    if (edit)
+      edit(source);
     for (size_t at = source.find("@k_"); at != std::string::npos;
          at = source.find("@k_", at + prefix.size() + 2))
       source.replace(at, 1, "@" + prefix.str() + ".");
@@ -97,6 +101,13 @@ protected:
     return kernels;
   }
 
+  /// Segment `index`'s turn: its kernels identified and shared.
+  void share(kiln::KernelSharing &sharing, size_t index, ModuleOp module) {
+    SmallVector<func::FuncOp> kernels = kernelsOf(module);
+    sharing.share(index, module, kernels,
+                  kiln::identifyKernels(module, kernels));
+  }
+
   /// The functions @PREFIX calls, in order.
   std::vector<std::string> callees(ModuleOp module, llvm::StringRef prefix) {
     std::vector<std::string> names;
@@ -111,23 +122,24 @@ protected:
 TEST_F(KernelSharingTest, EqualKernelsOfOneSegmentAreOne) {
   OwningOpRef<ModuleOp> module = parseSegment("s0");
   ASSERT_TRUE(module);
-  kiln::KernelSharing sharing(/*exported=*/false);
-  std::vector<std::string> exported =
-      sharing.share(0, *module, kernelsOf(*module));
+  kiln::KernelSharing sharing;
+  share(sharing, 0, *module);
   ASSERT_TRUE(succeeded(verify(*module)));
-  EXPECT_TRUE(exported.empty());
   EXPECT_EQ(sharing.getKernelCount(), 6u);
   EXPECT_EQ(sharing.getSharedCount(), 2u);
   EXPECT_EQ(callees(*module, "s0"),
             (std::vector<std::string>{"s0.k_exp", "s0.k_exp", "s0.k_exp_vector",
                                       "s0.k_add_one", "s0.k_add_one",
                                       "s0.k_add_two"}));
-  // The replaced ones are gone; the others stay private and defined.
+  // The replaced ones are gone; the others stay defined, private, and not
+  // exported: no other segment calls them.
   EXPECT_FALSE(module->lookupSymbol("s0.k_exp_again"));
   EXPECT_FALSE(module->lookupSymbol("s0.k_add_one_again"));
   for (func::FuncOp kernel : kernelsOf(*module)) {
     EXPECT_FALSE(kernel.isExternal()) << kernel.getSymName().str();
     EXPECT_TRUE(kernel.isPrivate()) << kernel.getSymName().str();
+    EXPECT_FALSE(sharing.isExported(kernel.getSymName()))
+        << kernel.getSymName().str();
   }
 }
 
@@ -135,51 +147,75 @@ TEST_F(KernelSharingTest, ALaterSegmentCallsTheFirstDefinition) {
   OwningOpRef<ModuleOp> first = parseSegment("s0");
   OwningOpRef<ModuleOp> second = parseSegment("s1");
   ASSERT_TRUE(first && second);
-  kiln::KernelSharing sharing(/*exported=*/true);
-  // The second segment arrives first and waits for the first's turn.
-  std::vector<std::string> secondExported;
-  std::thread later(
-      [&] { secondExported = sharing.share(1, *second, kernelsOf(*second)); });
-  std::vector<std::string> firstExported =
-      sharing.share(0, *first, kernelsOf(*first));
-  later.join();
+  // The second segment has no c + 2.
+  second->lookupSymbol<func::FuncOp>("s1").walk([](func::CallOp call) {
+    if (call.getCallee() == "s1.k_add_two")
+      call.erase();
+  });
+  second->lookupSymbol<func::FuncOp>("s1.k_add_two").erase();
+  kiln::KernelSharing sharing;
+  share(sharing, 0, *first);
+  share(sharing, 1, *second);
   ASSERT_TRUE(succeeded(verify(*first)));
   ASSERT_TRUE(succeeded(verify(*second)));
-  EXPECT_EQ(sharing.getKernelCount(), 12u);
-  EXPECT_EQ(sharing.getSharedCount(), 8u);
-  // The first defines four kernels and exports them.
-  EXPECT_EQ(firstExported,
-            (std::vector<std::string>{"s0.k_exp", "s0.k_exp_vector",
-                                      "s0.k_add_one", "s0.k_add_two"}));
-  for (const std::string &name : firstExported)
-    EXPECT_TRUE(first->lookupSymbol<func::FuncOp>(name).isPublic()) << name;
-  // The second defines none: it declares the first's and calls them.
-  EXPECT_TRUE(secondExported.empty());
+  EXPECT_EQ(sharing.getKernelCount(), 11u);
+  EXPECT_EQ(sharing.getSharedCount(), 7u);
+  // The first defines four kernels, and exports the three the second
+  // calls.
+  for (llvm::StringRef name : {"s0.k_exp", "s0.k_exp_vector", "s0.k_add_one"}) {
+    EXPECT_TRUE(sharing.isExported(name)) << name.str();
+    EXPECT_TRUE(first->lookupSymbol<func::FuncOp>(name).isPublic())
+        << name.str();
+  }
+  EXPECT_FALSE(sharing.isExported("s0.k_add_two"));
+  EXPECT_TRUE(first->lookupSymbol<func::FuncOp>("s0.k_add_two").isPrivate());
+  // The second defines none: it declares the first's, once each, and calls
+  // them.
   for (func::FuncOp kernel : kernelsOf(*second)) {
     EXPECT_TRUE(kernel.isExternal()) << kernel.getSymName().str();
     EXPECT_TRUE(kernel.getSymName().starts_with("s0."))
         << kernel.getSymName().str();
   }
+  EXPECT_EQ(kernelsOf(*second).size(), 3u);
   EXPECT_EQ(callees(*second, "s1"),
             (std::vector<std::string>{"s0.k_exp", "s0.k_exp", "s0.k_exp_vector",
-                                      "s0.k_add_one", "s0.k_add_one",
+                                      "s0.k_add_one", "s0.k_add_one"}));
+}
+
+TEST_F(KernelSharingTest, AGlobalOfTheSameNameAndAnotherValueIsAnotherKernel) {
+  OwningOpRef<ModuleOp> first = parseSegment("s0");
+  OwningOpRef<ModuleOp> second = parseSegment("s1", [](std::string &source) {
+    source.replace(source.find("dense<1.0>"), 10, "dense<3.0>");
+  });
+  ASSERT_TRUE(first && second);
+  kiln::KernelSharing sharing;
+  share(sharing, 0, *first);
+  share(sharing, 1, *second);
+  ASSERT_TRUE(succeeded(verify(*second)));
+  // The second's x + @one is its own kernel, which its equal one calls.
+  EXPECT_FALSE(second->lookupSymbol<func::FuncOp>("s1.k_add_one").isExternal());
+  EXPECT_EQ(callees(*second, "s1"),
+            (std::vector<std::string>{"s0.k_exp", "s0.k_exp", "s0.k_exp_vector",
+                                      "s1.k_add_one", "s1.k_add_one",
                                       "s0.k_add_two"}));
 }
 
-TEST_F(KernelSharingTest, ASkippedTurnLetsTheNextGoOn) {
-  OwningOpRef<ModuleOp> second = parseSegment("s1");
-  ASSERT_TRUE(second);
-  kiln::KernelSharing sharing(/*exported=*/true);
-  std::thread later([&] { sharing.share(1, *second, kernelsOf(*second)); });
-  // Segment 0 failed before its nests were outlined.
-  sharing.skipTurn(0);
-  later.join();
-  ASSERT_TRUE(succeeded(verify(*second)));
-  EXPECT_EQ(sharing.getSharedCount(), 2u);
-  EXPECT_EQ(callees(*second, "s1"),
-            (std::vector<std::string>{"s1.k_exp", "s1.k_exp", "s1.k_exp_vector",
-                                      "s1.k_add_one", "s1.k_add_one",
-                                      "s1.k_add_two"}));
+TEST_F(KernelSharingTest, KernelsWritingGlobalsAreTheirOwn) {
+  // Globals that may be written: each kernel's storage is its segment's.
+  OwningOpRef<ModuleOp> module = parseSegment("s0", [](std::string &source) {
+    for (size_t at = source.find(" constant @"); at != std::string::npos;
+         at = source.find(" constant @"))
+      source.erase(at, 9);
+  });
+  ASSERT_TRUE(module);
+  kiln::KernelSharing sharing;
+  share(sharing, 0, *module);
+  ASSERT_TRUE(succeeded(verify(*module)));
+  EXPECT_EQ(sharing.getSharedCount(), 1u);
+  EXPECT_EQ(callees(*module, "s0"),
+            (std::vector<std::string>{"s0.k_exp", "s0.k_exp", "s0.k_exp_vector",
+                                      "s0.k_add_one", "s0.k_add_one_again",
+                                      "s0.k_add_two"}));
 }
 
 } // namespace

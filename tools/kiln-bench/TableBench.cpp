@@ -42,6 +42,11 @@ size_t countInstructions(llvm::StringRef text) {
   return count + text.count("\n  ROOT");
 }
 
+/// The largest graph of the scaling set compiled a second time with every
+/// loop nest compiled on its own (8 layers of kiln-synth's tiny model):
+/// large enough that most nests repeat, small enough to take seconds.
+constexpr size_t kSharingMeasureInstructions = 5000;
+
 /// Compile time against graph size: every graph of `directory`, smallest
 /// first.
 void measureCompileScaling(const std::string &kiln,
@@ -99,6 +104,42 @@ void measureCompileScaling(const std::string &kiln,
          llvm::formatv("{0:F2}x per instruction", perThousand / smallest)
              .str()});
     largestOneThread = wall;
+  }
+  // A graph of a few layers again with every loop nest compiled on its
+  // own: what compiling equal nests once saves (KernelSharing.h).
+  auto shared =
+      std::find_if(graphs.rbegin(), graphs.rend(), [](const Graph &g) {
+        return g.instructions <= kSharingMeasureInstructions;
+      });
+  if (shared != graphs.rend()) {
+    std::vector<std::string> compile = {
+        kiln, "compile", shared->path,         "--threads",
+        "1",  "-o",      scratch + "/artifact"};
+    RunResult alone =
+        runTimed(compile, scratch + "/compile.log", {"KILN_SHARE_KERNELS=0"});
+    CompileReport aloneReport = readCompileReport(alone.log);
+    RunResult sharing = runTimed(compile, scratch + "/compile.log");
+    std::string name = llvm::sys::path::filename(shared->path).str();
+    if (!alone.ok || !sharing.ok || aloneReport.total == 0) {
+      llvm::outs() << "  " << name
+                   << " with every nest compiled on its own: kiln compile "
+                      "failed\n";
+    } else {
+      double ratio = sharing.seconds / alone.seconds;
+      llvm::outs() << llvm::formatv(
+          "  {0,-40} equal nests compiled once {1,8:F2} s, every nest on its "
+          "own {2:F2} s: {3:F2}x\n",
+          name, sharing.seconds, alone.seconds, ratio);
+      recordFigure(
+          {"compile",
+           llvm::formatv("{0}, equal loop nests compiled once", name).str(),
+           llvm::formatv("{0:F2} s", sharing.seconds).str(),
+           llvm::formatv("every nest on its own (KILN_SHARE_KERNELS=0), same "
+                         "run: {0:F2} s",
+                         alone.seconds)
+               .str(),
+           llvm::formatv("{0:F2}x the time", ratio).str()});
+    }
   }
   // The largest graph again on every core: its segments side by side.
   unsigned threads =

@@ -13,11 +13,13 @@ using namespace kiln;
 using namespace kiln::bench;
 
 RunResult kiln::bench::runTimed(const std::vector<std::string> &argv,
-                                const std::string &logPath) {
+                                const std::string &logPath,
+                                const std::vector<std::string> &environment) {
   RunResult result;
   ChildSpec spec;
   spec.argv = argv;
   spec.logPath = logPath;
+  spec.setEnvironment = environment;
   spec.ownProcessGroup = false;
   double start = getMonotonicSeconds();
   llvm::Expected<ChildProcess> child = ChildProcess::spawn(spec);

@@ -27,9 +27,11 @@ struct RunResult {
 /// The shortest of `repeat` timings of `work`, in seconds.
 double bestSeconds(unsigned repeat, const std::function<void()> &work);
 
-/// Runs `argv` with its output in `logPath`, and times it.
+/// Runs `argv` with its output in `logPath`, and times it; `environment`
+/// (`NAME=VALUE`) is set on top of this process's.
 RunResult runTimed(const std::vector<std::string> &argv,
-                   const std::string &logPath);
+                   const std::string &logPath,
+                   const std::vector<std::string> &environment = {});
 
 /// The times `kiln compile` reports; all 0 when `log` has no report.
 struct CompileReport {

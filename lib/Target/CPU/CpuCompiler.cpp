@@ -45,7 +45,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/IRBuilder.h"
@@ -384,29 +384,34 @@ void useOrderedMinMax(ModuleOp module) {
   });
 }
 
-/// Lowers `module` (after the front end) to the LLVM dialect: kiln to
-/// linalg, contractions tiled and vectorized for `vectorLanes` f32 lanes,
-/// buffers, loops. With `readOnlyInputs`, the public function never writes
-/// into its parameters' buffers (a segment's inputs, which later segments
-/// may read). `shareKernels` is handed the loop nests' functions once they
-/// are outlined, before they are lowered further (KernelSharing.h). Errors
-/// are reported at the ops concerned.
-LogicalResult lowerToLLVMDialect(
-    ModuleOp module, unsigned vectorLanes, bool readOnlyInputs,
-    TimingScope *timing,
-    llvm::function_ref<void(llvm::ArrayRef<func::FuncOp>)> shareKernels) {
-  MLIRContext *context = module.getContext();
+/// Runs the pass pipeline `text` on `module`.
+LogicalResult runPipeline(ModuleOp module, llvm::StringRef text,
+                          TimingScope *timing) {
+  PassManager pm(module.getContext());
+  if (timing)
+    pm.enableTiming(*timing);
   std::string error;
   llvm::raw_string_ostream errorStream(error);
-  auto runPipeline = [&](llvm::StringRef text) -> LogicalResult {
-    PassManager pm(context);
-    if (timing)
-      pm.enableTiming(*timing);
-    if (failed(parsePassPipeline(text, pm, errorStream))) {
-      emitError(module.getLoc()) << "a pipeline does not parse: " << error;
-      return failure();
-    }
-    return pm.run(module);
+  if (failed(parsePassPipeline(text, pm, errorStream))) {
+    emitError(module.getLoc()) << "a pipeline does not parse: " << error;
+    return failure();
+  }
+  return pm.run(module);
+}
+
+/// Lowers `module` (after the front end) to buffers and loop nests, each
+/// nest outlined into a function of its own (a kernel), which it returns:
+/// kiln to linalg, contractions tiled and vectorized for `vectorLanes` f32
+/// lanes, buffers. With `readOnlyInputs`, the public function never writes
+/// into its parameters' buffers (a segment's inputs, which later segments
+/// may read). Errors are reported at the ops concerned.
+FailureOr<SmallVector<func::FuncOp>> lowerToKernels(ModuleOp module,
+                                                    unsigned vectorLanes,
+                                                    bool readOnlyInputs,
+                                                    TimingScope *timing) {
+  MLIRContext *context = module.getContext();
+  auto runPipeline = [&](llvm::StringRef text) {
+    return ::runPipeline(module, text, timing);
   };
   {
     PassManager pm(context);
@@ -602,13 +607,16 @@ LogicalResult lowerToLLVMDialect(
   useOrderedMinMax(module);
   // LLVM optimizes a function per loop nest in time linear in the graph's
   // size; one function of the whole graph costs it quadratic time.
-  shareKernels(kiln::outlineLoopNests(module));
-  if (failed(runPipeline(kToLoopsPipeline)))
+  return kiln::outlineLoopNests(module);
+}
+
+/// The rest of the lowering of `module` after lowerToKernels: loops, then
+/// the LLVM dialect.
+LogicalResult lowerKernelsToLLVMDialect(ModuleOp module, TimingScope *timing) {
+  if (failed(runPipeline(module, kToLoopsPipeline, timing)))
     return failure();
   useOrderedMinMax(module);
-  if (failed(runPipeline(kLoopsToLLVMPipeline)))
-    return failure();
-  return success();
+  return runPipeline(module, kLoopsToLLVMPipeline, timing);
 }
 
 } // namespace
@@ -619,6 +627,8 @@ kiln::CpuCompileOptions kiln::getCpuCompileOptions(llvm::StringRef canonical,
   options.target = target;
   if (const char *segmentOps = std::getenv("KILN_SEGMENT_OPS"))
     llvm::StringRef(segmentOps).getAsInteger(10, options.segmentOps);
+  if (const char *share = std::getenv("KILN_SHARE_KERNELS"))
+    options.shareKernels = llvm::StringRef(share) != "0";
   llvm::SmallVector<llvm::StringRef> lines;
   canonical.split(lines, '\n', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef line : lines) {
@@ -722,36 +732,63 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
       kiln::splitIntoSegments(module, entry, options.segmentOps);
   unsigned vectorLanes = getVectorLanes(*machine);
   size_t segmentCount = segmented.segments.size();
-  // Equal loop nests compiled once, across segments too: kernels are
-  // exported where segments call each other's.
-  kiln::KernelSharing kernels(/*exported=*/segmentCount > 1);
-  // Lowers, translates and optimizes segment `index` into `llvmContext`
-  // (each of its own with several segments: LLVM's contexts are not shared
-  // between threads) with `segmentMachine`; its times go to `times`.
+  TimingScope *timing = options.timing ? &timingRoot : nullptr;
+  // Each segment is compiled in two steps, with equal loop nests shared
+  // between them (KernelSharing.h): lowered to kernels, all segments side
+  // by side; then handed to the sharing one at a time in their order (on
+  // this thread: no step waits for another inside a pool's task); then
+  // lowered the rest of the way, translated and optimized, side by side.
+  struct SegmentKernels {
+    SmallVector<func::FuncOp> kernels;
+    std::vector<std::optional<kiln::KernelKey>> keys;
+  };
+  std::vector<SegmentKernels> segmentKernels(segmentCount);
+  auto segmentModuleOf = [&](size_t index) {
+    GraphSegment &segment = segmented.segments[index];
+    return segment.module ? *segment.module : module;
+  };
+  // Lowers segment `index` to its kernels and identifies them; its time
+  // goes to `times`.
+  auto lowerSegment = [&](size_t index,
+                          kiln::CompileTimes &times) -> LogicalResult {
+    ModuleOp segmentModule = segmentModuleOf(index);
+    Clock::time_point begin = Clock::now();
+    FailureOr<SmallVector<func::FuncOp>> kernels = lowerToKernels(
+        segmentModule, vectorLanes,
+        /*readOnlyInputs=*/static_cast<bool>(segmented.segments[index].module),
+        timing);
+    if (failed(kernels))
+      return failure();
+    SegmentKernels &lowered = segmentKernels[index];
+    lowered.kernels = std::move(*kernels);
+    lowered.keys = options.shareKernels
+                       ? kiln::identifyKernels(segmentModule, lowered.kernels)
+                       : std::vector<std::optional<kiln::KernelKey>>(
+                             lowered.kernels.size());
+    times.lowering += secondsSince(begin);
+    return success();
+  };
+  kiln::KernelSharing sharing;
+  auto shareKernels = [&] {
+    for (size_t index = 0; index < segmentCount; ++index)
+      sharing.share(index, segmentModuleOf(index),
+                    segmentKernels[index].kernels, segmentKernels[index].keys);
+    segmentKernels.clear();
+    compiled.times.kernels = sharing.getKernelCount();
+    compiled.times.sharedKernels = sharing.getSharedCount();
+  };
+  // Lowers the rest of segment `index` (after shareKernels), translates and
+  // optimizes it into `llvmContext` (each of its own with several
+  // segments: LLVM's contexts are not shared between threads) with
+  // `segmentMachine`; its times go to `times`.
   auto compileSegment =
       [&](size_t index, llvm::LLVMContext &llvmContext,
           llvm::TargetMachine &segmentMachine, kiln::CompileTimes &times,
           std::string &text) -> FailureOr<std::unique_ptr<llvm::Module>> {
     GraphSegment &segment = segmented.segments[index];
-    ModuleOp segmentModule = segment.module ? *segment.module : module;
+    ModuleOp segmentModule = segmentModuleOf(index);
     Clock::time_point begin = Clock::now();
-    // The kernels this segment defines for others to call.
-    llvm::StringSet<> exported;
-    bool sharedKernels = false;
-    auto shareKernels = [&](llvm::ArrayRef<func::FuncOp> outlined) {
-      for (std::string &name : kernels.share(index, segmentModule, outlined))
-        exported.insert(name);
-      sharedKernels = true;
-    };
-    LogicalResult lowered = lowerToLLVMDialect(
-        segmentModule, vectorLanes,
-        /*readOnlyInputs=*/static_cast<bool>(segment.module),
-        options.timing ? &timingRoot : nullptr, shareKernels);
-    // Later segments wait for this one's turn, which a failure before the
-    // nests were outlined did not take.
-    if (!sharedKernels)
-      kernels.skipTurn(index);
-    if (failed(lowered))
+    if (failed(lowerKernelsToLLVMDialect(segmentModule, timing)))
       return failure();
     times.lowering += secondsSince(begin);
     if (emit == EmitKind::Mlir) {
@@ -778,8 +815,8 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
         continue;
       // Everything but the segment's function is its own, so that the
       // optimizer may inline or drop it; so is every kernel but those other
-      // segments may call.
-      if (&other != function && !exported.contains(other.getName()))
+      // segments call.
+      if (&other != function && !sharing.isExported(other.getName()))
         other.setLinkage(llvm::GlobalValue::InternalLinkage);
       // What is left of a large function once its loop nests are outlined
       // is one block of calls, allocations and copies: optimizing it gains
@@ -824,6 +861,9 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
   std::vector<std::string> segmentObjects;
   if (segmentCount == 1) {
     // A graph compiled whole, in this thread and LLVM context.
+    if (failed(lowerSegment(0, compiled.times)))
+      return failure();
+    shareKernels();
     std::string text;
     FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
         compileSegment(0, llvmContext, *machine, compiled.times, text);
@@ -891,22 +931,32 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
     // takes its patterns from the loaded dialects, which must not depend
     // on the number of threads.
     context->loadAllAvailableDialects();
-    if (threads <= 1) {
-      for (size_t index = 0; index < segmentCount; ++index)
-        if (failed(compileSegmentCode(index)))
-          return failure();
-    } else {
-      // A context that runs threads already keeps its own pool.
-      bool lent = !context->isMultithreadingEnabled();
-      if (lent)
-        context->setThreadPool(getSegmentThreadPool(threads));
-      LogicalResult compiledAll = failableParallelForEach(
-          context, llvm::seq<size_t>(0, segmentCount), compileSegmentCode);
+    // A context that runs threads already keeps its own pool; one that
+    // does not is lent one for the two side-by-side steps.
+    bool lent = threads > 1 && !context->isMultithreadingEnabled();
+    if (lent)
+      context->setThreadPool(getSegmentThreadPool(threads));
+    auto giveBack = llvm::make_scope_exit([&] {
       if (lent)
         context->disableMultithreading();
-      if (failed(compiledAll))
-        return failure();
-    }
+    });
+    auto forEachSegment =
+        [&](llvm::function_ref<LogicalResult(size_t)> step) -> LogicalResult {
+      if (threads > 1)
+        return failableParallelForEach(
+            context, llvm::seq<size_t>(0, segmentCount), step);
+      for (size_t index = 0; index < segmentCount; ++index)
+        if (failed(step(index)))
+          return failure();
+      return success();
+    };
+    if (failed(forEachSegment([&](size_t index) {
+          return lowerSegment(index, results[index].times);
+        })))
+      return failure();
+    shareKernels();
+    if (failed(forEachSegment(compileSegmentCode)))
+      return failure();
     for (SegmentResult &result : results) {
       compiled.output += result.text;
       compiled.times.lowering += result.times.lowering;
@@ -937,8 +987,6 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
       compiled.times.llvmTranslation += secondsSince(begin);
     }
   }
-  compiled.times.kernels = kernels.getKernelCount();
-  compiled.times.sharedKernels = kernels.getSharedCount();
   if (emit == EmitKind::Mlir)
     return compiled;
   start = Clock::now();
@@ -957,8 +1005,21 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
     return compiled;
   }
 
+  // The entry of a graph in segments is its own module: one block that
+  // loads the buffers' pointers, takes and returns temporaries and calls
+  // the segments, thousands of calls for a deep model. Its run time is
+  // nothing beside theirs, while the optimizing code generator's register
+  // allocation and scheduling of such a block grow faster than the block
+  // (6.9 s for the 96-layer kiln-synth model's entry, against 0.2 s
+  // without optimization): it is compiled without.
+  std::unique_ptr<llvm::TargetMachine> entryMachine;
+  if (separateObjects) {
+    entryMachine = createTargetMachine(options.target, /*optLevel=*/0, error);
+    if (!entryMachine)
+      return fail("no LLVM target for " + options.target.triple + ": " + error);
+  }
   std::string code;
-  if (!emitCode(*entryModule, *machine,
+  if (!emitCode(*entryModule, entryMachine ? *entryMachine : *machine,
                 emit == EmitKind::Assembly ? llvm::CodeGenFileType::AssemblyFile
                                            : llvm::CodeGenFileType::ObjectFile,
                 code))

@@ -11,20 +11,14 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
-#include <optional>
+#include <limits>
+#include <string>
 
 using namespace mlir;
 
 namespace {
 
-/// What decides what `kernel` computes, as text: the function printed under
-/// a fixed name (its body, parameter types and attributes), and for each
-/// global its body reads, the global's type, initial value and alignment.
-/// A global's attributes are told apart by identity, which the context's
-/// uniquing makes equality: every segment shares the graph's context.
-/// Calls of external functions are told apart by name. None where the body
-/// uses another kind of symbol, or symbols that cannot be listed: such a
-/// kernel is not shared.
+/// What decides what `kernel` computes, as text (see identifyKernels).
 std::optional<std::string> describeKernel(func::FuncOp kernel,
                                           SymbolTable &symbols) {
   std::string text;
@@ -42,50 +36,39 @@ std::optional<std::string> describeKernel(func::FuncOp kernel,
     if (auto function = dyn_cast<func::FuncOp>(symbol);
         function && function.isExternal())
       continue;
+    // A global that may be written is each segment's own storage.
     auto global = dyn_cast<memref::GlobalOp>(symbol);
-    if (!global)
+    if (!global || !global.getConstant())
       return std::nullopt;
     if (described.insert(global).second)
-      stream << llvm::formatv("{0} {1} {2} {3} {4}\n", global.getSymName(),
+      stream << llvm::formatv("{0} {1} {2} {3}\n", global.getSymName(),
                               global.getType().getAsOpaquePointer(),
                               global.getInitialValueAttr().getAsOpaquePointer(),
-                              global.getConstant(),
                               global.getAlignment().value_or(0));
   }
-  // Printed in its own scope (not the module's, whose state would be built
-  // for every kernel), under one name for all.
+  // Every flag that changes what is printed set here, whatever MLIR's
+  // command-line options say (an elided constant would make two kernels
+  // one); printed in its own scope, not the module's, whose state would be
+  // built again for every kernel.
+  OpPrintingFlags flags;
+  flags.elideLargeElementsAttrs(std::numeric_limits<int64_t>::max())
+      .enableDebugInfo(false)
+      .useLocalScope()
+      .assumeVerified();
+  // The name is the one thing two equal kernels differ in.
   StringAttr name = kernel.getSymNameAttr();
   kernel.setSymName("kernel");
-  kernel->print(stream, OpPrintingFlags().useLocalScope());
+  kernel->print(stream, flags);
   kernel.setSymNameAttr(name);
   return text;
 }
 
 } // namespace
 
-std::unique_lock<std::mutex> kiln::KernelSharing::waitForTurn(size_t index) {
-  std::unique_lock<std::mutex> lock(mutex);
-  turnEnded.wait(lock, [&] { return nextTurn == index; });
-  return lock;
-}
-
-void kiln::KernelSharing::endTurn(std::unique_lock<std::mutex> lock) {
-  ++nextTurn;
-  lock.unlock();
-  turnEnded.notify_all();
-}
-
-void kiln::KernelSharing::skipTurn(size_t index) {
-  endTurn(waitForTurn(index));
-}
-
-std::vector<std::string>
-kiln::KernelSharing::share(size_t index, ModuleOp module,
-                           llvm::ArrayRef<func::FuncOp> kernels) {
-  // Each kernel described before the turn, side by side with the other
-  // segments' lowering.
+std::vector<std::optional<kiln::KernelKey>>
+kiln::identifyKernels(ModuleOp module, llvm::ArrayRef<func::FuncOp> kernels) {
   SymbolTable symbols(module);
-  std::vector<std::optional<Key>> keys;
+  std::vector<std::optional<KernelKey>> keys;
   keys.reserve(kernels.size());
   for (func::FuncOp kernel : kernels) {
     std::optional<std::string> description = describeKernel(kernel, symbols);
@@ -96,51 +79,37 @@ kiln::KernelSharing::share(size_t index, ModuleOp module,
     llvm::XXH128_hash_t hash = llvm::xxh3_128bits(llvm::ArrayRef<uint8_t>(
         reinterpret_cast<const uint8_t *>(description->data()),
         description->size()));
-    keys.emplace_back(Key{hash.high64, hash.low64});
+    keys.emplace_back(KernelKey{hash.high64, hash.low64});
   }
+  return keys;
+}
 
-  // The turn: which kernel defines each of this segment's.
-  std::vector<Definition> definers(kernels.size());
-  {
-    std::unique_lock<std::mutex> lock = waitForTurn(index);
-    for (auto [position, key] : llvm::enumerate(keys)) {
-      ++kernelCount;
-      if (!key)
-        continue;
-      func::FuncOp kernel = kernels[position];
-      auto [found, inserted] = definitions.try_emplace(
-          *key, Definition{kernel.getSymName().str(), index});
-      definers[position] = found->second;
-      sharedCount += !inserted;
-    }
-    endTurn(std::move(lock));
-  }
-
-  // Calls of each kernel an equal one replaces go to that one; the
-  // replaced kernel is dropped, or becomes the declaration of a kernel
-  // another segment defines.
-  MLIRContext *context = module.getContext();
+void kiln::KernelSharing::share(size_t segment, ModuleOp module,
+                                llvm::ArrayRef<func::FuncOp> kernels,
+                                llvm::ArrayRef<std::optional<KernelKey>> keys) {
+  // Calls of a replaced kernel go to the one that replaces it.
   llvm::DenseMap<StringAttr, StringAttr> replacement;
   llvm::DenseSet<StringAttr> declared;
-  std::vector<std::string> defined;
-  for (auto [position, definer] : llvm::enumerate(definers)) {
+  for (auto [position, key] : llvm::enumerate(keys)) {
     func::FuncOp kernel = kernels[position];
-    if (definer.name.empty())
+    ++kernelCount;
+    if (!key)
       continue;
-    StringAttr name = kernel.getSymNameAttr();
-    if (definer.name == name.getValue()) {
-      if (exported) {
-        kernel.setPublic();
-        defined.push_back(definer.name);
-      }
+    auto [found, inserted] =
+        definitions.try_emplace(*key, Definition{kernel, segment});
+    if (inserted)
       continue;
-    }
-    StringAttr target = StringAttr::get(context, definer.name);
-    replacement[name] = target;
-    if (definer.segment == index || !declared.insert(target).second) {
+    ++sharedCount;
+    Definition &definition = found->second;
+    StringAttr target = definition.function.getSymNameAttr();
+    replacement[kernel.getSymNameAttr()] = target;
+    if (definition.segment == segment || !declared.insert(target).second) {
       kernel.erase();
       continue;
     }
+    // The first call from another segment exports the definition.
+    if (exported.insert(target.getValue()).second)
+      definition.function.setPublic();
     kernel.eraseBody();
     kernel.setSymNameAttr(target);
     kernel.setPrivate();
@@ -152,5 +121,4 @@ kiln::KernelSharing::share(size_t index, ModuleOp module,
               replacement.lookup(call.getCalleeAttr().getAttr()))
         call.setCalleeAttr(FlatSymbolRefAttr::get(target));
     });
-  return defined;
 }

@@ -4,7 +4,7 @@
 // the segments of one graph, and within each. A training step computes
 // each layer the same way, on buffers of the same shapes, once per layer
 // and once more backward: most of a deep model's kernels are equal, op for
-// op, to one before them (1,263 of the 8-layer kiln-synth model's 1,383).
+// op, to one before them (1,194 of the 8-layer kiln-synth model's 1,377).
 // Each distinct kernel is lowered to LLVM, optimized and compiled once, by
 // the first segment that has it; every other nest calls that one.
 //
@@ -17,65 +17,60 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
 
-#include <condition_variable>
-#include <mutex>
-#include <string>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace kiln {
 
-/// The kernels a graph's segments have defined, by what they compute.
-/// Segments take their turns in order of their index, whichever thread
-/// reaches its turn first, so a kernel is always defined by the first
-/// segment that has it and the code is the same for any number of threads.
-/// Segments may be lowered side by side: only the turns wait, each for the
-/// turn before it.
+/// A kernel's identity: XXH3-128 of what decides what it computes.
+using KernelKey = std::pair<uint64_t, uint64_t>;
+
+/// The identity of each of `kernels` (functions of `module`, as
+/// outlineLoopNests made them): their functions printed under one name,
+/// and the constant globals they read (told apart by their attributes'
+/// identity, which the context's uniquing makes equality: the segments of
+/// a graph share its context). None for a kernel that uses any other
+/// symbol than those and external functions: it is never shared. Reads
+/// `module` only, so segments' kernels may be identified side by side.
+std::vector<std::optional<KernelKey>>
+identifyKernels(mlir::ModuleOp module,
+                llvm::ArrayRef<mlir::func::FuncOp> kernels);
+
+/// The kernels a graph's segments define, by identity. Segments are handed
+/// to it one at a time, in their order (so a kernel is always defined by
+/// the first segment that has it, and the code is the same for any number
+/// of threads), between their lowering to kernels and the rest of it.
 class KernelSharing {
 public:
-  /// With `exported`, the kernels a segment defines are made public, for
-  /// the other segments' objects to call (a graph in several segments):
-  /// which of them a later segment calls is known only after this
-  /// segment's code is made.
-  explicit KernelSharing(bool exported) : exported(exported) {}
+  /// Segment `segment`'s kernels with their keys (identifyKernels): each
+  /// equal to one defined before becomes a call of that one (dropped where
+  /// this segment defines that one, a declaration of it where an earlier
+  /// segment does, which then exports it); the rest are defined here.
+  void share(size_t segment, mlir::ModuleOp module,
+             llvm::ArrayRef<mlir::func::FuncOp> kernels,
+             llvm::ArrayRef<std::optional<KernelKey>> keys);
 
-  /// Segment `index`'s turn, once its loop nests are outlined into
-  /// `kernels` (functions of `module`, as outlineLoopNests made them):
-  /// waits for every earlier turn, then makes each kernel equal to one
-  /// defined before a declaration of that one (or drops it, where this
-  /// segment defines that one) and calls it in its place. Returns the
-  /// names of the kernels this segment defines and exports. Each index
-  /// takes one turn, here or in skipTurn; thread-safe.
-  std::vector<std::string> share(size_t index, mlir::ModuleOp module,
-                                 llvm::ArrayRef<mlir::func::FuncOp> kernels);
+  /// Whether a later segment calls the kernel `name`: its definition must
+  /// stay visible to the other segments' objects.
+  bool isExported(llvm::StringRef name) const {
+    return exported.contains(name);
+  }
 
-  /// Segment `index`'s turn without kernels (its lowering failed before
-  /// its nests were outlined), so that later turns do not wait for it.
-  void skipTurn(size_t index);
-
-  /// Kernels seen, and those of them replaced by an equal one: for the
-  /// compile report.
+  /// Kernels handed over, and those of them replaced by an equal one.
   unsigned getKernelCount() const { return kernelCount; }
   unsigned getSharedCount() const { return sharedCount; }
 
 private:
-  /// A kernel's identity: XXH3-128 of what decides what it computes.
-  using Key = std::pair<uint64_t, uint64_t>;
   struct Definition {
-    std::string name;
-    size_t segment;
+    mlir::func::FuncOp function;
+    size_t segment = 0;
   };
 
-  /// Waits for turn `index`; the lock is held on return.
-  std::unique_lock<std::mutex> waitForTurn(size_t index);
-  /// Ends the current turn: the next one may begin.
-  void endTurn(std::unique_lock<std::mutex> lock);
-
-  bool exported;
-  std::mutex mutex;
-  std::condition_variable turnEnded;
-  size_t nextTurn = 0;
-  llvm::DenseMap<Key, Definition> definitions;
+  llvm::DenseMap<KernelKey, Definition> definitions;
+  llvm::StringSet<> exported;
   unsigned kernelCount = 0, sharedCount = 0;
 };
 

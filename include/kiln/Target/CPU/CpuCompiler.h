@@ -47,6 +47,10 @@ struct CpuCompileOptions {
   /// key, since the code computes the same either way. The environment
   /// variable KILN_SEGMENT_OPS sets it, for tests and measurements.
   size_t segmentOps = kDefaultSegmentOps;
+  /// Whether equal loop nests are compiled once (KernelSharing.h); not part
+  /// of the key either. KILN_SHARE_KERNELS=0 turns it off, so that a
+  /// benchmark measures what it saves.
+  bool shareKernels = true;
   /// Threads that compile a segmented graph's segments side by side (0:
   /// one per core); not part of the key: the code is the same bit for bit
   /// for any number.
