@@ -1,12 +1,15 @@
 //===- CpuCompiler.cpp - compiling a kiln module to native code -*- C++ -*-===//
 //
-// This file drives a compilation: the front end, the kiln lowering, MLIR's
-// bufferization and its lowering to the LLVM dialect (one pass pipeline,
-// written out below so that `mlir-opt` can replay it), then LLVM: the
-// module translated to LLVM IR, an entry wrapper added
-// (`kiln_entry(void **buffers)`, so the runtime calls every graph the same
-// way), LLVM's optimizer at the requested level, and the object file
-// emitted by the TargetMachine of the key's target and CPU level.
+// This file drives a compilation: the front end, then for each segment of
+// the graph (GraphSegmentation.h) the kiln lowering, MLIR's bufferization
+// and loop nests outlined into kernels, equal kernels shared between
+// segments (KernelSharing.h), the rest of the lowering to the LLVM dialect
+// (the pass pipelines are written out below so that `mlir-opt` can replay
+// them), then LLVM: each segment translated to LLVM IR and optimized at
+// the requested level, an entry wrapper added (`kiln_entry(void
+// **buffers)`, so the runtime calls every graph the same way), and the
+// object files emitted by the TargetMachine of the key's target and CPU
+// level.
 //
 //===----------------------------------------------------------------------===//
 
@@ -208,7 +211,9 @@ createTargetMachine(const kiln::TargetSpec &target, unsigned optLevel,
 /// (BufferPool.h) before the segment that writes it and goes back after
 /// the last that reads it. Every other function the module defines becomes
 /// internal; a segment it does not define is declared, for the loader to
-/// link from the segment's own object.
+/// link from the segment's own object. The block is not optimized (its
+/// time is nothing beside the segments'), so its code generation must be
+/// cheap as written: each value is used by the next call.
 void addEntry(llvm::Module &module, const kiln::SegmentedGraph &graph,
               llvm::StringRef name) {
   llvm::LLVMContext &context = module.getContext();
@@ -224,11 +229,6 @@ void addEntry(llvm::Module &module, const kiln::SegmentedGraph &graph,
   llvm::IRBuilder<> builder(
       llvm::BasicBlock::Create(context, "entry", wrapper));
   unsigned graphBuffers = graph.parameters + graph.results;
-  std::vector<llvm::Value *> buffers(graphBuffers +
-                                     graph.temporaryBytes.size());
-  for (unsigned i = 0; i < graphBuffers; ++i)
-    buffers[i] = builder.CreateLoad(
-        pointer, builder.CreateConstGEP1_64(pointer, wrapper->getArg(0), i));
   llvm::FunctionCallee allocate = module.getOrInsertFunction(
       "_mlir_memref_to_llvm_alloc",
       llvm::FunctionType::get(pointer, {int64}, false));
@@ -238,17 +238,56 @@ void addEntry(llvm::Module &module, const kiln::SegmentedGraph &graph,
   std::vector<llvm::SmallVector<unsigned>> freedAfter(graph.segments.size());
   for (auto [temporary, lastReader] :
        llvm::enumerate(graph.temporaryLastReader))
-    freedAfter[lastReader].push_back(graphBuffers + temporary);
+    freedAfter[lastReader].push_back(temporary);
+  // Every pointer is loaded just before the call that takes it, so that no
+  // value lives across more than one call: the 96-layer kiln-synth model's
+  // thousands of pointers, loaded first and each live until its last
+  // reader, made the register allocation of this block 6.9 s of its
+  // compile, after every segment's (1 s now). A temporary's pointer is
+  // kept in a slot of one stack array from its allocation to its release,
+  // and the slot is reused after (2,871 slots for that model's training
+  // step, whose forward activations live until the backward reads them).
+  std::vector<unsigned> slotOf(graph.temporaryBytes.size());
+  std::vector<bool> allocated(graph.temporaryBytes.size());
+  unsigned slotCount = 0;
+  {
+    llvm::SmallVector<unsigned> freeSlots;
+    for (auto [index, segment] : llvm::enumerate(graph.segments)) {
+      for (unsigned output : segment.outputs) {
+        if (output < graphBuffers || allocated[output - graphBuffers])
+          continue;
+        allocated[output - graphBuffers] = true;
+        slotOf[output - graphBuffers] =
+            freeSlots.empty() ? slotCount++ : freeSlots.pop_back_val();
+      }
+      for (unsigned temporary : freedAfter[index])
+        freeSlots.push_back(slotOf[temporary]);
+    }
+  }
+  llvm::Value *slots = builder.CreateAlloca(
+      pointer, builder.getInt64(std::max(slotCount, 1u)), "temporaries");
+  auto address = [&](unsigned buffer) {
+    return buffer < graphBuffers
+               ? builder.CreateConstGEP1_64(pointer, wrapper->getArg(0), buffer)
+               : builder.CreateConstGEP1_64(pointer, slots,
+                                            slotOf[buffer - graphBuffers]);
+  };
+  std::fill(allocated.begin(), allocated.end(), false);
   for (auto [index, segment] : llvm::enumerate(graph.segments)) {
     llvm::SmallVector<llvm::Value *> arguments;
     for (unsigned input : segment.inputs)
-      arguments.push_back(buffers[input]);
+      arguments.push_back(builder.CreateLoad(pointer, address(input)));
     for (unsigned output : segment.outputs) {
-      if (!buffers[output])
-        buffers[output] = builder.CreateCall(
+      if (output >= graphBuffers && !allocated[output - graphBuffers]) {
+        allocated[output - graphBuffers] = true;
+        llvm::Value *buffer = builder.CreateCall(
             allocate,
             {builder.getInt64(graph.temporaryBytes[output - graphBuffers])});
-      arguments.push_back(buffers[output]);
+        builder.CreateStore(buffer, address(output));
+        arguments.push_back(buffer);
+        continue;
+      }
+      arguments.push_back(builder.CreateLoad(pointer, address(output)));
     }
     // Declared here where the segments are objects of their own.
     llvm::FunctionCallee callee = module.getOrInsertFunction(
@@ -258,7 +297,9 @@ void addEntry(llvm::Module &module, const kiln::SegmentedGraph &graph,
             llvm::SmallVector<llvm::Type *>(arguments.size(), pointer), false));
     builder.CreateCall(callee, arguments);
     for (unsigned temporary : freedAfter[index])
-      builder.CreateCall(release, {buffers[temporary]});
+      builder.CreateCall(
+          release,
+          {builder.CreateLoad(pointer, address(graphBuffers + temporary))});
   }
   builder.CreateRetVoid();
 }
@@ -770,10 +811,13 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
   };
   kiln::KernelSharing sharing;
   auto shareKernels = [&] {
+    Clock::time_point begin = Clock::now();
     for (size_t index = 0; index < segmentCount; ++index)
       sharing.share(index, segmentModuleOf(index),
                     segmentKernels[index].kernels, segmentKernels[index].keys);
+    sharing.finish();
     segmentKernels.clear();
+    compiled.times.lowering += secondsSince(begin);
     compiled.times.kernels = sharing.getKernelCount();
     compiled.times.sharedKernels = sharing.getSharedCount();
   };
@@ -1005,21 +1049,8 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
     return compiled;
   }
 
-  // The entry of a graph in segments is its own module: one block that
-  // loads the buffers' pointers, takes and returns temporaries and calls
-  // the segments, thousands of calls for a deep model. Its run time is
-  // nothing beside theirs, while the optimizing code generator's register
-  // allocation and scheduling of such a block grow faster than the block
-  // (6.9 s for the 96-layer kiln-synth model's entry, against 0.2 s
-  // without optimization): it is compiled without.
-  std::unique_ptr<llvm::TargetMachine> entryMachine;
-  if (separateObjects) {
-    entryMachine = createTargetMachine(options.target, /*optLevel=*/0, error);
-    if (!entryMachine)
-      return fail("no LLVM target for " + options.target.triple + ": " + error);
-  }
   std::string code;
-  if (!emitCode(*entryModule, entryMachine ? *entryMachine : *machine,
+  if (!emitCode(*entryModule, *machine,
                 emit == EmitKind::Assembly ? llvm::CodeGenFileType::AssemblyFile
                                            : llvm::CodeGenFileType::ObjectFile,
                 code))

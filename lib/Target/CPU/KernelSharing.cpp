@@ -46,13 +46,20 @@ std::optional<std::string> describeKernel(func::FuncOp kernel,
                               global.getInitialValueAttr().getAsOpaquePointer(),
                               global.getAlignment().value_or(0));
   }
-  // Every flag that changes what is printed set here, whatever MLIR's
-  // command-line options say (an elided constant would make two kernels
-  // one); printed in its own scope, not the module's, whose state would be
+  // The generic form (every op's operands, attributes, properties and
+  // regions, whatever its custom printer shows), with every flag that
+  // changes what is printed set here, whatever MLIR's command-line options
+  // say: an elided constant or a skipped region would make two kernels
+  // one. Printed in its own scope, not the module's, whose state would be
   // built again for every kernel.
   OpPrintingFlags flags;
   flags.elideLargeElementsAttrs(std::numeric_limits<int64_t>::max())
       .enableDebugInfo(false)
+      .printGenericOpForm()
+      .skipRegions(false)
+      .printValueUsers(false)
+      .printUniqueSSAIDs(false)
+      .printNameLocAsPrefix(false)
       .useLocalScope()
       .assumeVerified();
   // The name is the one thing two equal kernels differ in.
@@ -122,3 +129,5 @@ void kiln::KernelSharing::share(size_t segment, ModuleOp module,
         call.setCalleeAttr(FlatSymbolRefAttr::get(target));
     });
 }
+
+void kiln::KernelSharing::finish() { definitions.clear(); }

@@ -25,7 +25,9 @@
 
 namespace kiln {
 
-/// A kernel's identity: XXH3-128 of what decides what it computes.
+/// A kernel's identity: XXH3-128 of what decides what it computes. It
+/// holds attributes' addresses, so it means something within one
+/// compilation only: never stored, never compared across processes.
 using KernelKey = std::pair<uint64_t, uint64_t>;
 
 /// The identity of each of `kernels` (functions of `module`, as
@@ -33,8 +35,10 @@ using KernelKey = std::pair<uint64_t, uint64_t>;
 /// and the constant globals they read (told apart by their attributes'
 /// identity, which the context's uniquing makes equality: the segments of
 /// a graph share its context). None for a kernel that uses any other
-/// symbol than those and external functions: it is never shared. Reads
-/// `module` only, so segments' kernels may be identified side by side.
+/// symbol than those and external functions: it is never shared. Each
+/// kernel is renamed while it is printed and named back, so segments'
+/// kernels may be identified side by side, each segment's module on one
+/// thread.
 std::vector<std::optional<KernelKey>>
 identifyKernels(mlir::ModuleOp module,
                 llvm::ArrayRef<mlir::func::FuncOp> kernels);
@@ -52,6 +56,11 @@ public:
   void share(size_t segment, mlir::ModuleOp module,
              llvm::ArrayRef<mlir::func::FuncOp> kernels,
              llvm::ArrayRef<std::optional<KernelKey>> keys);
+
+  /// Forgets the definitions: called once every segment is shared, before
+  /// their modules are lowered further or freed (the table holds their
+  /// functions). What isExported says stays.
+  void finish();
 
   /// Whether a later segment calls the kernel `name`: its definition must
   /// stay visible to the other segments' objects.
