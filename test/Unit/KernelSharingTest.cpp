@@ -116,6 +116,21 @@ protected:
     return names;
   }
 
+  /// Segment "s0", made with `edit`, shared on its own: how many of its
+  /// kernels were shared, and the functions it calls then, in order.
+  std::pair<unsigned, std::vector<std::string>>
+  shareAlone(llvm::function_ref<void(std::string &)> edit) {
+    OwningOpRef<ModuleOp> module = parseSegment("s0", edit);
+    if (!module) {
+      ADD_FAILURE() << "the segment does not parse";
+      return {};
+    }
+    kiln::KernelSharing sharing;
+    share(sharing, 0, *module);
+    EXPECT_TRUE(succeeded(verify(*module)));
+    return {sharing.getSharedCount(), callees(*module, "s0")};
+  }
+
   MLIRContext context;
 };
 
@@ -202,20 +217,34 @@ TEST_F(KernelSharingTest, AGlobalOfTheSameNameAndAnotherValueIsAnotherKernel) {
 
 TEST_F(KernelSharingTest, KernelsWritingGlobalsAreTheirOwn) {
   // Globals that may be written: each kernel's storage is its segment's.
-  OwningOpRef<ModuleOp> module = parseSegment("s0", [](std::string &source) {
+  auto [shared, called] = shareAlone([](std::string &source) {
     for (size_t at = source.find(" constant @"); at != std::string::npos;
          at = source.find(" constant @"))
       source.erase(at, 9);
   });
-  ASSERT_TRUE(module);
-  kiln::KernelSharing sharing;
-  share(sharing, 0, *module);
-  ASSERT_TRUE(succeeded(verify(*module)));
-  EXPECT_EQ(sharing.getSharedCount(), 1u);
-  EXPECT_EQ(callees(*module, "s0"),
-            (std::vector<std::string>{"s0.k_exp", "s0.k_exp", "s0.k_exp_vector",
-                                      "s0.k_add_one", "s0.k_add_one_again",
-                                      "s0.k_add_two"}));
+  EXPECT_EQ(shared, 1u);
+  EXPECT_EQ(called, (std::vector<std::string>{
+                        "s0.k_exp", "s0.k_exp", "s0.k_exp_vector",
+                        "s0.k_add_one", "s0.k_add_one_again", "s0.k_add_two"}));
+}
+
+TEST_F(KernelSharingTest, KernelsCallingADefinedFunctionAreTheirOwn) {
+  // Both exp kernels call a function the segment defines (not a library
+  // function it declares): what they compute depends on that function's
+  // body, which their key does not hold.
+  auto [shared, called] = shareAlone([](std::string &source) {
+    std::string exp =
+        "  linalg.exp ins(%x : memref<4xf32>) outs(%y : memref<4xf32>)\n";
+    std::string call = "  call @helper(%y) : (memref<4xf32>) -> ()\n";
+    for (size_t at = source.find(exp); at != std::string::npos;
+         at = source.find(exp, at + call.size() + exp.size()))
+      source.insert(at, call);
+    source += "func.func @helper(%y: memref<4xf32>) {\n  return\n}\n";
+  });
+  EXPECT_EQ(shared, 1u);
+  EXPECT_EQ(called, (std::vector<std::string>{"s0.k_exp", "s0.k_exp_again",
+                                              "s0.k_exp_vector", "s0.k_add_one",
+                                              "s0.k_add_one", "s0.k_add_two"}));
 }
 
 } // namespace
