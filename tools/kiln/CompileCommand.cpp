@@ -245,13 +245,13 @@ int kiln::runCompile(const CompileCommandOptions &givenOptions) {
     llvm::errs() << llvm::formatv(
         "compiled {0} in {1:F3} s (front end {2:F3}, lowering {3:F3}, LLVM "
         "IR {4:F3}, LLVM optimization {5:F3}, code generation {6:F3}{8}), {7} "
-        "bytes, {9} loop nests ({10} compiled once for an equal one)\n",
+        "bytes, {9} loop nest{11} ({10} compiled once for an equal one)\n",
         options.input, seconds, times.frontend, times.lowering,
         times.llvmTranslation, times.llvmOptimization, times.codeGeneration,
         output.size(),
         times.threads > 1
             ? llvm::formatv("; on {0} threads, summed", times.threads).str()
             : std::string(),
-        times.kernels, times.sharedKernels);
+        times.kernels, times.sharedKernels, times.kernels == 1 ? "" : "s");
   return ExitSuccess;
 }

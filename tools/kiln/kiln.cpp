@@ -46,9 +46,9 @@ int main(int argc, char **argv) {
   llvm::install_out_of_memory_new_handler();
   CLI::App app{
       "kiln: an ahead-of-time compile cache for training-step graphs.\n"
-      "Imports the graphs that JAX and PyTorch/XLA dump (HLO text) into an\n"
-      "MLIR dialect, so that they can be keyed, checked against a shared\n"
-      "cache and compiled before training starts.\n\n"
+      "Imports the graphs that JAX and PyTorch/XLA dump (HLO text, StableHLO)\n"
+      "into an MLIR dialect, so that they can be keyed, checked against a\n"
+      "shared cache and compiled before training starts.\n\n"
       "Exit codes: 0 success, 1 some graphs failed, 2 usage or input "
       "errors.\n",
       "kiln"};
@@ -68,7 +68,8 @@ int main(int argc, char **argv) {
 
   kiln::ImportOptions importOptions;
   CLI::App *import = app.add_subcommand(
-      "import", "Import HLO text files into the kiln dialect.\n"
+      "import", "Import graph files (HLO text, StableHLO or kiln MLIR, told\n"
+                "apart by their content) into the kiln dialect.\n"
                 "With one file, prints the module (or writes it with -o);\n"
                 "with --summary, prints what each graph holds.");
   import
