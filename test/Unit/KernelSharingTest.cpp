@@ -101,11 +101,10 @@ protected:
     return kernels;
   }
 
-  /// Segment `index`'s turn: its kernels identified and shared.
-  void share(kiln::KernelSharing &sharing, size_t index, ModuleOp module) {
+  /// A segment's turn: its kernels identified and shared.
+  void share(kiln::KernelSharing &sharing, ModuleOp module) {
     SmallVector<func::FuncOp> kernels = kernelsOf(module);
-    sharing.share(index, module, kernels,
-                  kiln::identifyKernels(module, kernels));
+    sharing.share(module, kernels, kiln::identifyKernels(module, kernels));
   }
 
   /// The functions @PREFIX calls, in order.
@@ -126,7 +125,7 @@ protected:
       return {};
     }
     kiln::KernelSharing sharing;
-    share(sharing, 0, *module);
+    share(sharing, *module);
     EXPECT_TRUE(succeeded(verify(*module)));
     return {sharing.getSharedCount(), callees(*module, "s0")};
   }
@@ -138,7 +137,7 @@ TEST_F(KernelSharingTest, EqualKernelsOfOneSegmentAreOne) {
   OwningOpRef<ModuleOp> module = parseSegment("s0");
   ASSERT_TRUE(module);
   kiln::KernelSharing sharing;
-  share(sharing, 0, *module);
+  share(sharing, *module);
   ASSERT_TRUE(succeeded(verify(*module)));
   EXPECT_EQ(sharing.getKernelCount(), 6u);
   EXPECT_EQ(sharing.getSharedCount(), 2u);
@@ -169,8 +168,8 @@ TEST_F(KernelSharingTest, ALaterSegmentCallsTheFirstDefinition) {
   });
   second->lookupSymbol<func::FuncOp>("s1.k_add_two").erase();
   kiln::KernelSharing sharing;
-  share(sharing, 0, *first);
-  share(sharing, 1, *second);
+  share(sharing, *first);
+  share(sharing, *second);
   ASSERT_TRUE(succeeded(verify(*first)));
   ASSERT_TRUE(succeeded(verify(*second)));
   EXPECT_EQ(sharing.getKernelCount(), 11u);
@@ -204,8 +203,8 @@ TEST_F(KernelSharingTest, AGlobalOfTheSameNameAndAnotherValueIsAnotherKernel) {
   });
   ASSERT_TRUE(first && second);
   kiln::KernelSharing sharing;
-  share(sharing, 0, *first);
-  share(sharing, 1, *second);
+  share(sharing, *first);
+  share(sharing, *second);
   ASSERT_TRUE(succeeded(verify(*second)));
   // The second's x + @one is its own kernel, which its equal one calls.
   EXPECT_FALSE(second->lookupSymbol<func::FuncOp>("s1.k_add_one").isExternal());

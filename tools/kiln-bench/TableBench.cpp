@@ -55,6 +55,8 @@ void measureCompileScaling(const std::string &kiln,
   struct Graph {
     std::string path;
     size_t instructions = 0;
+    /// Its one-thread compile's wall time; 0 when it failed.
+    double seconds = 0;
   };
   std::vector<Graph> graphs;
   std::vector<BenchFile> files;
@@ -67,8 +69,8 @@ void measureCompileScaling(const std::string &kiln,
   });
   llvm::outs() << "compile time against graph size: kiln compile, one "
                   "process each (import included)\n";
-  double smallest = 0, largestOneThread = 0;
-  for (const Graph &graph : graphs) {
+  double smallest = 0;
+  for (Graph &graph : graphs) {
     RunResult run = runTimed({kiln, "compile", graph.path, "--threads", "1",
                               "-o", scratch + "/artifact"},
                              scratch + "/compile.log");
@@ -103,37 +105,37 @@ void measureCompileScaling(const std::string &kiln,
              .str(),
          llvm::formatv("{0:F2}x per instruction", perThousand / smallest)
              .str()});
-    largestOneThread = wall;
+    graph.seconds = wall;
   }
   // A graph of a few layers again with every loop nest compiled on its
-  // own: what compiling equal nests once saves (KernelSharing.h).
+  // own: what compiling equal nests once (as above) saves
+  // (KernelSharing.h).
   auto shared =
       std::find_if(graphs.rbegin(), graphs.rend(), [](const Graph &g) {
         return g.instructions <= kSharingMeasureInstructions;
       });
-  if (shared != graphs.rend()) {
+  if (shared != graphs.rend() && shared->seconds > 0) {
     std::vector<std::string> compile = {
         kiln, "compile", shared->path,         "--threads",
         "1",  "-o",      scratch + "/artifact"};
     RunResult alone =
         runTimed(compile, scratch + "/compile.log", {"KILN_SHARE_KERNELS=0"});
     CompileReport aloneReport = readCompileReport(alone.log);
-    RunResult sharing = runTimed(compile, scratch + "/compile.log");
     std::string name = llvm::sys::path::filename(shared->path).str();
-    if (!alone.ok || !sharing.ok || aloneReport.total == 0) {
+    if (!alone.ok || aloneReport.total == 0) {
       llvm::outs() << "  " << name
                    << " with every nest compiled on its own: kiln compile "
                       "failed\n";
     } else {
-      double ratio = sharing.seconds / alone.seconds;
+      double ratio = shared->seconds / alone.seconds;
       llvm::outs() << llvm::formatv(
           "  {0,-40} equal nests compiled once {1,8:F2} s, every nest on its "
           "own {2:F2} s: {3:F2}x\n",
-          name, sharing.seconds, alone.seconds, ratio);
+          name, shared->seconds, alone.seconds, ratio);
       recordFigure(
           {"compile",
            llvm::formatv("{0}, equal loop nests compiled once", name).str(),
-           llvm::formatv("{0:F2} s", sharing.seconds).str(),
+           llvm::formatv("{0:F2} s", shared->seconds).str(),
            llvm::formatv("every nest on its own (KILN_SHARE_KERNELS=0), same "
                          "run: {0:F2} s",
                          alone.seconds)
@@ -144,8 +146,9 @@ void measureCompileScaling(const std::string &kiln,
   // The largest graph again on every core: its segments side by side.
   unsigned threads =
       std::max(2u, llvm::hardware_concurrency().compute_thread_count());
-  if (!graphs.empty() && largestOneThread > 0) {
+  if (!graphs.empty() && graphs.back().seconds > 0) {
     const Graph &graph = graphs.back();
+    double oneThread = graph.seconds;
     RunResult run = runTimed({kiln, "compile", graph.path, "--threads",
                               std::to_string(threads), "-o",
                               scratch + "/artifact"},
@@ -155,18 +158,16 @@ void measureCompileScaling(const std::string &kiln,
       llvm::outs() << "  " << name << " on " << threads
                    << " threads: kiln compile failed\n";
     } else {
-      double ratio = run.seconds / largestOneThread;
+      double ratio = run.seconds / oneThread;
       llvm::outs() << llvm::formatv(
           "  {0,-40} on {1} threads {2,8:F2} s, {3:F2}x its one-thread time "
           "({4:F2} s)\n",
-          name, threads, run.seconds, ratio, largestOneThread);
+          name, threads, run.seconds, ratio, oneThread);
       recordFigure(
           {"compile",
-           llvm::formatv("{0} on {1} threads (--threads)", name, threads)
-               .str(),
+           llvm::formatv("{0} on {1} threads (--threads)", name, threads).str(),
            llvm::formatv("{0:F2} s", run.seconds).str(),
-           llvm::formatv("one thread, same run: {0:F2} s", largestOneThread)
-               .str(),
+           llvm::formatv("one thread, same run: {0:F2} s", oneThread).str(),
            llvm::formatv("{0:F2}x the one-thread time", ratio).str()});
     }
   }

@@ -77,6 +77,17 @@ bool isCheapProducer(linalg::GenericOp producer) {
   });
 }
 
+/// A loop over steps of a band's rows: the band, the rows per step, the
+/// value of the first row in its body and, per result, the dimension that
+/// holds the rows.
+struct RowLoop {
+  scf::ForOp loop;
+  BandSpec band;
+  int64_t step;
+  Value rowStart;
+  llvm::SmallVector<int64_t> rowDims;
+};
+
 class BandRestriction {
 public:
   BandRestriction(linalg::GenericOp op, DictionaryAttr mark)
@@ -126,8 +137,8 @@ public:
     }));
   }
 
-  /// Rewrites the op as a loop over steps of its rows (`getLoop()`).
-  void rewrite() {
+  /// Rewrites the op as a loop over steps of its rows, which it returns.
+  RowLoop rewrite() {
     OpBuilder b(op);
     Location loc = op.getLoc();
     Value init = op.getDpsInits()[0];
@@ -149,6 +160,7 @@ public:
     }
     int64_t rows = ranges[band.row], columns = ranges[band.column];
     step = std::min(block, kRowStep);
+    Value rowStart;
     auto rowLoop = scf::ForOp::create(
         b, loc, index(b, 0), index(b, rows / step), index(b, 1),
         ValueRange{init},
@@ -159,22 +171,9 @@ public:
               computeRowBlock(outer, loc, rowStart, columns, args[0]);
           scf::YieldOp::create(outer, loc, result);
         });
-    loop = rowLoop;
     op->getResult(0).replaceAllUsesWith(rowLoop.getResult(0));
     op.erase();
-  }
-
-  /// The loop over steps of rows that rewrite() made, and the value of its
-  /// first row in its body.
-  scf::ForOp getLoop() const { return loop; }
-  Value getRowStart() const { return rowStart; }
-  const BandSpec &getBand() const { return band; }
-  int64_t getStep() const { return step; }
-  /// The dimension of the result that holds the band's rows.
-  int64_t getResultRowDim() const {
-    if (!reduction)
-      return band.row;
-    return band.row - (band.column < band.row ? 1 : 0);
+    return RowLoop{rowLoop, band, step, rowStart, {getResultRowDim()}};
   }
 
 private:
@@ -189,12 +188,17 @@ private:
   /// fused into one loop (fuseRowLoops) reads what the one before wrote
   /// while it is in L1 or L2, not a block of rows that L2 may not hold.
   int64_t step = 0;
-  scf::ForOp loop;
-  Value rowStart;
   bool reduction = false;
   /// A reduction's reducer, in its body.
   Operation *combiner = nullptr;
   Value outsideValue;
+
+  /// The dimension of the result that holds the band's rows.
+  int64_t getResultRowDim() const {
+    if (!reduction)
+      return band.row;
+    return band.row - (band.column < band.row ? 1 : 0);
+  }
 
   static Value index(OpBuilder &b, int64_t value) {
     return arith::ConstantIndexOp::create(b, b.getUnknownLoc(), value);
@@ -522,17 +526,6 @@ void fuseBandChains(ModuleOp module) {
     }
   }
 }
-
-/// A loop over steps of a band's rows: the band, the rows per step, the
-/// value of the first row in its body and, per result, the dimension that
-/// holds the rows.
-struct RowLoop {
-  scf::ForOp loop;
-  BandSpec band;
-  int64_t step;
-  Value rowStart;
-  llvm::SmallVector<int64_t> rowDims;
-};
 
 /// Whether `consumer`'s body reads `producer`'s results only in its own
 /// step's rows [rowStart, rowStart + step): every use is a slice of those
@@ -955,12 +948,7 @@ LogicalResult kiln::restrictToBands(ModuleOp module) {
       return op.emitError("a value marked to be computed in the blocks of a "
                           "causal band is not an element-wise op or a "
                           "reduction over the band's columns");
-    restriction.rewrite();
-    loops.push_back({restriction.getLoop(),
-                     restriction.getBand(),
-                     restriction.getStep(),
-                     restriction.getRowStart(),
-                     {restriction.getResultRowDim()}});
+    loops.push_back(restriction.rewrite());
   }
   for (const RowLoop &softmax : fuseBandLoops(loops))
     fuseContractions(softmax);

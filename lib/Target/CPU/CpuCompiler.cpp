@@ -813,8 +813,8 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
   auto shareKernels = [&] {
     Clock::time_point begin = Clock::now();
     for (size_t index = 0; index < segmentCount; ++index)
-      sharing.share(index, segmentModuleOf(index),
-                    segmentKernels[index].kernels, segmentKernels[index].keys);
+      sharing.share(segmentModuleOf(index), segmentKernels[index].kernels,
+                    segmentKernels[index].keys);
     sharing.finish();
     segmentKernels.clear();
     compiled.times.lowering += secondsSince(begin);
@@ -980,7 +980,7 @@ kiln::compileForCpu(ModuleOp module, const CpuCompileOptions &options,
     bool lent = threads > 1 && !context->isMultithreadingEnabled();
     if (lent)
       context->setThreadPool(getSegmentThreadPool(threads));
-    auto giveBack = llvm::make_scope_exit([&] {
+    llvm::scope_exit giveBack([&] {
       if (lent)
         context->disableMultithreading();
     });

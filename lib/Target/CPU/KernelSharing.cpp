@@ -91,7 +91,7 @@ kiln::identifyKernels(ModuleOp module, llvm::ArrayRef<func::FuncOp> kernels) {
   return keys;
 }
 
-void kiln::KernelSharing::share(size_t segment, ModuleOp module,
+void kiln::KernelSharing::share(ModuleOp module,
                                 llvm::ArrayRef<func::FuncOp> kernels,
                                 llvm::ArrayRef<std::optional<KernelKey>> keys) {
   // Calls of a replaced kernel go to the one that replaces it.
@@ -102,21 +102,21 @@ void kiln::KernelSharing::share(size_t segment, ModuleOp module,
     ++kernelCount;
     if (!key)
       continue;
-    auto [found, inserted] =
-        definitions.try_emplace(*key, Definition{kernel, segment});
+    auto [found, inserted] = definitions.try_emplace(*key, kernel);
     if (inserted)
       continue;
     ++sharedCount;
-    Definition &definition = found->second;
-    StringAttr target = definition.function.getSymNameAttr();
+    func::FuncOp definition = found->second;
+    StringAttr target = definition.getSymNameAttr();
     replacement[kernel.getSymNameAttr()] = target;
-    if (definition.segment == segment || !declared.insert(target).second) {
+    if (definition->getParentOp() == module.getOperation() ||
+        !declared.insert(target).second) {
       kernel.erase();
       continue;
     }
     // The first call from another segment exports the definition.
     if (exported.insert(target.getValue()).second)
-      definition.function.setPublic();
+      definition.setPublic();
     kernel.eraseBody();
     kernel.setSymNameAttr(target);
     kernel.setPrivate();

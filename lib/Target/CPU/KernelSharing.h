@@ -49,12 +49,12 @@ identifyKernels(mlir::ModuleOp module,
 /// of threads), between their lowering to kernels and the rest of it.
 class KernelSharing {
 public:
-  /// Segment `segment`'s kernels with their keys (identifyKernels): each
-  /// equal to one defined before becomes a call of that one (dropped where
-  /// this segment defines that one, a declaration of it where an earlier
-  /// segment does, which then exports it); the rest are defined here.
-  void share(size_t segment, mlir::ModuleOp module,
-             llvm::ArrayRef<mlir::func::FuncOp> kernels,
+  /// The kernels of a segment (`module`) with their keys
+  /// (identifyKernels): each equal to one defined before becomes a call of
+  /// that one (dropped where this segment defines that one, a declaration
+  /// of it where an earlier segment does, which then exports it); the rest
+  /// are defined here.
+  void share(mlir::ModuleOp module, llvm::ArrayRef<mlir::func::FuncOp> kernels,
              llvm::ArrayRef<std::optional<KernelKey>> keys);
 
   /// Forgets the definitions: called once every segment is shared, before
@@ -73,12 +73,9 @@ public:
   unsigned getSharedCount() const { return sharedCount; }
 
 private:
-  struct Definition {
-    mlir::func::FuncOp function;
-    size_t segment = 0;
-  };
-
-  llvm::DenseMap<KernelKey, Definition> definitions;
+  /// Each distinct kernel's definition, in the module of the segment that
+  /// defines it.
+  llvm::DenseMap<KernelKey, mlir::func::FuncOp> definitions;
   llvm::StringSet<> exported;
   unsigned kernelCount = 0, sharedCount = 0;
 };
